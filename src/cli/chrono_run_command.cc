@@ -1,0 +1,113 @@
+#include "cli/chrono_run_command.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "CLI/CLI.hpp"
+#include "sandbox/engine.h"
+#include "sandbox/result_json.h"
+
+namespace aevatar::cli {
+namespace {
+
+constexpr int kBadArguments = 2;
+constexpr int kSandboxFailure = 125;
+constexpr int kWallTimeoutExit = 124;
+
+bool ReadWholeFile(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  out = buf.str();
+  return true;
+}
+
+void WriteAll(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+int BadArgument(const std::string& message) {
+  std::cerr << "chrono-sandbox run: " << message << "\n";
+  return kBadArguments;
+}
+
+}  // namespace
+
+CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
+  CLI::App* run = app.add_subcommand("run", "Run one program in a one-shot sandbox");
+  run->add_option("--language", options.language, "python|javascript|typescript|bash")
+      ->required();
+  auto* code = run->add_option("-c,--code", options.code, "The program's source");
+  auto* file = run->add_option("--file", options.file, "Read the source from this file");
+  code->excludes(file);
+  run->add_option("--stdin-file", options.stdin_file, "Feed this file to the program's stdin");
+  run->add_option("--timeout-secs", options.timeout_secs, "Wall timeout, 1..600 (default 180)");
+  run->add_option("--memory-mb", options.memory_mb, "Memory limit in MiB (default 512)");
+  run->add_option("--cpu-secs", options.cpu_secs, "CPU seconds per process (default: timeout)");
+  run->add_option("--env", options.env, "NAME=VALUE passed to the program (repeatable)");
+  run->add_option("--backend", options.backend, "native (default) or gvisor");
+  run->add_flag("--json", options.json, "Print one JSON object with the result and exit 0");
+  return run;
+}
+
+int RunRunCommand(const RunCommandOptions& options) {
+  sandbox::RunSpec spec;
+  auto language = sandbox::ParseLanguage(options.language);
+  if (!language) return BadArgument("unknown --language '" + options.language + "'");
+  spec.language = *language;
+  auto backend = sandbox::ParseBackend(options.backend);
+  if (!backend) return BadArgument("unknown --backend '" + options.backend + "'");
+  spec.backend = *backend;
+
+  if (!options.file.empty()) {
+    if (!ReadWholeFile(options.file, spec.source)) return BadArgument("cannot read " + options.file);
+  } else if (!options.code.empty()) {
+    spec.source = options.code;
+  } else {
+    return BadArgument("give the program with -c CODE or --file PATH");
+  }
+  if (!options.stdin_file.empty() && !ReadWholeFile(options.stdin_file, spec.stdin_data)) {
+    return BadArgument("cannot read " + options.stdin_file);
+  }
+  for (const std::string& pair : options.env) {
+    size_t eq = pair.find('=');
+    if (eq == std::string::npos) return BadArgument("--env wants NAME=VALUE");
+    spec.env.push_back({pair.substr(0, eq), pair.substr(eq + 1)});
+  }
+  if (options.memory_mb <= 0) return BadArgument("--memory-mb must be positive");
+  spec.limits.wall_timeout_secs = options.timeout_secs;
+  spec.limits.memory_bytes = static_cast<uint64_t>(options.memory_mb) << 20;
+  spec.limits.cpu_secs = options.cpu_secs;
+
+  auto engine = sandbox::Engine::Create();
+  if (!engine.ok()) {
+    std::cerr << "chrono-sandbox run: sandbox unavailable: " << engine.status().message() << "\n";
+    return kSandboxFailure;
+  }
+  auto result = (*engine)->Run(spec);
+  if (!result.ok()) {
+    if (absl::IsInvalidArgument(result.status())) return BadArgument(std::string(result.status().message()));
+    std::cerr << "chrono-sandbox run: sandbox failure: " << result.status().message() << "\n";
+    return kSandboxFailure;
+  }
+  if (options.json) {
+    std::cout << sandbox::RunResultToJson(*result).dump() << std::endl;
+    return 0;
+  }
+  WriteAll(1, result->stdout_data);
+  WriteAll(2, result->stderr_data);
+  if (result->verdict == sandbox::Verdict::kWallTimeout) return kWallTimeoutExit;
+  return result->exit_code;
+}
+
+}  // namespace aevatar::cli

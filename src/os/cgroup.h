@@ -1,0 +1,69 @@
+#ifndef AEVATAR_OS_CGROUP_H_
+#define AEVATAR_OS_CGROUP_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace aevatar::os {
+
+struct CgroupLimits {
+  uint64_t memory_bytes = 512ull << 20;
+  uint32_t max_pids = 128;
+  uint32_t cpu_weight = 100;  // v2 weight scale (1..10000); v1 maps it to shares
+};
+
+// What the kernel counted for one run's cgroup.
+struct CgroupUsage {
+  uint64_t cpu_ns = 0;
+  uint64_t memory_peak_bytes = 0;  // 0 when the kernel does not report it
+  uint64_t oom_kills = 0;          // processes the OOM killer took in this cgroup
+  uint64_t pids_max_events = 0;    // forks refused by the pids limit
+};
+
+// One run's cgroup (in every controller it needs). Removes itself on
+// destruction, killing any process still inside first. Not thread-safe.
+class RunCgroup {
+ public:
+  virtual ~RunCgroup() = default;
+  // Moves process `pid` (and later its descendants) into this cgroup.
+  virtual absl::Status AddProcess(pid_t pid) = 0;
+  virtual absl::StatusOr<CgroupUsage> ReadUsage() = 0;
+  // Kills every process in the cgroup and waits until it is empty.
+  virtual absl::Status KillAll() = 0;
+  // Kills what is left, removes the directories; reports leftovers.
+  virtual absl::Status Destroy() = 0;
+};
+
+// Creates run cgroups under one parent ("chrono-sandbox") of the detected
+// hierarchy. Thread-safe after construction.
+class CgroupManager {
+ public:
+  virtual ~CgroupManager() = default;
+  // "v1" or "v2".
+  virtual std::string_view version() const = 0;
+  // Creates `<parent>/<name>` with `limits` applied.
+  virtual absl::StatusOr<std::unique_ptr<RunCgroup>> Create(std::string_view name,
+                                                            const CgroupLimits& limits) = 0;
+};
+
+// Detects the host's cgroup layout from /proc/self/mountinfo and returns a
+// manager for it: v2 when the unified hierarchy offers the memory and pids
+// controllers, otherwise v1 when memory, pids, cpu, cpuacct and freezer
+// hierarchies are mounted. Fails closed (FailedPrecondition) when neither
+// can enforce the limits.
+absl::StatusOr<std::unique_ptr<CgroupManager>> DetectCgroupManager(std::string_view parent_name);
+
+// The two implementations, exposed for tests that pin a version.
+absl::StatusOr<std::unique_ptr<CgroupManager>> MakeCgroupV1Manager(std::string_view parent_name);
+absl::StatusOr<std::unique_ptr<CgroupManager>> MakeCgroupV2Manager(std::string_view parent_name);
+
+}  // namespace aevatar::os
+
+#endif  // AEVATAR_OS_CGROUP_H_

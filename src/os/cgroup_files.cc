@@ -1,0 +1,109 @@
+#include "os/cgroup_files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "base/errno_error.h"
+
+namespace aevatar::os::cgroup_files {
+
+using base::ErrnoError;
+
+absl::Status WriteFile(const std::string& path, std::string_view value) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoError("open " + path, errno);
+  ssize_t n = ::write(fd, value.data(), value.size());
+  int err = errno;
+  ::close(fd);
+  if (n != static_cast<ssize_t>(value.size())) return ErrnoError("write " + path, err);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoError("open " + path, errno);
+  std::string text;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      return ErrnoError("read " + path, err);
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
+absl::StatusOr<uint64_t> ReadNumber(const std::string& path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  uint64_t value = 0;
+  std::string trimmed = *text;
+  while (!trimmed.empty() && (trimmed.back() == '\n' || trimmed.back() == ' ')) {
+    trimmed.pop_back();
+  }
+  if (!absl::SimpleAtoi(trimmed, &value)) {
+    return absl::InternalError("unexpected content in " + path);
+  }
+  return value;
+}
+
+absl::StatusOr<uint64_t> ReadKeyed(const std::string& path, std::string_view key) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  for (const std::string& line : std::vector<std::string>(absl::StrSplit(*text, '\n'))) {
+    std::vector<std::string> parts = absl::StrSplit(line, ' ');
+    if (parts.size() == 2 && parts[0] == key) {
+      uint64_t value = 0;
+      if (absl::SimpleAtoi(parts[1], &value)) return value;
+    }
+  }
+  return 0;
+}
+
+absl::Status MakeDir(const std::string& path) {
+  if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoError("mkdir " + path, errno);
+  return absl::OkStatus();
+}
+
+absl::Status RemoveDir(const std::string& path) {
+  for (int attempt = 0;; ++attempt) {
+    if (::rmdir(path.c_str()) == 0 || errno == ENOENT) return absl::OkStatus();
+    if (errno != EBUSY || attempt >= 200) return ErrnoError("rmdir " + path, errno);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+absl::StatusOr<std::vector<CgroupMount>> ListCgroupMounts() {
+  std::ifstream in("/proc/self/mountinfo");
+  if (!in) return absl::FailedPreconditionError("cannot read /proc/self/mountinfo");
+  std::vector<CgroupMount> mounts;
+  std::string line;
+  // Format: id parent major:minor root mount_point options [optional...] - fstype source super
+  while (std::getline(in, line)) {
+    std::vector<std::string> fields = absl::StrSplit(line, ' ');
+    size_t dash = 0;
+    while (dash < fields.size() && fields[dash] != "-") ++dash;
+    if (fields.size() < 5 || dash + 2 >= fields.size()) continue;
+    const std::string& fstype = fields[dash + 1];
+    if (fstype != "cgroup" && fstype != "cgroup2") continue;
+    mounts.push_back({fstype, fields[4], dash + 3 < fields.size() ? fields[dash + 3] : ""});
+  }
+  return mounts;
+}
+
+}  // namespace aevatar::os::cgroup_files

@@ -1,0 +1,158 @@
+// cgroup v1: one directory per controller hierarchy (memory, pids, cpu,
+// cpuacct, freezer), possibly co-mounted (e.g. "cpu,cpuacct").
+#include <signal.h>
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "os/cgroup.h"
+#include "os/cgroup_files.h"
+
+namespace aevatar::os {
+namespace {
+
+namespace files = cgroup_files;
+
+constexpr const char* kControllers[] = {"memory", "pids", "cpu", "cpuacct", "freezer"};
+
+class CgroupV1 : public RunCgroup {
+ public:
+  // `dirs` maps controller -> this run's directory (co-mounted controllers share one).
+  explicit CgroupV1(std::map<std::string, std::string> dirs) : dirs_(std::move(dirs)) {}
+  ~CgroupV1() override { (void)Destroy(); }
+
+  absl::Status AddProcess(pid_t pid) override {
+    std::string text = std::to_string(pid);
+    for (const std::string& dir : UniqueDirs()) {
+      if (auto st = files::WriteFile(dir + "/cgroup.procs", text); !st.ok()) return st;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<CgroupUsage> ReadUsage() override {
+    CgroupUsage usage;
+    auto cpu = files::ReadNumber(dirs_["cpuacct"] + "/cpuacct.usage");
+    if (!cpu.ok()) return cpu.status();
+    usage.cpu_ns = *cpu;
+    auto peak = files::ReadNumber(dirs_["memory"] + "/memory.max_usage_in_bytes");
+    if (!peak.ok()) return peak.status();
+    usage.memory_peak_bytes = *peak;
+    auto oom = files::ReadKeyed(dirs_["memory"] + "/memory.oom_control", "oom_kill");
+    if (!oom.ok()) return oom.status();
+    usage.oom_kills = *oom;
+    auto pids = files::ReadKeyed(dirs_["pids"] + "/pids.events", "max");
+    if (!pids.ok()) return pids.status();
+    usage.pids_max_events = *pids;
+    return usage;
+  }
+
+  absl::Status KillAll() override {
+    // Freeze first so nothing forks while we kill, then thaw to let SIGKILL land.
+    const std::string& freezer = dirs_["freezer"];
+    if (auto st = files::WriteFile(freezer + "/freezer.state", "FROZEN"); !st.ok()) return st;
+    for (const std::string& dir : UniqueDirs()) {
+      auto procs = files::ReadFile(dir + "/cgroup.procs");
+      if (!procs.ok()) continue;
+      for (const std::string& line :
+           std::vector<std::string>(absl::StrSplit(*procs, '\n', absl::SkipEmpty()))) {
+        ::kill(std::stoi(line), SIGKILL);
+      }
+    }
+    return files::WriteFile(freezer + "/freezer.state", "THAWED");
+  }
+
+  absl::Status Destroy() override {
+    if (destroyed_) return absl::OkStatus();
+    destroyed_ = true;
+    absl::Status result;
+    for (const std::string& dir : UniqueDirs()) {
+      auto procs = files::ReadFile(dir + "/cgroup.procs");
+      if (procs.ok() && !procs->empty()) {
+        (void)KillAll();
+        break;
+      }
+    }
+    for (const std::string& dir : UniqueDirs()) result.Update(files::RemoveDir(dir));
+    return result;
+  }
+
+ private:
+  std::vector<std::string> UniqueDirs() const {
+    std::vector<std::string> dirs;
+    for (const auto& [controller, dir] : dirs_) {
+      if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
+    }
+    return dirs;
+  }
+
+  std::map<std::string, std::string> dirs_;
+  bool destroyed_ = false;
+};
+
+class CgroupV1Manager : public CgroupManager {
+ public:
+  explicit CgroupV1Manager(std::map<std::string, std::string> parents)
+      : parents_(std::move(parents)) {}
+
+  std::string_view version() const override { return "v1"; }
+
+  absl::StatusOr<std::unique_ptr<RunCgroup>> Create(std::string_view name,
+                                                    const CgroupLimits& limits) override {
+    std::map<std::string, std::string> dirs;
+    for (const auto& [controller, parent] : parents_) dirs[controller] = absl::StrCat(parent, "/", std::string(name));
+    // Construct first so a partial creation is cleaned up by the destructor.
+    auto cgroup = std::make_unique<CgroupV1>(dirs);
+    for (const auto& [controller, dir] : dirs) {
+      if (auto st = files::MakeDir(dir); !st.ok()) return st;
+    }
+    const std::string& memory = dirs["memory"];
+    std::string bytes = std::to_string(limits.memory_bytes);
+    if (auto st = files::WriteFile(memory + "/memory.limit_in_bytes", bytes); !st.ok()) return st;
+    // Absent when swap accounting is off; then there is no swap to limit.
+    (void)files::WriteFile(memory + "/memory.memsw.limit_in_bytes", bytes);
+    (void)files::WriteFile(memory + "/memory.swappiness", "0");
+    if (auto st = files::WriteFile(dirs["pids"] + "/pids.max", std::to_string(limits.max_pids));
+        !st.ok()) {
+      return st;
+    }
+    // v2 weight 100 == v1 shares 1024.
+    uint64_t shares = std::max<uint64_t>(2, uint64_t{limits.cpu_weight} * 1024 / 100);
+    if (auto st = files::WriteFile(dirs["cpu"] + "/cpu.shares", std::to_string(shares)); !st.ok()) {
+      return st;
+    }
+    return std::unique_ptr<RunCgroup>(std::move(cgroup));
+  }
+
+ private:
+  std::map<std::string, std::string> parents_;  // controller -> parent dir
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CgroupManager>> MakeCgroupV1Manager(std::string_view parent_name) {
+  auto mounts = files::ListCgroupMounts();
+  if (!mounts.ok()) return mounts.status();
+  std::map<std::string, std::string> parents;
+  for (const char* controller : kControllers) {
+    for (const auto& mount : *mounts) {
+      if (mount.fstype != "cgroup") continue;
+      std::vector<std::string> options = absl::StrSplit(mount.options, ',');
+      if (std::find(options.begin(), options.end(), controller) == options.end()) continue;
+      parents[controller] = absl::StrCat(mount.mount_point, "/", std::string(parent_name));
+      break;
+    }
+    if (!parents.count(controller)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cgroup v1 controller not mounted: ", controller));
+    }
+  }
+  for (const auto& [controller, dir] : parents) {
+    if (auto st = files::MakeDir(dir); !st.ok()) return st;
+  }
+  return std::unique_ptr<CgroupManager>(new CgroupV1Manager(std::move(parents)));
+}
+
+}  // namespace aevatar::os

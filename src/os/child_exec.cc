@@ -1,0 +1,286 @@
+// DANGER: everything in this file runs between clone and execve.
+//
+// Async-signal-safe calls only: no malloc, no locks, no logging, no C++
+// exceptions, no std::string. The process was cloned from a multi-threaded
+// parent, so any lock another thread held at clone time stays held forever
+// here. Every input was built in the parent (ChildPlan); failures are reported
+// as a fixed-size ChildFailure on plan.error_fd, then the process calls _exit.
+//
+// Process tree of one run:
+//
+//   service thread ──clone(NEWNS|NEWPID|NEWNET|NEWIPC|NEWUTS)──► sandbox init (pid 1)
+//                                                                │ builds the rootfs, pivots
+//                                                                └─fork─► stage program (pid 2+)
+//                                                                         hardens itself, execve
+//
+// The init stays root inside its namespaces, non-dumpable, and outlives each
+// stage only to reap it; when it exits the kernel kills everything left in the
+// pid namespace, so nothing a program daemonised survives the run.
+
+#include "os/child_exec.h"
+
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <grp.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <linux/capability.h>
+#include <linux/close_range.h>
+#include <linux/seccomp.h>
+
+namespace aevatar::os {
+namespace {
+
+[[noreturn]] void Fail(const ChildPlan& plan, ChildStep step, int err, int index = 0) {
+  ChildFailure failure{step, err, index};
+  // Best effort: if the parent is gone there is nobody to tell.
+  [[maybe_unused]] ssize_t n = ::write(plan.error_fd, &failure, sizeof(failure));
+  ::_exit(127);
+}
+
+bool WriteAll(int fd, const char* data, size_t len) {
+  while (len > 0) {
+    ssize_t n = ::write(fd, data, len);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += n;
+    len -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Returns 0 or an errno.
+int RunFsStep(const FsStep& step) {
+  switch (step.kind) {
+    case FsStep::Kind::kMkdir:
+      return ::mkdir(step.path, step.mode) == 0 || errno == EEXIST ? 0 : errno;
+    case FsStep::Kind::kMount:
+      return ::mount(step.source, step.path, step.fstype, step.flags, step.data) == 0 ? 0 : errno;
+    case FsStep::Kind::kBindRo:
+      if (::mount(step.source, step.path, nullptr, MS_BIND, nullptr) != 0) return errno;
+      return ::mount(nullptr, step.path, nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | step.flags,
+                     nullptr) == 0
+                 ? 0
+                 : errno;
+    case FsStep::Kind::kSymlink:
+      return ::symlink(step.source, step.path) == 0 ? 0 : errno;
+    case FsStep::Kind::kWriteFile:
+    case FsStep::Kind::kTouch: {
+      int fd = ::open(step.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, step.mode);
+      if (fd < 0) return errno;
+      bool ok = step.kind == FsStep::Kind::kTouch || WriteAll(fd, step.data, step.data_len);
+      int err = ok ? 0 : errno;
+      ::close(fd);
+      return err;
+    }
+  }
+  return EINVAL;
+}
+
+int BringLoopbackUp() {
+  int sock = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (sock < 0) return errno;
+  struct ifreq ifr;
+  std::memset(&ifr, 0, sizeof(ifr));
+  std::memcpy(ifr.ifr_name, "lo", 3);
+  ifr.ifr_flags = IFF_UP | IFF_RUNNING;
+  int err = ::ioctl(sock, SIOCSIFFLAGS, &ifr) == 0 ? 0 : errno;
+  ::close(sock);
+  return err;
+}
+
+// Keeps only the plan's descriptors. The clone copied the whole fd table of a
+// multi-threaded service, including other runs' pipe ends, which would hold
+// their EOF hostage until this run ends. Descriptors below 3 are moved up so
+// the stage's dup2 onto 0..2 cannot clobber them.
+void KeepOnlyPlanFds(ChildPlan& plan) {
+  int* fds[] = {&plan.stdin_fd, &plan.stdout_fd, &plan.stderr_fd,
+                &plan.error_fd, &plan.status_fd, &plan.sync_fd};
+  constexpr int kCount = sizeof(fds) / sizeof(fds[0]);
+  for (int* fd : fds) {
+    if (*fd < 3) {
+      int moved = ::fcntl(*fd, F_DUPFD_CLOEXEC, 3);
+      if (moved < 0) Fail(plan, ChildStep::kDup, errno);
+      *fd = moved;
+    }
+  }
+  int keep[kCount];
+  for (int i = 0; i < kCount; ++i) keep[i] = *fds[i];
+  for (int i = 1; i < kCount; ++i) {  // insertion sort: no library calls
+    for (int j = i; j > 0 && keep[j - 1] > keep[j]; --j) {
+      int t = keep[j];
+      keep[j] = keep[j - 1];
+      keep[j - 1] = t;
+    }
+  }
+  unsigned next = 0;
+  for (int i = 0; i < kCount; ++i) {
+    unsigned fd = static_cast<unsigned>(keep[i]);
+    if (fd > next) ::syscall(SYS_close_range, next, fd - 1, 0U);
+    next = fd + 1;
+  }
+  ::syscall(SYS_close_range, next, ~0U, 0U);
+}
+
+// Builds the new root and pivots into it: rootfs steps, then pivot_root and a
+// detached old root, then a read-only root.
+void BuildFilesystem(const ChildPlan& plan) {
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    Fail(plan, ChildStep::kMakePrivate, errno);
+  }
+  if (::mount("tmpfs", plan.root_mount_point, "tmpfs", MS_NOSUID | MS_NODEV,
+              plan.root_mount_options) != 0) {
+    Fail(plan, ChildStep::kRootMount, errno);
+  }
+  for (size_t i = 0; i < plan.fs_step_count; ++i) {
+    int err = RunFsStep(plan.fs_steps[i]);
+    if (err != 0) Fail(plan, ChildStep::kFsStep, err, static_cast<int>(i));
+  }
+  if (::chdir(plan.root_mount_point) != 0) Fail(plan, ChildStep::kPivotRoot, errno);
+  if (::mkdir(plan.old_root_name, 0700) != 0) Fail(plan, ChildStep::kPivotRoot, errno);
+  if (::syscall(SYS_pivot_root, ".", plan.old_root_name) != 0) {
+    Fail(plan, ChildStep::kPivotRoot, errno);
+  }
+  if (::chdir("/") != 0) Fail(plan, ChildStep::kPivotRoot, errno);
+  if (::umount2(plan.old_root_name, MNT_DETACH) != 0) Fail(plan, ChildStep::kUmountOldRoot, errno);
+  if (::rmdir(plan.old_root_name) != 0) Fail(plan, ChildStep::kUmountOldRoot, errno);
+  if (::mount(nullptr, "/", nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
+              nullptr) != 0) {
+    Fail(plan, ChildStep::kRemountRootRo, errno);
+  }
+}
+
+// The program side: runs in the forked stage process and ends in execve.
+// Containment checklist, in order; seccomp last.
+[[noreturn]] void ExecStage(const ChildPlan& plan, const ChildStage& stage, int index) {
+  // 1. Own session, the run's stdio, everything else close-on-exec.
+  if (::setsid() < 0) Fail(plan, ChildStep::kSetsid, errno, index);
+  if (::dup2(plan.stdin_fd, 0) < 0 || ::dup2(plan.stdout_fd, 1) < 0 ||
+      ::dup2(plan.stderr_fd, 2) < 0) {
+    Fail(plan, ChildStep::kDup, errno, index);
+  }
+  if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+    Fail(plan, ChildStep::kDup, errno, index);
+  }
+  if (::chdir(plan.workdir) != 0) Fail(plan, ChildStep::kChdir, errno, index);
+  // 2. Resource limits.
+  for (size_t i = 0; i < plan.rlimit_count; ++i) {
+    struct rlimit limit{plan.rlimits[i].soft, plan.rlimits[i].hard};
+    if (::setrlimit(plan.rlimits[i].resource, &limit) != 0) {
+      Fail(plan, ChildStep::kRlimit, errno, static_cast<int>(i));
+    }
+  }
+  // 3. No capability can ever come back: empty the bounding set, then leave
+  //    root (setuid from 0 clears permitted, effective and ambient sets).
+  for (int cap = 0; cap <= CAP_LAST_CAP; ++cap) {
+    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
+      Fail(plan, ChildStep::kCapBoundingSet, errno, cap);
+    }
+  }
+  if (::setgroups(0, nullptr) != 0) Fail(plan, ChildStep::kSetgroups, errno, index);
+  if (::setresgid(plan.gid, plan.gid, plan.gid) != 0) Fail(plan, ChildStep::kSetgid, errno, index);
+  if (::setresuid(plan.uid, plan.uid, plan.uid) != 0) Fail(plan, ChildStep::kSetuid, errno, index);
+  // 4. No privilege gain through execve (setuid binaries, file caps).
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) Fail(plan, ChildStep::kNoNewPrivs, errno);
+  // 5. seccomp last: from here on the filter applies to every syscall.
+  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, plan.seccomp, 0, 0) != 0) {
+    Fail(plan, ChildStep::kSeccomp, errno, index);
+  }
+  ::execve(stage.path, stage.argv, stage.envp);
+  Fail(plan, ChildStep::kExec, errno, index);
+}
+
+// Restores default dispositions and an empty mask: the service thread's
+// ignored or blocked signals must not leak into the program.
+void ResetSignals(const ChildPlan& plan) {
+  struct sigaction action;
+  std::memset(&action, 0, sizeof(action));
+  action.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    ::sigaction(sig, &action, nullptr);  // EINVAL for glibc-reserved ones is fine
+  }
+  sigset_t empty;
+  sigemptyset(&empty);
+  if (::sigprocmask(SIG_SETMASK, &empty, nullptr) != 0) Fail(plan, ChildStep::kSignals, errno);
+}
+
+// Runs one stage and reaps every process until that stage's program exits.
+ChildExitReport RunStage(const ChildPlan& plan, int index) {
+  pid_t pid = static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0));
+  if (pid < 0) Fail(plan, ChildStep::kFork, errno, index);
+  if (pid == 0) ExecStage(plan, plan.stages[index], index);
+  ChildExitReport report;
+  std::memset(&report, 0, sizeof(report));
+  report.stage_index = index;
+  for (;;) {
+    int status = 0;
+    struct rusage usage;
+    pid_t reaped = ::wait4(-1, &status, 0, &usage);
+    if (reaped < 0) {
+      if (errno == EINTR) continue;
+      Fail(plan, ChildStep::kWait, errno, index);
+    }
+    if (reaped == pid) {
+      report.wait_status = status;
+      report.usage = usage;
+      return report;
+    }
+  }
+}
+
+}  // namespace
+
+[[noreturn]] void RunSandboxInit(const ChildPlan& shared_plan) {
+  ChildPlan plan = shared_plan;  // a plain struct copy: no allocation
+  KeepOnlyPlanFds(plan);
+  // Die with the service thread that cloned us; keep /proc/1 unreadable.
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) Fail(plan, ChildStep::kPrctl, errno);
+  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) Fail(plan, ChildStep::kPrctl, errno);
+  ResetSignals(plan);
+
+  // The parent writes one byte once this process is in the run's cgroup.
+  char byte = 0;
+  ssize_t got;
+  do {
+    got = ::read(plan.sync_fd, &byte, 1);
+  } while (got < 0 && errno == EINTR);
+  if (got != 1) Fail(plan, ChildStep::kSyncWait, got < 0 ? errno : EPIPE);
+  if (plan.unshare_cgroup && ::unshare(CLONE_NEWCGROUP) != 0) {
+    Fail(plan, ChildStep::kUnshareCgroup, errno);
+  }
+
+  BuildFilesystem(plan);
+  if (::sethostname(plan.hostname, std::strlen(plan.hostname)) != 0) {
+    Fail(plan, ChildStep::kSethostname, errno);
+  }
+  if (plan.loopback_up) {
+    int err = BringLoopbackUp();
+    if (err != 0) Fail(plan, ChildStep::kLoopbackUp, err);
+  }
+
+  ChildExitReport report;
+  std::memset(&report, 0, sizeof(report));
+  for (size_t i = 0; i < plan.stage_count; ++i) {
+    report = RunStage(plan, static_cast<int>(i));
+    if (!WIFEXITED(report.wait_status) || WEXITSTATUS(report.wait_status) != 0) break;
+  }
+  WriteAll(plan.status_fd, reinterpret_cast<const char*>(&report), sizeof(report));
+  ::_exit(0);
+}
+
+}  // namespace aevatar::os

@@ -1,0 +1,16 @@
+#ifndef AEVATAR_OS_CHILD_EXEC_H_
+#define AEVATAR_OS_CHILD_EXEC_H_
+
+#include "os/child_plan.h"
+
+namespace aevatar::os {
+
+// The body of the sandbox init process: runs in the freshly cloned child (pid 1
+// of the new pid namespace), builds the filesystem, then runs each stage of
+// `plan` as a hardened grandchild and reports its wait status on
+// plan.status_fd. Never returns. See child_exec.cc for the rules that bind it.
+[[noreturn]] void RunSandboxInit(const ChildPlan& plan);
+
+}  // namespace aevatar::os
+
+#endif  // AEVATAR_OS_CHILD_EXEC_H_

@@ -1,0 +1,56 @@
+#ifndef AEVATAR_OS_PROCESS_H_
+#define AEVATAR_OS_PROCESS_H_
+
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "os/unique_fd.h"
+
+namespace aevatar::os {
+
+// A child process owned through a pidfd. Killing and reaping go through the
+// pidfd, so a recycled pid can never be hit by mistake.
+class ChildProcess {
+ public:
+  ChildProcess(pid_t pid, UniqueFd pidfd) : pid_(pid), pidfd_(std::move(pidfd)) {}
+  ChildProcess(ChildProcess&&) = default;
+  ChildProcess& operator=(ChildProcess&&) = default;
+  // Kills (SIGKILL) and reaps the child if the caller never waited for it.
+  ~ChildProcess();
+
+  pid_t pid() const { return pid_; }
+  // Readable (POLLIN) once the child has exited.
+  int pidfd() const { return pidfd_.get(); }
+
+  // Sends `sig` through the pidfd; a child that already exited is not an error.
+  absl::Status Signal(int sig);
+  // Blocks until the child exits and reaps it; returns its wait status.
+  absl::StatusOr<int> Wait();
+
+ private:
+  pid_t pid_;
+  UniqueFd pidfd_;
+  bool reaped_ = false;
+};
+
+// Clones a child with `namespace_flags` (CLONE_NEW*) and a pidfd, fork-style
+// (copy-on-write memory, no new stack). In the child `child_main` runs and must
+// never return; it is bound by the after-fork rules of child_exec.cc.
+absl::StatusOr<ChildProcess> CloneWithNamespaces(int namespace_flags,
+                                                 const std::function<void()>& child_main);
+
+// Spawns `argv` with posix_spawn, stdin from `stdin_fd` and stdout/stderr to the
+// given fds (-1 leaves them as the caller's), in a new session. For helper
+// programs such as runsc, never for caller code.
+absl::StatusOr<ChildProcess> SpawnProgram(const std::vector<std::string>& argv,
+                                          const std::vector<std::string>& envp, int stdin_fd,
+                                          int stdout_fd, int stderr_fd);
+
+}  // namespace aevatar::os
+
+#endif  // AEVATAR_OS_PROCESS_H_

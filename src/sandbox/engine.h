@@ -1,0 +1,55 @@
+#ifndef AEVATAR_SANDBOX_ENGINE_H_
+#define AEVATAR_SANDBOX_ENGINE_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "sandbox/backend.h"
+#include "sandbox/run_spec.h"
+
+namespace aevatar::sandbox {
+
+struct EngineOptions {
+  // Operator-set maxima; a run's limits may not exceed them.
+  Limits max_limits = {
+      .wall_timeout_secs = 600,
+      .cpu_secs = 600,
+      .memory_bytes = 4ull << 30,
+      .max_pids = 1024,
+      .max_output_bytes = 16ull << 20,
+      .max_file_bytes = 1ull << 30,
+      .tmpfs_bytes = 1ull << 30,
+      .max_open_files = 4096,
+  };
+  // The gVisor runtime; the gvisor backend is unavailable when it is missing.
+  std::string runsc_path = "/usr/bin/runsc";
+};
+
+// The isolation engine's one entry point: RunSpec -> RunResult, or a Status
+// error. InvalidArgument means the spec was rejected before anything ran;
+// any other error means the sandbox itself failed (never the program).
+// Thread-safe: runs may proceed concurrently from several threads. Each run
+// must be driven by a thread that outlives it (the sandbox dies with the
+// thread that started it).
+class Engine {
+ public:
+  // Creates the native backend (fails closed when it cannot isolate) and,
+  // when runsc is installed, the gvisor backend.
+  static absl::StatusOr<std::unique_ptr<Engine>> Create(const EngineOptions& options = {});
+
+  absl::StatusOr<RunResult> Run(const RunSpec& spec, const RunControl& control = {});
+
+  const EngineOptions& options() const { return options_; }
+
+ private:
+  Engine(EngineOptions options, std::unique_ptr<Backend> native, std::unique_ptr<Backend> gvisor);
+
+  const EngineOptions options_;
+  const std::unique_ptr<Backend> native_;
+  const std::unique_ptr<Backend> gvisor_;  // null when runsc is not installed
+};
+
+}  // namespace aevatar::sandbox
+
+#endif  // AEVATAR_SANDBOX_ENGINE_H_

@@ -1,0 +1,209 @@
+#include "sandbox/native_backend.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "os/child_exec.h"
+#include "os/output_pump.h"
+#include "os/process.h"
+#include "os/unique_fd.h"
+#include "sandbox/rootfs_plan.h"
+#include "sandbox/verdict.h"
+
+namespace aevatar::sandbox {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kNamespaceFlags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC |
+                                CLONE_NEWUTS;
+
+// argv/envp as the NULL-terminated char* arrays execve wants; points into the
+// owning strings, which must outlive it.
+struct CArgv {
+  explicit CArgv(const std::vector<std::string>& items) {
+    for (const auto& item : items) ptrs.push_back(const_cast<char*>(item.c_str()));
+    ptrs.push_back(nullptr);
+  }
+  std::vector<char*> ptrs;
+};
+
+std::vector<os::ChildRlimit> BuildRlimits(const Limits& limits) {
+  const rlim_t cpu = static_cast<rlim_t>(limits.cpu_secs > 0 ? limits.cpu_secs
+                                                             : limits.wall_timeout_secs);
+  return {
+      {RLIMIT_CPU, cpu, cpu + 1},
+      {RLIMIT_FSIZE, limits.max_file_bytes, limits.max_file_bytes},
+      {RLIMIT_NOFILE, limits.max_open_files, limits.max_open_files},
+      {RLIMIT_CORE, 0, 0},
+      {RLIMIT_STACK, 8u << 20, 8u << 20},
+      {RLIMIT_MEMLOCK, 64u << 10, 64u << 10},
+      {RLIMIT_MSGQUEUE, 0, 0},
+  };
+}
+
+// Reads a fixed-size record; returns false at EOF (nothing was sent).
+template <typename T>
+bool ReadRecord(int fd, T& record) {
+  ssize_t n;
+  do {
+    n = ::read(fd, &record, sizeof(record));
+  } while (n < 0 && errno == EINTR);
+  return n == static_cast<ssize_t>(sizeof(record));
+}
+
+int64_t TimevalMs(const timeval& tv) { return tv.tv_sec * 1000 + tv.tv_usec / 1000; }
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<NativeBackend>> NativeBackend::Create() {
+  if (::geteuid() != 0) {
+    return absl::FailedPreconditionError(
+        "the native backend needs root (it creates namespaces, mounts and cgroups)");
+  }
+  auto seccomp = os::SeccompProgram::BuildSandboxPolicy();
+  if (!seccomp.ok()) return seccomp.status();
+  auto cgroups = os::DetectCgroupManager("chrono-sandbox");
+  if (!cgroups.ok()) return cgroups.status();
+  return std::unique_ptr<NativeBackend>(
+      new NativeBackend(std::move(*seccomp), std::move(*cgroups)));
+}
+
+NativeBackend::NativeBackend(os::SeccompProgram seccomp,
+                             std::unique_ptr<os::CgroupManager> cgroups)
+    : seccomp_(std::move(seccomp)), cgroups_(std::move(cgroups)) {}
+
+absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunControl& control) {
+  const RunSpec& spec = *run.spec;
+  const Limits& limits = spec.limits;
+
+  // Everything the child touches is built here, before the clone.
+  RootfsPlan rootfs(limits, run.runtime.source_path, spec.source);
+  const std::vector<os::ChildRlimit> rlimits = BuildRlimits(limits);
+  CArgv envp(run.envp);
+  std::vector<CArgv> argvs;
+  argvs.reserve(run.runtime.stages.size());
+  std::vector<os::ChildStage> stages;
+  for (const RuntimeStage& stage : run.runtime.stages) {
+    argvs.emplace_back(stage.argv);
+    stages.push_back({stage.path.c_str(), argvs.back().ptrs.data(), envp.ptrs.data()});
+  }
+
+  auto out = os::MakePipe();
+  auto err = os::MakePipe();
+  auto failure = os::MakePipe();
+  auto status = os::MakePipe();
+  auto sync = os::MakePipe();
+  for (auto* pipe : {&out, &err, &failure, &status, &sync}) {
+    if (!pipe->ok()) return pipe->status();
+  }
+  auto stdin_fd = os::MakeMemfdWithContents("stdin", spec.stdin_data);
+  if (!stdin_fd.ok()) return stdin_fd.status();
+
+  os::ChildPlan plan{};
+  plan.root_mount_point = kRootMountPoint;
+  plan.root_mount_options = rootfs.root_options();
+  plan.old_root_name = ".oldroot";
+  plan.fs_steps = rootfs.steps().data();
+  plan.fs_step_count = rootfs.steps().size();
+  plan.hostname = "sandbox";
+  plan.workdir = kWorkspaceDir;
+  plan.uid = kSandboxUid;
+  plan.gid = kSandboxGid;
+  plan.rlimits = rlimits.data();
+  plan.rlimit_count = rlimits.size();
+  plan.stages = stages.data();
+  plan.stage_count = stages.size();
+  plan.seccomp = seccomp_.program();
+  plan.unshare_cgroup = true;
+  plan.loopback_up = true;
+  plan.stdin_fd = stdin_fd->get();
+  plan.stdout_fd = out->write_end.get();
+  plan.stderr_fd = err->write_end.get();
+  plan.error_fd = failure->write_end.get();
+  plan.status_fd = status->write_end.get();
+  plan.sync_fd = sync->read_end.get();
+
+  os::CgroupLimits cgroup_limits{limits.memory_bytes, limits.max_pids, 100};
+  auto cgroup = cgroups_->Create(
+      absl::StrCat("run-", ::getpid(), "-", next_run_.fetch_add(1)), cgroup_limits);
+  if (!cgroup.ok()) return cgroup.status();
+
+  const Clock::time_point started = Clock::now();
+  auto child = os::CloneWithNamespaces(kNamespaceFlags, [&plan] { os::RunSandboxInit(plan); });
+  if (!child.ok()) return child.status();
+  // The child has its own copies now; close ours so EOF means "child done".
+  out->write_end.reset();
+  err->write_end.reset();
+  failure->write_end.reset();
+  status->write_end.reset();
+  sync->read_end.reset();
+  stdin_fd->reset();
+
+  if (auto st = (*cgroup)->AddProcess(child->pid()); !st.ok()) return st;
+  const char go = 1;
+  if (::write(sync->write_end.get(), &go, 1) != 1) {
+    return absl::InternalError("sandbox init died before setup");
+  }
+  sync->write_end.reset();
+
+  for (int fd : {out->read_end.get(), err->read_end.get()}) {
+    if (auto st = os::SetNonBlocking(fd); !st.ok()) return st;
+  }
+  os::PumpOptions pump_options;
+  pump_options.deadline = started + std::chrono::seconds(limits.wall_timeout_secs);
+  pump_options.max_bytes_per_stream = limits.max_output_bytes;
+  pump_options.cancel_fd = control.cancel_fd;
+  auto pumped = os::PumpOutput(out->read_end.get(), err->read_end.get(), *child, pump_options);
+  if (!pumped.ok()) return pumped.status();
+  if (auto waited = child->Wait(); !waited.ok()) return waited.status();
+  const Clock::time_point finished = Clock::now();
+
+  os::ChildFailure setup_failure{};
+  if (ReadRecord(failure->read_end.get(), setup_failure)) {
+    return absl::InternalError(absl::StrCat("sandbox setup failed at ",
+                                            os::ChildStepName(setup_failure.step), " (",
+                                            setup_failure.index, "): ", strerror(setup_failure.err)));
+  }
+  os::ChildExitReport report{};
+  const bool reported = ReadRecord(status->read_end.get(), report);
+  const bool killed = pumped->end != os::PumpEnd::kExited;
+  if (!reported && !killed) {
+    return absl::InternalError("sandbox init exited without a report");
+  }
+
+  auto usage = (*cgroup)->ReadUsage();
+  if (!usage.ok()) return usage.status();
+  if (auto st = (*cgroup)->Destroy(); !st.ok()) return st;
+
+  RunResult result;
+  result.stdout_data = std::move(pumped->out.data);
+  result.stderr_data = std::move(pumped->err.data);
+  result.stdout_truncated = pumped->out.truncated;
+  result.stderr_truncated = pumped->err.truncated;
+  result.wall_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(finished - started).count();
+  result.cpu_ms = static_cast<int64_t>(usage->cpu_ns / 1'000'000);
+  result.max_rss_kb = reported ? report.usage.ru_maxrss : 0;
+
+  RunFacts facts;
+  // A run killed before its program finished has no report: SIGKILL.
+  facts.wait_status = reported ? report.wait_status : SIGKILL;
+  facts.wall_timeout = pumped->end == os::PumpEnd::kDeadline;
+  facts.cancelled = pumped->end == os::PumpEnd::kCancelled;
+  facts.stage_cpu_ms = reported ? TimevalMs(report.usage.ru_utime) + TimevalMs(report.usage.ru_stime)
+                                : 0;
+  facts.cpu_limit_secs = static_cast<int>(rlimits[0].soft);
+  facts.oom_kills = usage->oom_kills;
+  facts.pids_max_events = usage->pids_max_events;
+  facts.output_truncated = result.stdout_truncated || result.stderr_truncated;
+  ApplyVerdict(facts, result);
+  return result;
+}
+
+}  // namespace aevatar::sandbox

@@ -1,0 +1,36 @@
+#ifndef AEVATAR_SANDBOX_NATIVE_BACKEND_H_
+#define AEVATAR_SANDBOX_NATIVE_BACKEND_H_
+
+#include <atomic>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "os/cgroup.h"
+#include "os/seccomp_program.h"
+#include "sandbox/backend.h"
+
+namespace aevatar::sandbox {
+
+// The default backend: Linux namespaces, a pivoted tmpfs root, cgroup limits,
+// rlimits, no capabilities, an unprivileged uid and seccomp-bpf, set up by
+// this process itself (no helper binary, no shell). Requires root.
+class NativeBackend : public Backend {
+ public:
+  // Builds the seccomp program and detects cgroups once; fails closed when
+  // either is unavailable or the process is not root.
+  static absl::StatusOr<std::unique_ptr<NativeBackend>> Create();
+
+  std::string_view name() const override { return "native"; }
+  absl::StatusOr<RunResult> Run(const PreparedRun& run, const RunControl& control) override;
+
+ private:
+  NativeBackend(os::SeccompProgram seccomp, std::unique_ptr<os::CgroupManager> cgroups);
+
+  const os::SeccompProgram seccomp_;
+  const std::unique_ptr<os::CgroupManager> cgroups_;
+  std::atomic<uint64_t> next_run_{0};
+};
+
+}  // namespace aevatar::sandbox
+
+#endif  // AEVATAR_SANDBOX_NATIVE_BACKEND_H_

@@ -1,0 +1,141 @@
+#include "sandbox/rootfs_plan.h"
+
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "absl/strings/str_cat.h"
+
+namespace aevatar::sandbox {
+namespace {
+
+using Kind = os::FsStep::Kind;
+
+constexpr unsigned long kNoSuidNoDev = MS_NOSUID | MS_NODEV;
+
+constexpr char kPasswd[] =
+    "root:x:0:0:root:/root:/usr/sbin/nologin\n"
+    "sandbox:x:65534:65534:sandbox:/workspace:/bin/bash\n";
+constexpr char kGroup[] = "root:x:0:\nsandbox:x:65534:\n";
+constexpr char kHosts[] = "127.0.0.1 localhost sandbox\n::1 localhost\n";
+constexpr char kNsswitch[] = "passwd: files\ngroup: files\nhosts: files\n";
+
+}  // namespace
+
+RootfsPlan::RootfsPlan(const Limits& limits, const std::string& source_path,
+                       const std::string& source) {
+  root_options_ = "size=1m,nr_inodes=4096,mode=0755";
+  steps_.push_back({.kind = Kind::kMkdir, .path = Under("/usr"), .mode = 0755});
+  steps_.push_back(
+      {.kind = Kind::kBindRo, .path = Under("/usr"), .source = "/usr", .flags = kNoSuidNoDev});
+  AddHostUsrLinks();
+  AddEtc();
+  steps_.push_back({.kind = Kind::kMkdir, .path = Under("/proc"), .mode = 0555});
+  steps_.push_back({.kind = Kind::kMount,
+                    .path = Under("/proc"),
+                    .source = "proc",
+                    .fstype = "proc",
+                    .flags = kNoSuidNoDev | MS_NOEXEC});
+  AddDev(limits);
+
+  const std::string tmpfs_size = absl::StrCat("size=", limits.tmpfs_bytes, ",nr_inodes=16384");
+  steps_.push_back({.kind = Kind::kMkdir, .path = Under("/tmp"), .mode = 01777});
+  steps_.push_back({.kind = Kind::kMount,
+                    .path = Under("/tmp"),
+                    .source = "tmpfs",
+                    .fstype = "tmpfs",
+                    .flags = kNoSuidNoDev,
+                    .data = Keep(tmpfs_size + ",mode=1777")});
+  steps_.push_back({.kind = Kind::kMkdir, .path = Under("/workspace"), .mode = 0755});
+  steps_.push_back({.kind = Kind::kMount,
+                    .path = Under("/workspace"),
+                    .source = "tmpfs",
+                    .fstype = "tmpfs",
+                    .flags = kNoSuidNoDev,
+                    .data = Keep(absl::StrCat(tmpfs_size, ",mode=0755,uid=", kSandboxUid,
+                                              ",gid=", kSandboxGid))});
+  const std::string& kept_source = strings_.emplace_back(source);
+  steps_.push_back({.kind = Kind::kWriteFile,
+                    .path = Under(source_path),
+                    .data = kept_source.data(),
+                    .data_len = kept_source.size(),
+                    .mode = 0644});
+}
+
+const char* RootfsPlan::Keep(std::string text) {
+  return strings_.emplace_back(std::move(text)).c_str();
+}
+
+const char* RootfsPlan::Under(const std::string& path) {
+  return Keep(absl::StrCat(kRootMountPoint, path));
+}
+
+// Mirrors the host's top-level runtime paths: on merged-/usr hosts they are
+// symlinks into /usr; elsewhere they are bound read-only.
+void RootfsPlan::AddHostUsrLinks() {
+  for (const char* name : {"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"}) {
+    struct stat st;
+    if (::lstat(name, &st) != 0) continue;
+    if (S_ISLNK(st.st_mode)) {
+      char target[256];
+      ssize_t n = ::readlink(name, target, sizeof(target) - 1);
+      if (n <= 0) continue;
+      steps_.push_back(
+          {.kind = Kind::kSymlink, .path = Under(name), .source = Keep(std::string(target, n))});
+    } else if (S_ISDIR(st.st_mode)) {
+      steps_.push_back({.kind = Kind::kMkdir, .path = Under(name), .mode = 0755});
+      steps_.push_back(
+          {.kind = Kind::kBindRo, .path = Under(name), .source = name, .flags = kNoSuidNoDev});
+    }
+  }
+}
+
+void RootfsPlan::AddEtc() {
+  steps_.push_back({.kind = Kind::kMkdir, .path = Under("/etc"), .mode = 0755});
+  auto file = [&](const char* name, const char* contents) {
+    steps_.push_back({.kind = Kind::kWriteFile,
+                      .path = Under(absl::StrCat("/etc/", name)),
+                      .data = contents,
+                      .data_len = std::char_traits<char>::length(contents),
+                      .mode = 0644});
+  };
+  file("passwd", kPasswd);
+  file("group", kGroup);
+  file("hosts", kHosts);
+  file("hostname", "sandbox\n");
+  file("nsswitch.conf", kNsswitch);
+  file("resolv.conf", "");
+}
+
+void RootfsPlan::AddDev(const Limits& limits) {
+  steps_.push_back({.kind = Kind::kMkdir, .path = Under("/dev"), .mode = 0755});
+  steps_.push_back({.kind = Kind::kMount,
+                    .path = Under("/dev"),
+                    .source = "tmpfs",
+                    .fstype = "tmpfs",
+                    .flags = MS_NOSUID | MS_NOEXEC,
+                    .data = "size=64k,nr_inodes=64,mode=0755"});
+  for (const char* node : {"null", "zero", "full", "random", "urandom"}) {
+    const char* target = Under(absl::StrCat("/dev/", node));
+    steps_.push_back({.kind = Kind::kTouch, .path = target, .mode = 0666});
+    steps_.push_back({.kind = Kind::kMount,
+                      .path = target,
+                      .source = Keep(absl::StrCat("/dev/", node)),
+                      .flags = MS_BIND});
+  }
+  for (auto [name, target] : {std::pair{"fd", "/proc/self/fd"}, {"stdin", "/proc/self/fd/0"},
+                              {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"}}) {
+    steps_.push_back(
+        {.kind = Kind::kSymlink, .path = Under(absl::StrCat("/dev/", name)), .source = target});
+  }
+  steps_.push_back({.kind = Kind::kMkdir, .path = Under("/dev/shm"), .mode = 01777});
+  steps_.push_back({.kind = Kind::kMount,
+                    .path = Under("/dev/shm"),
+                    .source = "tmpfs",
+                    .fstype = "tmpfs",
+                    .flags = kNoSuidNoDev,
+                    .data = Keep(absl::StrCat("size=", limits.tmpfs_bytes,
+                                              ",nr_inodes=1024,mode=1777"))});
+}
+
+}  // namespace aevatar::sandbox

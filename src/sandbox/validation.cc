@@ -1,0 +1,97 @@
+#include "sandbox/validation.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace aevatar::sandbox {
+namespace {
+
+bool IsValidName(std::string_view name) {
+  if (name.empty() || name.size() > 128) return false;
+  if (!(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
+  for (char c : name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::Status ValidateCallerEnv(const std::vector<EnvVar>& env) {
+  if (env.size() > kMaxEnvVars) {
+    return absl::InvalidArgumentError(absl::StrCat("at most ", kMaxEnvVars, " env variables"));
+  }
+  size_t bytes = 0;
+  for (const EnvVar& var : env) {
+    if (!IsValidName(var.name)) {
+      return absl::InvalidArgumentError("env variable names must match [A-Za-z_][A-Za-z0-9_]*");
+    }
+    if (absl::StartsWithIgnoreCase(var.name, "NYXID_")) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("env variable ", var.name, " is reserved for the server"));
+    }
+    if (absl::StartsWith(var.name, "LD_")) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("env variable ", var.name, " (dynamic loader control) is not allowed"));
+    }
+    if (var.value.find('\0') != std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("env variable ", var.name, " has a NUL byte in its value"));
+    }
+    bytes += var.name.size() + var.value.size() + 2;
+  }
+  if (bytes > kMaxEnvBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("env is larger than ", kMaxEnvBytes, " bytes"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateLimits(const Limits& limits, const Limits& maxima) {
+  if (limits.wall_timeout_secs < kMinWallTimeoutSecs ||
+      limits.wall_timeout_secs > std::min(kMaxWallTimeoutSecs, maxima.wall_timeout_secs)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "timeout must be between ", kMinWallTimeoutSecs, " and ",
+        std::min(kMaxWallTimeoutSecs, maxima.wall_timeout_secs), " seconds"));
+  }
+  auto check = [](bool ok, std::string_view what, uint64_t min, uint64_t max) {
+    return ok ? absl::OkStatus()
+              : absl::InvalidArgumentError(
+                    absl::StrCat(std::string(what), " must be between ", min, " and ", max));
+  };
+  if (auto st = check(limits.cpu_secs >= 0 && limits.cpu_secs <= maxima.wall_timeout_secs,
+                      "cpu seconds", 0, maxima.wall_timeout_secs);
+      !st.ok()) {
+    return st;
+  }
+  constexpr uint64_t kMiB = 1 << 20;
+  if (auto st = check(limits.memory_bytes >= 16 * kMiB && limits.memory_bytes <= maxima.memory_bytes,
+                      "memory bytes", 16 * kMiB, maxima.memory_bytes);
+      !st.ok()) {
+    return st;
+  }
+  if (auto st = check(limits.max_pids >= 8 && limits.max_pids <= maxima.max_pids, "pids", 8,
+                      maxima.max_pids);
+      !st.ok()) {
+    return st;
+  }
+  if (auto st = check(limits.max_output_bytes >= 1024 &&
+                          limits.max_output_bytes <= maxima.max_output_bytes,
+                      "output bytes", 1024, maxima.max_output_bytes);
+      !st.ok()) {
+    return st;
+  }
+  if (auto st = check(limits.max_file_bytes >= 1024 && limits.max_file_bytes <= maxima.max_file_bytes,
+                      "file size bytes", 1024, maxima.max_file_bytes);
+      !st.ok()) {
+    return st;
+  }
+  if (auto st = check(limits.tmpfs_bytes >= kMiB && limits.tmpfs_bytes <= maxima.tmpfs_bytes,
+                      "tmpfs bytes", kMiB, maxima.tmpfs_bytes);
+      !st.ok()) {
+    return st;
+  }
+  return check(limits.max_open_files >= 16 && limits.max_open_files <= maxima.max_open_files,
+               "open files", 16, maxima.max_open_files);
+}
+
+}  // namespace aevatar::sandbox

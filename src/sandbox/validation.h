@@ -1,0 +1,26 @@
+#ifndef AEVATAR_SANDBOX_VALIDATION_H_
+#define AEVATAR_SANDBOX_VALIDATION_H_
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "sandbox/run_spec.h"
+
+namespace aevatar::sandbox {
+
+constexpr int kMinWallTimeoutSecs = 1;
+constexpr int kMaxWallTimeoutSecs = 600;
+constexpr size_t kMaxEnvVars = 128;
+constexpr size_t kMaxEnvBytes = 64 * 1024;
+
+// Returns InvalidArgument naming the offending variable (never its value) when
+// a caller variable is malformed, reserved for the server (NYXID_*), or a
+// loader hijack (LD_*). Plain NAME=value pairs pass.
+absl::Status ValidateCallerEnv(const std::vector<EnvVar>& env);
+
+// Returns InvalidArgument when `limits` is out of range or above `maxima`.
+absl::Status ValidateLimits(const Limits& limits, const Limits& maxima);
+
+}  // namespace aevatar::sandbox
+
+#endif  // AEVATAR_SANDBOX_VALIDATION_H_
