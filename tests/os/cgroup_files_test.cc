@@ -1,1 +1,56 @@
+#include "os/cgroup_files.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "gtest/gtest.h"
+
+namespace aevatar::os::cgroup_files {
+namespace {
+
+class CgroupFilesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/cgroup_files_test.XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string Write(const std::string& name, const std::string& text) {
+    std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::string dir_;
+};
+
+TEST_F(CgroupFilesTest, ReadsKeyedValuesAndMissingKeysAsZero) {
+  std::string path = Write("memory.events", "low 0\nhigh 0\nmax 4\noom 2\noom_kill 1\n");
+  EXPECT_EQ(*ReadKeyed(path, "oom_kill"), 1u);
+  EXPECT_EQ(*ReadKeyed(path, "max"), 4u);
+  EXPECT_EQ(*ReadKeyed(path, "absent"), 0u);
+}
+
+TEST_F(CgroupFilesTest, ReadsNumbersWithTrailingNewline) {
+  EXPECT_EQ(*ReadNumber(Write("usage", "123456789\n")), 123456789u);
+  EXPECT_FALSE(ReadNumber(Write("bad", "max\n")).ok());
+}
+
+TEST_F(CgroupFilesTest, MissingFileIsNotFound) {
+  EXPECT_TRUE(absl::IsNotFound(ReadFile(dir_ + "/nope").status()));
+}
+
+TEST(CgroupMounts, ListsTheHostsCgroupMounts) {
+  auto mounts = ListCgroupMounts();
+  ASSERT_TRUE(mounts.ok()) << mounts.status();
+  ASSERT_FALSE(mounts->empty());
+  for (const auto& mount : *mounts) {
+    EXPECT_TRUE(mount.fstype == "cgroup" || mount.fstype == "cgroup2");
+    EXPECT_EQ(mount.mount_point.front(), '/');
+  }
+}
+
+}  // namespace
+}  // namespace aevatar::os::cgroup_files

@@ -1,1 +1,76 @@
+#include "os/seccomp_program.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/seccomp.h>
+
 #include "gtest/gtest.h"
+
+namespace aevatar::os {
+namespace {
+
+// Loads the policy in a forked child and returns what the probe syscall
+// reported: 0 on success, else errno; 255 if the child died.
+int ErrnoUnderPolicy(const SeccompProgram& program, long (*probe)()) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) _exit(254);
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, program.program(), 0, 0) != 0) _exit(253);
+    long rc = probe();
+    _exit(rc == 0 ? 0 : errno);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+}
+
+TEST(SeccompProgram, BuildsANonEmptyProgram) {
+  auto program = SeccompProgram::BuildSandboxPolicy();
+  ASSERT_TRUE(program.ok()) << program.status();
+  EXPECT_GT(program->program()->len, 10);
+}
+
+TEST(SeccompProgram, DeniesKernelSurfaceWithEperm) {
+  auto program = SeccompProgram::BuildSandboxPolicy();
+  ASSERT_TRUE(program.ok());
+  EXPECT_EQ(ErrnoUnderPolicy(*program, [] { return long{mount("none", "/mnt", "tmpfs", 0, nullptr)}; }),
+            EPERM);
+  EXPECT_EQ(ErrnoUnderPolicy(*program, [] { return long{unshare(CLONE_NEWUSER)}; }), EPERM);
+  EXPECT_EQ(ErrnoUnderPolicy(*program, [] { return syscall(SYS_bpf, 0, 0, 0); }), EPERM);
+  EXPECT_EQ(ErrnoUnderPolicy(*program, [] { return syscall(SYS_keyctl, 0, 0, 0); }), EPERM);
+  EXPECT_EQ(ErrnoUnderPolicy(*program, [] { return syscall(SYS_io_uring_setup, 1, nullptr); }),
+            EPERM);
+  EXPECT_EQ(ErrnoUnderPolicy(*program, [] { return syscall(SYS_clone3, nullptr, 0); }), ENOSYS);
+}
+
+TEST(SeccompProgram, DeniesCloneWithNamespaceFlagsButAllowsPlainFork) {
+  auto program = SeccompProgram::BuildSandboxPolicy();
+  ASSERT_TRUE(program.ok());
+  EXPECT_EQ(ErrnoUnderPolicy(*program,
+                             [] { return syscall(SYS_clone, CLONE_NEWNET | SIGCHLD, 0, 0, 0, 0); }),
+            EPERM);
+  EXPECT_EQ(ErrnoUnderPolicy(*program,
+                             [] {
+                               long pid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+                               if (pid == 0) _exit(0);
+                               if (pid < 0) return pid;
+                               waitpid(static_cast<pid_t>(pid), nullptr, 0);
+                               return 0L;
+                             }),
+            0);
+}
+
+TEST(SeccompProgram, AllowsOrdinarySyscalls) {
+  auto program = SeccompProgram::BuildSandboxPolicy();
+  ASSERT_TRUE(program.ok());
+  EXPECT_EQ(ErrnoUnderPolicy(*program, [] { return long{getpid() > 0 ? 0 : -1}; }), 0);
+}
+
+}  // namespace
+}  // namespace aevatar::os
