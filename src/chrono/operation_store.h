@@ -1,0 +1,71 @@
+#ifndef AEVATAR_CHRONO_OPERATION_STORE_H_
+#define AEVATAR_CHRONO_OPERATION_STORE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "chrono/operation.h"
+
+namespace aevatar::chrono {
+
+struct CreateOutcome {
+  Operation operation;  // the stored operation (new, or the one already there)
+  bool created = false;
+};
+
+// Durable storage of operations. Implementations: SQLite (embedded default)
+// and PostgreSQL (shared by replicas). Every method is atomic and
+// thread-safe; every state change is committed before it returns, so a crash
+// right after a call never loses it. Errors are Unavailable/Internal for the
+// storage itself, NotFound for an unknown id, FailedPrecondition for a
+// transition the current state does not allow.
+class OperationStore {
+ public:
+  virtual ~OperationStore() = default;
+
+  // Inserts `op` unless an operation with the same (owner,
+  // idempotency_key_hash) exists; returns whichever is stored. Concurrent
+  // identical calls create exactly one. The caller compares fingerprints.
+  virtual absl::StatusOr<CreateOutcome> CreateOrGet(const Operation& op) = 0;
+
+  virtual absl::StatusOr<Operation> Get(const std::string& id) = 0;
+
+  // Claims the oldest queued operation for `runner_id`: status running,
+  // started_at_ms = now, version + 1. nullopt when nothing is queued.
+  virtual absl::StatusOr<std::optional<Operation>> ClaimNext(const std::string& runner_id,
+                                                             int64_t now_ms) = 0;
+
+  // running -> `status` (terminal) with `result`; sets finished_at_ms, clears
+  // request and sealed_credentials, version + 1. FailedPrecondition unless
+  // running.
+  virtual absl::StatusOr<Operation> Finish(const std::string& id, OperationStatus status,
+                                           const std::string& result, int64_t now_ms) = 0;
+
+  // queued -> cancelled (terminal, payloads cleared, version + 1); running ->
+  // cancel_requested = true (the runner kills it and finishes it as
+  // cancelled); terminal -> unchanged. Returns the operation afterwards.
+  virtual absl::StatusOr<Operation> RequestCancel(const std::string& id, int64_t now_ms) = 0;
+
+  // At start-up: running operations claimed by `runner_id` (every running
+  // operation when empty) become outcome_uncertain (terminal, version + 1).
+  // Returns how many.
+  virtual absl::StatusOr<int> MarkRunningUncertain(const std::string& runner_id,
+                                                   int64_t now_ms) = 0;
+
+  // Terminal operations whose expires_at_ms <= now become tombstones:
+  // expired = true, request/result/credentials dropped (so a late read gets
+  // 410, not 404). Tombstones are deleted `tombstone_keep_ms` after expiry.
+  // Returns how many operations expired in this call.
+  virtual absl::StatusOr<int> ExpireOld(int64_t now_ms, int64_t tombstone_keep_ms) = 0;
+
+  virtual absl::StatusOr<int64_t> CountWithStatus(OperationStatus status) = 0;
+
+  // Reachability probe for /readyz.
+  virtual absl::Status Ping() = 0;
+};
+
+}  // namespace aevatar::chrono
+
+#endif  // AEVATAR_CHRONO_OPERATION_STORE_H_
