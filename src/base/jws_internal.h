@@ -1,0 +1,27 @@
+#ifndef AEVATAR_BASE_JWS_INTERNAL_H_
+#define AEVATAR_BASE_JWS_INTERNAL_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "nlohmann/json.hpp"
+
+// Helpers shared by jws.cc, jws_claims.cc and jwks.cc. Not part of the API.
+namespace aevatar::base::jws_internal {
+
+// Parses `text` as a JSON object without throwing. Returns nullopt when the
+// text is not valid JSON, is not an object, or any object in it repeats a
+// key: parsers disagree on which duplicate wins, so a header such as
+// {"alg":"none","alg":"EdDSA"} must not mean different things to different
+// services.
+std::optional<nlohmann::json> ParseStrictObject(std::string_view text);
+
+// An Unauthenticated (401) token error with the typed `api_code`. `detail`
+// must not contain the token, a kid or key material.
+absl::Status TokenError(std::string api_code, std::string detail);
+
+}  // namespace aevatar::base::jws_internal
+
+#endif  // AEVATAR_BASE_JWS_INTERNAL_H_
