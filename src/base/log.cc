@@ -1,11 +1,10 @@
 #include "base/log.h"
 
+#include "base/clock.h"
+
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
-#include <cstdio>
-#include <ctime>
 #include <regex>
 
 namespace aevatar::base {
@@ -28,20 +27,6 @@ const char* LevelName(LogLevel level) {
   return "info";
 }
 
-std::string UtcNow() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t secs = std::chrono::system_clock::to_time_t(now);
-  const auto millis =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>(millis));
-  return buf;
-}
-
 }  // namespace
 
 void ConfigureLog(LogLevel min_level, int fd) {
@@ -59,7 +44,7 @@ std::string Redact(std::string_view text) {
 void Log(LogLevel level, std::string_view event, std::string_view tag,
          const nlohmann::json& fields) {
   if (static_cast<int>(level) < g_min_level.load()) return;
-  nlohmann::json line = {{"ts", UtcNow()}, {"level", LevelName(level)}, {"event", event}};
+  nlohmann::json line = {{"ts", FormatUtcMillis(NowUnixMs())}, {"level", LevelName(level)}, {"event", event}};
   if (!tag.empty()) line["tag"] = tag;
   if (fields.is_object()) {
     for (const auto& [key, value] : fields.items()) line[key] = value;
