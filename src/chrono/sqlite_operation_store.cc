@@ -1,0 +1,361 @@
+#include "chrono/sqlite_operation_store.h"
+
+#include <initializer_list>
+#include <limits>
+#include <string_view>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "store/migrations.h"
+#include "store/sqlite_db.h"
+
+namespace aevatar::chrono {
+namespace {
+
+using store::Database;
+using store::Statement;
+using store::Transaction;
+
+// Released migrations are never edited; append new ones.
+constexpr store::Migration kMigrations[] = {
+    {1, R"sql(
+CREATE TABLE operations (
+  id                   TEXT    NOT NULL PRIMARY KEY,
+  owner                TEXT    NOT NULL,
+  idempotency_key_hash TEXT    NOT NULL,
+  fingerprint          TEXT    NOT NULL,
+  request              TEXT    NOT NULL,
+  sealed_credentials   BLOB    NOT NULL,
+  status               TEXT    NOT NULL CHECK (status IN ('queued', 'running', 'succeeded',
+                                              'failed', 'cancelled', 'outcome_uncertain')),
+  created_at_ms        INTEGER NOT NULL,
+  started_at_ms        INTEGER NOT NULL,
+  finished_at_ms       INTEGER NOT NULL,
+  expires_at_ms        INTEGER NOT NULL,
+  version              INTEGER NOT NULL,
+  cancel_requested     INTEGER NOT NULL CHECK (cancel_requested IN (0, 1)),
+  result               TEXT    NOT NULL,
+  claimed_by           TEXT    NOT NULL,
+  expired              INTEGER NOT NULL CHECK (expired IN (0, 1))
+) STRICT;
+-- Idempotency: one operation per (owner, key); CreateOrGet's upsert targets it.
+CREATE UNIQUE INDEX operations_owner_key ON operations (owner, idempotency_key_hash);
+-- ClaimNext: oldest queued first.
+CREATE INDEX operations_queue ON operations (status, created_at_ms, id);
+-- ExpireOld.
+CREATE INDEX operations_expiry ON operations (expired, expires_at_ms);
+)sql"},
+};
+
+// Column order shared by every SELECT (ReadRow) and by BindRow's ?1..?16.
+constexpr char kColumns[] =
+    "id, owner, idempotency_key_hash, fingerprint, request, sealed_credentials, status, "
+    "created_at_ms, started_at_ms, finished_at_ms, expires_at_ms, version, cancel_requested, "
+    "result, claimed_by, expired";
+
+constexpr char kInsert[] =
+    "INSERT INTO operations (id, owner, idempotency_key_hash, fingerprint, request, "
+    "sealed_credentials, status, created_at_ms, started_at_ms, finished_at_ms, expires_at_ms, "
+    "version, cancel_requested, result, claimed_by, expired) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) "
+    "ON CONFLICT (owner, idempotency_key_hash) DO NOTHING";
+
+// Writes the fields a transition may change. Uses the BindRow numbering; the
+// parameters it leaves out (?2-?4, ?8, ?11) are bound but unused.
+constexpr char kUpdate[] =
+    "UPDATE operations SET request = ?5, sealed_credentials = ?6, status = ?7, "
+    "started_at_ms = ?9, finished_at_ms = ?10, version = ?12, cancel_requested = ?13, "
+    "result = ?14, claimed_by = ?15, expired = ?16 WHERE id = ?1";
+
+std::string_view Name(OperationStatus status) { return OperationStatusName(status); }
+
+// The parameters ?1..?16 in kColumns order.
+absl::Status BindRow(Statement& stmt, const Operation& op) {
+  return stmt.BindAll({op.id, op.owner, op.idempotency_key_hash, op.fingerprint, op.request,
+                       store::Blob(op.sealed_credentials), Name(op.status), op.created_at_ms,
+                       op.started_at_ms, op.finished_at_ms, op.expires_at_ms, op.version,
+                       int64_t{op.cancel_requested}, op.result, op.claimed_by,
+                       int64_t{op.expired}});
+}
+
+absl::StatusOr<Operation> ReadRow(const Statement& stmt) {
+  Operation op;
+  op.id = stmt.ColumnText(0);
+  op.owner = stmt.ColumnText(1);
+  op.idempotency_key_hash = stmt.ColumnText(2);
+  op.fingerprint = stmt.ColumnText(3);
+  op.request = stmt.ColumnText(4);
+  op.sealed_credentials = stmt.ColumnBlob(5);
+  std::optional<OperationStatus> status = ParseOperationStatus(stmt.ColumnText(6));
+  if (!status) return absl::InternalError("stored operation has an unknown status");
+  op.status = *status;
+  op.created_at_ms = stmt.ColumnInt64(7);
+  op.started_at_ms = stmt.ColumnInt64(8);
+  op.finished_at_ms = stmt.ColumnInt64(9);
+  op.expires_at_ms = stmt.ColumnInt64(10);
+  op.version = stmt.ColumnInt64(11);
+  op.cancel_requested = stmt.ColumnInt64(12) != 0;
+  op.result = stmt.ColumnText(13);
+  op.claimed_by = stmt.ColumnText(14);
+  op.expired = stmt.ColumnInt64(15) != 0;
+  return op;
+}
+
+// Runs "SELECT <kColumns> FROM operations <tail>" and returns the first row,
+// if any.
+absl::StatusOr<std::optional<Operation>> QueryOne(Database& db, const std::string& tail,
+                                                  std::initializer_list<store::Value> params) {
+  absl::StatusOr<Statement> stmt =
+      db.Prepare(absl::StrCat("SELECT ", kColumns, " FROM operations ", tail), params);
+  if (!stmt.ok()) return stmt.status();
+  absl::StatusOr<bool> row = stmt->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return std::nullopt;
+  absl::StatusOr<Operation> op = ReadRow(*stmt);
+  if (!op.ok()) return op.status();
+  return std::move(*op);
+}
+
+absl::StatusOr<Operation> LoadById(Database& db, const std::string& id) {
+  absl::StatusOr<std::optional<Operation>> op = QueryOne(db, "WHERE id = ?1", {id});
+  if (!op.ok()) return op.status();
+  if (!*op) return absl::NotFoundError(absl::StrCat("operation ", id, " not found"));
+  return std::move(**op);
+}
+
+absl::Status Save(Database& db, const Operation& op) {
+  absl::StatusOr<Statement> stmt = db.Prepare(kUpdate);
+  if (!stmt.ok()) return stmt.status();
+  if (absl::Status s = BindRow(*stmt, op); !s.ok()) return s;
+  return stmt->Run();
+}
+
+// The contract's error space: the codes our own logic produces pass through;
+// any other storage failure is Internal.
+absl::Status ToStoreError(absl::Status s) {
+  switch (s.code()) {
+    case absl::StatusCode::kOk:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kUnavailable:
+      return s;
+    default:
+      return absl::InternalError(std::string(s.message()));
+  }
+}
+
+template <typename T>
+absl::StatusOr<T> ToStoreError(absl::StatusOr<T> v) {
+  if (v.ok()) return v;
+  return ToStoreError(v.status());
+}
+
+absl::Status ValidateFresh(const Operation& op) {
+  if (op.id.empty() || op.owner.empty() || op.idempotency_key_hash.empty()) {
+    return absl::InvalidArgumentError("new operation needs an id, an owner and a key hash");
+  }
+  if (op.status != OperationStatus::kQueued || op.version != 1 || op.started_at_ms != 0 ||
+      op.finished_at_ms != 0 || op.cancel_requested || !op.result.empty() ||
+      !op.claimed_by.empty() || op.expired) {
+    return absl::InvalidArgumentError("new operation must be a fresh queued one");
+  }
+  return absl::OkStatus();
+}
+
+// Entering a terminal state drops what only a run needs (operation.h).
+void EnterTerminal(Operation& op, OperationStatus status, int64_t now_ms) {
+  op.status = status;
+  op.finished_at_ms = now_ms;
+  op.request.clear();
+  op.sealed_credentials.clear();
+  ++op.version;
+}
+
+// One connection behind one mutex, not a connection per thread: SQLite admits
+// one writer at a time anyway and almost every method writes, so more
+// connections would only trade waiting on mu_ for SQLITE_BUSY retries. Reads
+// wait behind writes, which is cheap at this service's rates. Other processes
+// on the same file are kept exclusive by BEGIN IMMEDIATE and busy_timeout.
+class SqliteOperationStore final : public OperationStore {
+ public:
+  explicit SqliteOperationStore(Database db) : db_(std::move(db)) {}
+
+  absl::StatusOr<CreateOutcome> CreateOrGet(const Operation& op) override {
+    if (absl::Status s = ValidateFresh(op); !s.ok()) return s;
+    absl::MutexLock lock(&mu_);
+    return ToStoreError(CreateOrGetLocked(op));
+  }
+
+  absl::StatusOr<Operation> Get(const std::string& id) override {
+    absl::MutexLock lock(&mu_);
+    return ToStoreError(LoadById(db_, id));
+  }
+
+  absl::StatusOr<std::optional<Operation>> ClaimNext(const std::string& runner_id,
+                                                     int64_t now_ms) override {
+    if (runner_id.empty()) return absl::InvalidArgumentError("ClaimNext needs a runner id");
+    absl::MutexLock lock(&mu_);
+    return ToStoreError(ClaimNextLocked(runner_id, now_ms));
+  }
+
+  absl::StatusOr<Operation> Finish(const std::string& id, OperationStatus status,
+                                   const std::string& result, int64_t now_ms) override {
+    if (!IsTerminal(status)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Finish to non-terminal status ", std::string(Name(status))));
+    }
+    absl::MutexLock lock(&mu_);
+    return ToStoreError(Transition(id, [&](Operation& op) -> absl::StatusOr<bool> {
+      if (op.status != OperationStatus::kRunning) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("operation ", id, " is ", std::string(Name(op.status)), ", not running"));
+      }
+      EnterTerminal(op, status, now_ms);
+      op.result = result;
+      return true;
+    }));
+  }
+
+  absl::StatusOr<Operation> RequestCancel(const std::string& id, int64_t now_ms) override {
+    absl::MutexLock lock(&mu_);
+    return ToStoreError(Transition(id, [&](Operation& op) -> absl::StatusOr<bool> {
+      if (op.status == OperationStatus::kQueued) {
+        EnterTerminal(op, OperationStatus::kCancelled, now_ms);
+        return true;
+      }
+      // Not a status or time change, so the version stays (operation.h).
+      if (op.status == OperationStatus::kRunning && !op.cancel_requested) {
+        op.cancel_requested = true;
+        return true;
+      }
+      return false;  // already requested, or terminal: unchanged
+    }));
+  }
+
+  absl::StatusOr<int> MarkRunningUncertain(const std::string& runner_id, int64_t now_ms) override {
+    absl::MutexLock lock(&mu_);
+    absl::StatusOr<int64_t> marked = db_.Run(
+        "UPDATE operations SET status = ?1, finished_at_ms = ?2, version = version + 1, "
+        "request = '', sealed_credentials = X'' "
+        "WHERE status = ?3 AND (?4 = '' OR claimed_by = ?4)",
+        {Name(OperationStatus::kOutcomeUncertain), now_ms, Name(OperationStatus::kRunning),
+         runner_id});
+    if (!marked.ok()) return ToStoreError(marked.status());
+    return static_cast<int>(*marked);
+  }
+
+  absl::StatusOr<int> ExpireOld(int64_t now_ms, int64_t tombstone_keep_ms) override {
+    if (tombstone_keep_ms < 0) return absl::InvalidArgumentError("tombstone_keep_ms < 0");
+    absl::MutexLock lock(&mu_);
+    return ToStoreError(ExpireOldLocked(now_ms, tombstone_keep_ms));
+  }
+
+  absl::StatusOr<int64_t> CountWithStatus(OperationStatus status) override {
+    absl::MutexLock lock(&mu_);
+    return ToStoreError(
+        db_.QueryInt64("SELECT COUNT(*) FROM operations WHERE status = ?1", {Name(status)}));
+  }
+
+  absl::Status Ping() override {
+    absl::MutexLock lock(&mu_);
+    // Reads the table, so a vanished or unreadable file fails the probe.
+    return ToStoreError(
+        db_.QueryInt64("SELECT COUNT(*) FROM operations WHERE id = ''", {}).status());
+  }
+
+ private:
+  absl::StatusOr<CreateOutcome> CreateOrGetLocked(const Operation& op)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    // Insert-if-absent and the read-back share one write transaction, so
+    // concurrent callers (threads or processes) see exactly one creation.
+    absl::StatusOr<Transaction> tx = Transaction::Begin(db_);
+    if (!tx.ok()) return tx.status();
+    absl::StatusOr<Statement> insert = db_.Prepare(kInsert);
+    if (!insert.ok()) return insert.status();
+    if (absl::Status s = BindRow(*insert, op); !s.ok()) return s;
+    if (absl::Status s = insert->Run(); !s.ok()) {
+      // Only the id can still conflict: never hand back another owner's row.
+      if (absl::IsAlreadyExists(s)) return absl::InternalError("operation id collision");
+      return s;
+    }
+    const bool created = db_.Changes() == 1;
+    absl::StatusOr<std::optional<Operation>> stored = QueryOne(
+        db_, "WHERE owner = ?1 AND idempotency_key_hash = ?2", {op.owner, op.idempotency_key_hash});
+    if (!stored.ok()) return stored.status();
+    if (!*stored) return absl::InternalError("inserted operation not found");
+    if (absl::Status s = tx->Commit(); !s.ok()) return s;
+    return CreateOutcome{std::move(**stored), created};
+  }
+
+  absl::StatusOr<std::optional<Operation>> ClaimNextLocked(const std::string& runner_id,
+                                                           int64_t now_ms)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    absl::StatusOr<Transaction> tx = Transaction::Begin(db_);
+    if (!tx.ok()) return tx.status();
+    absl::StatusOr<std::optional<Operation>> next =
+        QueryOne(db_, "WHERE status = ?1 ORDER BY created_at_ms, id LIMIT 1",
+                 {Name(OperationStatus::kQueued)});
+    if (!next.ok() || !*next) return next;
+    Operation& op = **next;
+    op.status = OperationStatus::kRunning;
+    op.started_at_ms = now_ms;
+    op.claimed_by = runner_id;
+    ++op.version;
+    if (absl::Status s = Save(db_, op); !s.ok()) return s;
+    if (absl::Status s = tx->Commit(); !s.ok()) return s;
+    return next;
+  }
+
+  // Loads `id`, applies `change` (which returns whether it modified the
+  // operation, or an error) and stores the result, all in one transaction.
+  absl::StatusOr<Operation> Transition(
+      const std::string& id, const std::function<absl::StatusOr<bool>(Operation&)>& change)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    absl::StatusOr<Transaction> tx = Transaction::Begin(db_);
+    if (!tx.ok()) return tx.status();
+    absl::StatusOr<Operation> op = LoadById(db_, id);
+    if (!op.ok()) return op.status();
+    absl::StatusOr<bool> changed = change(*op);
+    if (!changed.ok()) return changed.status();
+    if (!*changed) return op;
+    if (absl::Status s = Save(db_, *op); !s.ok()) return s;
+    if (absl::Status s = tx->Commit(); !s.ok()) return s;
+    return op;
+  }
+
+  absl::StatusOr<int> ExpireOldLocked(int64_t now_ms, int64_t keep_ms)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    absl::StatusOr<Transaction> tx = Transaction::Begin(db_);
+    if (!tx.ok()) return tx.status();
+    // Deleted first, so a tombstone made below lives until a later call even
+    // when keep_ms is 0. The cutoff saturates instead of overflowing.
+    constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+    const int64_t cutoff = now_ms < kMin + keep_ms ? kMin : now_ms - keep_ms;
+    absl::StatusOr<int64_t> deleted =
+        db_.Run("DELETE FROM operations WHERE expired = 1 AND expires_at_ms <= ?1", {cutoff});
+    if (!deleted.ok()) return deleted.status();
+    absl::StatusOr<int64_t> expired = db_.Run(
+        "UPDATE operations SET expired = 1, request = '', result = '', sealed_credentials = X'' "
+        "WHERE expired = 0 AND status NOT IN (?1, ?2) AND expires_at_ms <= ?3",
+        {Name(OperationStatus::kQueued), Name(OperationStatus::kRunning), now_ms});
+    if (!expired.ok()) return expired.status();
+    if (absl::Status s = tx->Commit(); !s.ok()) return s;
+    return static_cast<int>(*expired);
+  }
+
+  absl::Mutex mu_;
+  Database db_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<OperationStore>> OpenSqliteOperationStore(const std::string& path) {
+  absl::StatusOr<Database> db = Database::Open(path);
+  if (!db.ok()) return db.status();
+  if (absl::Status s = store::ApplyMigrations(*db, kMigrations); !s.ok()) return s;
+  return std::make_unique<SqliteOperationStore>(std::move(*db));
+}
+
+}  // namespace aevatar::chrono

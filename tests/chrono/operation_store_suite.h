@@ -1,0 +1,43 @@
+#ifndef AEVATAR_TESTS_CHRONO_OPERATION_STORE_SUITE_H_
+#define AEVATAR_TESTS_CHRONO_OPERATION_STORE_SUITE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "chrono/operation_store.h"
+#include "gtest/gtest.h"
+
+namespace aevatar::chrono {
+
+// Returns a fresh, empty store; each call is independent of the others.
+using OperationStoreFactory = std::function<std::unique_ptr<OperationStore>()>;
+
+// The OperationStore contract, written once for every implementation. Each
+// implementation's test instantiates it with its factory:
+//
+//   INSTANTIATE_TEST_SUITE_P(Sqlite, OperationStoreSuite,
+//                            ::testing::Values(OperationStoreFactory(MakeSqlite)));
+class OperationStoreSuite : public ::testing::TestWithParam<OperationStoreFactory> {
+ protected:
+  void SetUp() override;
+
+  // Stores `op` and asserts (non-fatally) that it was newly created.
+  Operation Create(const Operation& op);
+  // Claims the next operation and asserts (non-fatally) there was one.
+  Operation Claim(const std::string& runner_id, int64_t now_ms);
+
+  std::unique_ptr<OperationStore> store_;
+};
+
+// Returns a fresh queued operation with distinct, recognisable payloads.
+Operation NewOperation(const std::string& id, const std::string& owner, const std::string& key,
+                       int64_t created_at_ms = 1000);
+
+// Expects every field of `actual` to equal `expected`.
+void ExpectSameOperation(const Operation& actual, const Operation& expected);
+
+}  // namespace aevatar::chrono
+
+#endif  // AEVATAR_TESTS_CHRONO_OPERATION_STORE_SUITE_H_
