@@ -31,11 +31,15 @@ RootfsPlan::RootfsPlan(const Limits& limits, const std::string& source_path,
   AddHostUsrLinks();
   AddEtc();
   steps_.push_back({.kind = Kind::kMkdir, .path = Under("/proc"), .mode = 0555});
+  // hidepid=2: the program sees only its own uid's processes. The sandbox
+  // init is a fork of the service (no execve), so its cmdline and status
+  // would otherwise show the service's argv and credentials.
   steps_.push_back({.kind = Kind::kMount,
                     .path = Under("/proc"),
                     .source = "proc",
                     .fstype = "proc",
-                    .flags = kNoSuidNoDev | MS_NOEXEC});
+                    .flags = kNoSuidNoDev | MS_NOEXEC,
+                    .data = "hidepid=2"});
   AddDev(limits);
 
   const std::string tmpfs_size = absl::StrCat("size=", limits.tmpfs_bytes, ",nr_inodes=16384");

@@ -1,0 +1,94 @@
+#include "security_fixture.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "absl/status/statusor.h"
+
+namespace aevatar::security_test {
+namespace {
+
+// One engine for the whole binary: creating it compiles the seccomp program
+// and prepares the cgroup parents once.
+absl::StatusOr<sandbox::Engine*> SharedEngine() {
+  static const absl::StatusOr<std::unique_ptr<sandbox::Engine>>* engine =
+      new absl::StatusOr<std::unique_ptr<sandbox::Engine>>(sandbox::Engine::Create());
+  if (!engine->ok()) return engine->status();
+  return engine->value().get();
+}
+
+std::string Head(const std::string& text, size_t max) {
+  return text.size() <= max
+             ? text
+             : text.substr(0, max) + "...[" + std::to_string(text.size()) + " bytes]";
+}
+
+}  // namespace
+
+std::string Describe(const RunResult& result) {
+  std::ostringstream out;
+  out << "verdict=" << sandbox::VerdictName(result.verdict) << " exit=" << result.exit_code
+      << " signal=" << result.signal << " wall_ms=" << result.wall_ms << "\n--- stdout ---\n"
+      << Head(result.stdout_data, 2000) << "\n--- stderr ---\n"
+      << Head(result.stderr_data, 2000);
+  return out.str();
+}
+
+std::string UniqueMarker(std::string_view what) {
+  static std::atomic<int> counter{0};
+  return "aevatar-sec-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
+         std::string(what);
+}
+
+std::string ReadHostFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void SecurityTest::SetUp() {
+  ASSERT_EQ(::geteuid(), 0u) << "the native backend and the host snapshot need root";
+  auto engine = SharedEngine();
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  before_test_ = TakeHostSnapshot();
+}
+
+void SecurityTest::TearDown() {
+  EXPECT_EQ(WaitUntilNothingLeft(before_test_), "") << "the test left something on the host";
+}
+
+Limits SecurityTest::QuickLimits() {
+  Limits limits;
+  limits.wall_timeout_secs = 10;
+  return limits;
+}
+
+RunResult SecurityTest::Run(const Program& program, const Limits& limits,
+                            const std::string& stdin_data) {
+  sandbox::RunSpec spec;
+  spec.language = program.language;
+  spec.source = program.source;
+  spec.stdin_data = stdin_data;
+  spec.limits = limits;
+  return RunWithSpec(std::move(spec));
+}
+
+RunResult SecurityTest::RunWithSpec(sandbox::RunSpec spec) {
+  auto engine = SharedEngine();
+  EXPECT_TRUE(engine.ok()) << engine.status();
+  if (!engine.ok()) return {};
+  spec.backend = sandbox::BackendKind::kNative;
+  const HostSnapshot before_run = TakeHostSnapshot();
+  auto result = (*engine)->Run(spec);
+  EXPECT_TRUE(result.ok()) << sandbox::LanguageName(spec.language) << ": " << result.status();
+  EXPECT_EQ(WaitUntilNothingLeft(before_run), "")
+      << sandbox::LanguageName(spec.language) << " run left something on the host";
+  return result.ok() ? *std::move(result) : RunResult{};
+}
+
+}  // namespace aevatar::security_test
