@@ -1,0 +1,132 @@
+#ifndef AEVATAR_NYXID_MODEL_H_
+#define AEVATAR_NYXID_MODEL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+// The broker's records: accounts, organisations, catalog services, the
+// UserService routes callers use through the proxy, and Agent Keys.
+//
+// Ids are opaque (base::RandomId with a type prefix: "usr_", "org_", "us_",
+// "ak_"); catalog ids are chosen by the operator in the bootstrap file. A
+// UserService id is never a catalog id, so a catalog id in a UserService path
+// is simply not found.
+namespace aevatar::nyxid {
+
+enum class OrgRole { kAdmin, kMember, kViewer };
+
+std::string_view OrgRoleName(OrgRole role);
+// "admin", "member", "viewer"; anything else is InvalidArgument.
+absl::StatusOr<OrgRole> ParseOrgRole(std::string_view name);
+
+struct User {
+  std::string id;
+  std::string username;
+  std::string password_hash;  // Argon2id (libsodium's crypto_pwhash_str); never leaves the store
+  bool platform_admin = false;
+  int64_t created_at_ms = 0;
+};
+
+struct Org {
+  std::string id;
+  std::string slug;
+  std::string name;
+};
+
+struct Membership {
+  std::string org_id;
+  std::string user_id;
+  OrgRole role = OrgRole::kMember;
+};
+
+// How a route delivers credentials upstream. `delegation_token_scope` is a
+// set: stored normalised (sorted, unique) and rendered space-separated.
+struct CredentialPolicy {
+  bool forward_access_token = false;
+  bool inject_delegation_token = false;
+  std::vector<std::string> delegation_token_scope;
+};
+
+// The kind of upstream a catalog service is. Only HTTP services are proxied
+// today; "ssh" services (node-relayed) are recorded for the later node issue.
+enum class ServiceKind { kHttp, kSsh };
+std::string_view ServiceKindName(ServiceKind kind);
+absl::StatusOr<ServiceKind> ParseServiceKind(std::string_view name);
+
+// A platform-defined service (chrono-sandbox, chrono-llm-public, …).
+struct CatalogService {
+  std::string id;    // operator-chosen, e.g. "cat_chrono_sandbox"
+  std::string slug;  // proxy path segment and the delegation token's aud
+  std::string name;  // human-readable
+  ServiceKind kind = ServiceKind::kHttp;
+  std::string base_url;  // upstream, http://host:port[/prefix]
+  CredentialPolicy default_policy;
+  // When true every user gets a personal auto-connected route to it, kept in
+  // step with `default_policy` by resync-identity.
+  bool auto_connect = false;
+};
+
+enum class OwnerKind { kUser, kOrg };
+std::string_view OwnerKindName(OwnerKind kind);
+
+struct Owner {
+  OwnerKind kind = OwnerKind::kUser;
+  std::string id;  // a user id or an org id
+  bool operator==(const Owner&) const = default;
+};
+
+// A route a caller uses through the proxy (DESIGN §7).
+struct UserService {
+  std::string id;
+  std::string slug;                               // what /api/v1/proxy/{slug}/ must name exactly
+  std::string label;                              // readable; unique per owner like the slug
+  std::optional<std::string> catalog_service_id;  // nullopt: a custom service
+  Owner owner;
+  bool active = true;
+  CredentialPolicy policy;
+  bool auto_connected = false;             // platform-managed; never writable by users
+  bool credential_source_allowed = false;  // may org members use it
+  std::optional<std::string> node_id;      // a node relays it (SSH; later issue)
+  std::string base_url;                    // custom services only; catalog ones use the catalog's
+  int64_t created_at_ms = 0;
+  int64_t updated_at_ms = 0;
+};
+
+// An Agent Key as stored: only the SHA-256 of the key, never the key.
+struct AgentKeyRecord {
+  std::string id;
+  std::string user_id;
+  std::string label;
+  std::string key_hash_hex;  // SHA-256 of the whole "nyxid_ag_…" string
+  std::string key_prefix;    // first characters, to recognise a key in lists
+  // UserService ids or slugs this key may use through the proxy; empty: any
+  // route its user may use.
+  std::vector<std::string> allowed_services;
+  int64_t created_at_ms = 0;
+  std::optional<int64_t> revoked_at_ms;
+};
+
+// A client registered to call introspection (chrono-sandbox, aevatar): the
+// store keeps the SHA-256 of its bearer secret.
+struct RegisteredClient {
+  std::string name;
+  std::string secret_sha256_hex;
+};
+
+// Scope sets: parse a space-separated list into a sorted, de-duplicated
+// vector, and render it back.
+std::vector<std::string> NormalizeScopes(std::string_view space_separated);
+std::vector<std::string> NormalizeScopes(const std::vector<std::string>& scopes);
+std::string JoinScopes(const std::vector<std::string>& scopes);
+
+// True for slugs of 1..63 characters [a-z0-9-], starting with a letter or digit.
+bool IsValidSlug(std::string_view slug);
+
+}  // namespace aevatar::nyxid
+
+#endif  // AEVATAR_NYXID_MODEL_H_
