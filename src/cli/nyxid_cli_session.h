@@ -1,0 +1,55 @@
+#ifndef AEVATAR_CLI_NYXID_CLI_SESSION_H_
+#define AEVATAR_CLI_NYXID_CLI_SESSION_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "http/client.h"
+#include "nlohmann/json.hpp"
+
+// How the nyxid client commands find the broker and their credential.
+//
+// URL: --url, else $NYXID_URL, else $NYXID_BASE_URL, else the URL saved by
+// `nyxid login`.
+// Credential: the access token saved by `nyxid login` in
+// $XDG_CONFIG_HOME/nyxid/session.json (default ~/.config/nyxid; directory
+// 0700, file 0600), else $NYXID_API_KEY (what a sandboxed program is given).
+// Credentials are never printed except an Agent Key at its creation.
+namespace aevatar::cli {
+
+struct NyxidGlobalOptions {
+  std::string url;
+  std::string output = "table";  // "table" or "json"
+};
+
+struct NyxidSession {
+  std::string url;
+  std::string credential;
+};
+
+// The config directory ($XDG_CONFIG_HOME/nyxid or ~/.config/nyxid).
+std::string NyxidConfigDir();
+
+// Saves a login (0600 file in a 0700 directory, written atomically).
+absl::Status SaveNyxidLogin(const std::string& url, const std::string& access_token,
+                            int64_t expires_at_unix);
+
+// Resolves the broker URL only (for login).
+absl::StatusOr<std::string> ResolveNyxidUrl(const NyxidGlobalOptions& options);
+
+// Resolves URL and credential; FailedPrecondition when not logged in.
+absl::StatusOr<NyxidSession> ResolveNyxidSession(const NyxidGlobalOptions& options);
+
+// One JSON exchange with the broker (15 s deadline). A problem+json answer
+// becomes an error "CODE: detail (diagnostic_id …)".
+absl::StatusOr<nlohmann::json> NyxidCall(const NyxidSession& session, const std::string& method,
+                                         const std::string& path,
+                                         const std::optional<nlohmann::json>& body = std::nullopt);
+
+// Prints `status` as "nyxid: <message>" on stderr; returns the exit code 1.
+int ReportNyxidError(const absl::Status& status);
+
+}  // namespace aevatar::cli
+
+#endif  // AEVATAR_CLI_NYXID_CLI_SESSION_H_

@@ -1,0 +1,29 @@
+#ifndef AEVATAR_CLI_NYXID_COMMANDS_H_
+#define AEVATAR_CLI_NYXID_COMMANDS_H_
+
+#include "cli/nyxid_cli_session.h"
+
+namespace CLI {
+class App;
+}
+
+// The `nyxid` subcommands. Each Add* registers its subcommands on `app`;
+// when one runs, its callback stores the process exit code in `exit_code`.
+namespace aevatar::cli {
+
+// nyxid serve --listen HOST:PORT --state-dir DIR [--bootstrap FILE.yaml]
+//             [--public-url URL] [--proxy-timeout-secs N]
+void AddNyxidServeCommand(CLI::App& app, int& exit_code);
+
+// nyxid login [--username U] [--password-stdin]; nyxid whoami
+void AddNyxidAccountCommands(CLI::App& app, NyxidGlobalOptions& global, int& exit_code);
+
+// nyxid service list [--output json]
+void AddNyxidServiceCommands(CLI::App& app, NyxidGlobalOptions& global, int& exit_code);
+
+// nyxid agent-key create --label L [--allow SERVICE]…; list; revoke ID
+void AddNyxidAgentKeyCommands(CLI::App& app, NyxidGlobalOptions& global, int& exit_code);
+
+}  // namespace aevatar::cli
+
+#endif  // AEVATAR_CLI_NYXID_COMMANDS_H_

@@ -1,0 +1,29 @@
+// nyxid: the broker. `serve` runs it; the other subcommands are its client.
+#include <iostream>
+
+#include "CLI/CLI.hpp"
+#include "cli/nyxid_commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"nyxid: identity, routes, tokens and the exact-route proxy"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "nyxid 0.1.0");
+  aevatar::cli::NyxidGlobalOptions global;
+  app.add_option("--url", global.url, "broker URL (default: $NYXID_URL, or the login's URL)");
+  int exit_code = 0;
+  aevatar::cli::AddNyxidServeCommand(app, exit_code);
+  aevatar::cli::AddNyxidAccountCommands(app, global, exit_code);
+  aevatar::cli::AddNyxidServiceCommands(app, global, exit_code);
+  aevatar::cli::AddNyxidAgentKeyCommands(app, global, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;  // bad arguments
+  }
+  return exit_code;
+}

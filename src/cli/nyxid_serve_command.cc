@@ -1,0 +1,45 @@
+// `nyxid serve`: the broker's HTTP service, until SIGINT/SIGTERM.
+#include <iostream>
+
+#include "CLI/CLI.hpp"
+#include "base/log.h"
+#include "cli/nyxid_commands.h"
+#include "cli/wait_for_signal.h"
+#include "nyxid/service.h"
+
+namespace aevatar::cli {
+namespace {
+
+int RunServe(const nyxid::ServiceConfig& config) {
+  BlockStopSignals();
+  auto service = nyxid::NyxidService::Start(config);
+  if (!service.ok()) {
+    std::cerr << "nyxid serve: " << service.status().message() << "\n";
+    return 1;
+  }
+  // The first stdout line is the contract with supervisors and tests.
+  std::cout << "nyxid listening on port " << (*service)->port() << std::endl;
+  int sig = WaitForStopSignal();
+  base::Log(base::LogLevel::kInfo, "nyxid.stopping", "", {{"signal", sig}});
+  (*service)->Stop();
+  return 0;
+}
+
+}  // namespace
+
+void AddNyxidServeCommand(CLI::App& app, int& exit_code) {
+  auto config = std::make_shared<nyxid::ServiceConfig>();
+  CLI::App* serve = app.add_subcommand("serve", "run the broker's HTTP service");
+  serve->add_option("--listen", config->listen, "HOST:PORT (port 0 picks a free one)")
+      ->capture_default_str();
+  serve->add_option("--state-dir", config->state_dir, "SQLite store and signing keys")->required();
+  serve->add_option("--bootstrap", config->bootstrap_file, "YAML seed applied idempotently");
+  serve->add_option("--public-url", config->public_url, "URL callers use; the tokens' issuer");
+  serve
+      ->add_option("--proxy-timeout-secs", config->proxy_timeout_secs,
+                   "deadline of one proxied exchange")
+      ->capture_default_str();
+  serve->callback([config, &exit_code] { exit_code = RunServe(*config); });
+}
+
+}  // namespace aevatar::cli
