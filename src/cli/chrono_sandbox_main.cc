@@ -1,14 +1,17 @@
-// chrono-sandbox: the executor. Subcommands: run (one program, from the shell).
-#include <iostream>
-
+// chrono-sandbox: the executor.
+//   run    one program in a one-shot sandbox, from the shell
+//   serve  the HTTP API (/execute, /executions, …)
 #include "CLI/CLI.hpp"
 #include "cli/chrono_run_command.h"
+#include "cli/chrono_serve_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"chrono-sandbox: runs programs in isolated one-shot sandboxes"};
   app.require_subcommand(1);
   aevatar::cli::RunCommandOptions run_options;
   CLI::App* run = aevatar::cli::AddRunCommand(app, run_options);
+  aevatar::chrono::ServiceConfig serve_config;
+  CLI::App* serve = aevatar::cli::AddServeCommand(app, serve_config);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -18,5 +21,6 @@ int main(int argc, char** argv) {
     return 2;  // bad arguments
   }
   if (run->parsed()) return aevatar::cli::RunRunCommand(run_options);
+  if (serve->parsed()) return aevatar::cli::RunServeCommand(serve_config);
   return 2;
 }

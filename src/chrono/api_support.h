@@ -1,0 +1,44 @@
+#ifndef AEVATAR_CHRONO_API_SUPPORT_H_
+#define AEVATAR_CHRONO_API_SUPPORT_H_
+
+// Shared plumbing of the executor's HTTP handlers (private to src/chrono).
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "chrono/http_api.h"
+#include "http/message.h"
+#include "nlohmann/json.hpp"
+
+namespace aevatar::chrono {
+
+struct ApiContext {
+  HttpApiOptions options;
+  HttpApiDeps deps;
+};
+
+// What the per-request log line says besides route and status.
+struct RequestNote {
+  std::string operation_id;
+  std::string code;
+  std::string diagnostic_id;
+};
+
+// A problem+json response for `status`, with a fresh diagnostic id noted for
+// the log line.
+http::Response Problem(const absl::Status& status, RequestNote& note);
+
+http::Response Json(int status, const nlohmann::json& body);
+
+// The scope every executor route requires of the delegation token.
+inline constexpr char kExecuteScope[] = "sandbox:execute";
+
+// Handlers of the durable routes, in executions_api.cc.
+http::Response HandleSubmit(const ApiContext& ctx, http::Request& request, RequestNote& note);
+http::Response HandleStatus(const ApiContext& ctx, http::Request& request, RequestNote& note);
+http::Response HandleResult(const ApiContext& ctx, http::Request& request, RequestNote& note);
+http::Response HandleCancel(const ApiContext& ctx, http::Request& request, RequestNote& note);
+
+}  // namespace aevatar::chrono
+
+#endif  // AEVATAR_CHRONO_API_SUPPORT_H_

@@ -1,0 +1,194 @@
+// The durable execution routes: POST /executions and the status, result and
+// cancel routes of one operation.
+#include "base/api_error.h"
+#include "base/clock.h"
+#include "base/crypto.h"
+#include "chrono/api_support.h"
+#include "chrono/etag.h"
+#include "chrono/execute_request.h"
+
+namespace aevatar::chrono {
+namespace {
+
+using base::ApiError;
+
+constexpr size_t kMaxIdempotencyKeyLength = 255;
+// Seconds a caller should wait before polling an active operation again.
+constexpr char kPollAfterSecs[] = "1";
+
+std::string ExecutionPath(const std::string& id) { return "/executions/" + id; }
+
+nlohmann::json StatusDocument(const Operation& op) {
+  nlohmann::json doc = {
+      {"operation_id", op.id},
+      {"status", OperationStatusName(op.status)},
+      {"created_at", base::FormatUtcMillis(op.created_at_ms)},
+      {"expires_at", base::FormatUtcMillis(op.expires_at_ms)},
+      {"done", IsTerminal(op.status)},
+  };
+  if (op.started_at_ms > 0) doc["started_at"] = base::FormatUtcMillis(op.started_at_ms);
+  if (op.finished_at_ms > 0) doc["finished_at"] = base::FormatUtcMillis(op.finished_at_ms);
+  return doc;
+}
+
+// The status document with its ETag (and Retry-After while active), or 304.
+http::Response StatusResponse(const Operation& op, const http::Request& request) {
+  const std::string body = StatusDocument(op).dump();
+  const std::string etag = StrongETag(body);
+  http::Response response;
+  if (auto inm = request.headers.Get("If-None-Match"); inm && IfNoneMatchHits(*inm, etag)) {
+    response.status = 304;
+  } else {
+    response = http::JsonResponse(200, body);
+  }
+  response.headers.Set("ETag", etag);
+  if (!IsTerminal(op.status)) response.headers.Set("Retry-After", kPollAfterSecs);
+  return response;
+}
+
+// Loads the caller's operation; others' and unknown ones are the same 404.
+absl::StatusOr<Operation> LoadOwned(const ApiContext& ctx, const http::Request& request,
+                                    const std::string& owner) {
+  auto op = ctx.deps.store->Get(request.path_params.at("id"));
+  if (absl::IsNotFound(op.status()) || (op.ok() && op->owner != owner)) {
+    return ApiError(absl::StatusCode::kNotFound, "OPERATION_NOT_FOUND",
+                    "no such operation for this caller");
+  }
+  if (!op.ok()) return op.status();
+  // Expiry is decided at read time too, so a result is never served past
+  // retention while waiting for the next sweep.
+  if (op->expired || (IsTerminal(op->status) && op->expires_at_ms <= base::NowUnixMs())) {
+    return ApiError(absl::StatusCode::kNotFound, "OPERATION_EXPIRED",
+                    "the operation's retention has ended", 410);
+  }
+  return op;
+}
+
+}  // namespace
+
+http::Response HandleSubmit(const ApiContext& ctx, http::Request& request, RequestNote& note) {
+  auto caller = ctx.deps.auth->Authenticate(request, {kExecuteScope});
+  if (!caller.ok()) return Problem(caller.status(), note);
+  // The key is checked before the body is even parsed: a probe with an empty
+  // body and no key must get exactly this, and nothing is stored.
+  auto key = request.headers.Get("Idempotency-Key");
+  if (!key || key->empty()) {
+    return Problem(ApiError(absl::StatusCode::kInvalidArgument, "IDEMPOTENCY_KEY_MISSING",
+                            "the Idempotency-Key header is required"),
+                   note);
+  }
+  if (key->size() > kMaxIdempotencyKeyLength) {
+    return Problem(ApiError(absl::StatusCode::kInvalidArgument, "IDEMPOTENCY_KEY_INVALID",
+                            "the Idempotency-Key header is longer than 255 characters"),
+                   note);
+  }
+  if (!ctx.options.async_enabled) {
+    return Problem(ApiError(absl::StatusCode::kUnavailable, "ASYNC_EXECUTION_UNAVAILABLE",
+                            "durable execution is disabled on this executor", 503),
+                   note);
+  }
+  auto parsed = ParseExecuteRequest(request.body);
+  if (!parsed.ok()) return Problem(parsed.status(), note);
+
+  const int64_t now = base::NowUnixMs();
+  Operation op;
+  op.id = base::RandomId("op_");
+  op.owner = caller->owner;
+  op.idempotency_key_hash = base::Sha256Hex(*key);
+  op.request = CanonicalRequestJson(*parsed);
+  op.fingerprint = base::Sha256Hex(op.request);
+  op.sealed_credentials = ctx.deps.sealer->Seal(ServerEnvFor(*caller, ctx.options.nyxid_base_url));
+  op.created_at_ms = now;
+  op.expires_at_ms = now + ctx.options.retention_ms;
+
+  auto outcome = ctx.deps.executor->Submit(op);
+  if (!outcome.ok()) {
+    http::Response response = Problem(outcome.status(), note);
+    if (response.status == 429) response.headers.Set("Retry-After", "1");
+    return response;
+  }
+  const Operation& stored = outcome->operation;
+  note.operation_id = stored.id;
+  if (!outcome->created && stored.fingerprint != op.fingerprint) {
+    note.operation_id.clear();  // not this caller's payload: do not tie the key to it in logs
+    return Problem(ApiError(absl::StatusCode::kAlreadyExists, "IDEMPOTENCY_KEY_REUSE",
+                            "this Idempotency-Key was used with a different request"),
+                   note);
+  }
+  if (stored.expired) {
+    return Problem(ApiError(absl::StatusCode::kNotFound, "OPERATION_EXPIRED",
+                            "the operation for this key has expired", 410),
+                   note);
+  }
+  const std::string path = ExecutionPath(stored.id);
+  nlohmann::json receipt = StatusDocument(stored);
+  receipt["status_url"] = path;
+  receipt["result_url"] = path + "/result";
+  receipt["cancel_url"] = path + "/cancel";
+  http::Response response = Json(202, receipt);
+  response.headers.Set("Location", path);
+  response.headers.Set("ETag", StrongETag(StatusDocument(stored).dump()));
+  response.headers.Set("Retry-After", kPollAfterSecs);
+  return response;
+}
+
+http::Response HandleStatus(const ApiContext& ctx, http::Request& request, RequestNote& note) {
+  auto caller = ctx.deps.auth->Authenticate(request, {kExecuteScope});
+  if (!caller.ok()) return Problem(caller.status(), note);
+  auto op = LoadOwned(ctx, request, caller->owner);
+  if (!op.ok()) return Problem(op.status(), note);
+  note.operation_id = op->id;
+  return StatusResponse(*op, request);
+}
+
+http::Response HandleResult(const ApiContext& ctx, http::Request& request, RequestNote& note) {
+  auto caller = ctx.deps.auth->Authenticate(request, {kExecuteScope});
+  if (!caller.ok()) return Problem(caller.status(), note);
+  auto op = LoadOwned(ctx, request, caller->owner);
+  if (!op.ok()) return Problem(op.status(), note);
+  note.operation_id = op->id;
+  if (!IsTerminal(op->status)) {
+    http::Response response = Problem(
+        ApiError(absl::StatusCode::kFailedPrecondition, "OPERATION_NOT_TERMINAL",
+                 "the operation has not finished; poll its status"),
+        note);
+    response.headers.Set("Retry-After", kPollAfterSecs);
+    return response;
+  }
+  nlohmann::json result = nlohmann::json::parse(op->result, nullptr, false);
+  if (!result.is_object()) {
+    // outcome_uncertain (or cancelled before it ran): no output exists.
+    result = {{"success", false}, {"exit_code", nullptr}, {"stdout", ""},  {"stderr", ""},
+              {"timed_out", false}, {"stdout_truncated", false}, {"stderr_truncated", false}};
+  }
+  result["operation_id"] = op->id;
+  result["status"] = OperationStatusName(op->status);
+  return Json(200, result);
+}
+
+http::Response HandleCancel(const ApiContext& ctx, http::Request& request, RequestNote& note) {
+  auto caller = ctx.deps.auth->Authenticate(request, {kExecuteScope});
+  if (!caller.ok()) return Problem(caller.status(), note);
+  if (!request.body.empty()) {
+    nlohmann::json body = nlohmann::json::parse(request.body, nullptr, false);
+    if (body.is_discarded() || !body.is_object()) {
+      return Problem(ApiError(absl::StatusCode::kInvalidArgument, "MALFORMED_JSON",
+                              "the body must be a JSON object"),
+                     note);
+    }
+    if (auto deadline = body.find("deadline_unix_ms");
+        deadline != body.end() && !deadline->is_null() && !deadline->is_number_integer()) {
+      return Problem(ApiError(absl::StatusCode::kInvalidArgument, "INVALID_FIELD_TYPE",
+                              "field 'deadline_unix_ms' must be an integer"),
+                     note);
+    }
+  }
+  auto op = LoadOwned(ctx, request, caller->owner);
+  if (!op.ok()) return Problem(op.status(), note);
+  note.operation_id = op->id;
+  auto cancelled = ctx.deps.executor->Cancel(op->id);
+  if (!cancelled.ok()) return Problem(cancelled.status(), note);
+  return StatusResponse(*cancelled, request);
+}
+
+}  // namespace aevatar::chrono

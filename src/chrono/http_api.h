@@ -1,0 +1,43 @@
+#ifndef AEVATAR_CHRONO_HTTP_API_H_
+#define AEVATAR_CHRONO_HTTP_API_H_
+
+#include <memory>
+#include <string>
+
+#include "chrono/caller_auth.h"
+#include "chrono/credential_sealer.h"
+#include "chrono/executor.h"
+#include "chrono/metrics.h"
+#include "chrono/operation_store.h"
+#include "http/router.h"
+
+namespace aevatar::chrono {
+
+struct HttpApiOptions {
+  bool async_enabled = true;
+  std::string nyxid_base_url;  // given to Agent Key callers' programs as NYXID_BASE_URL
+  int64_t retention_ms = 24 * 3600 * 1000LL;
+};
+
+// Everything the handlers use; owned by the service, outliving the router.
+struct HttpApiDeps {
+  const CallerAuth* auth;
+  Executor* executor;
+  OperationStore* store;
+  const CredentialSealer* sealer;
+  Metrics* metrics;
+  // Readiness of the engine (self-check at start-up).
+  bool engine_ready;
+};
+
+// The executor's HTTP API (DESIGN §5):
+//   POST /execute, POST /executions, GET /executions/{id},
+//   GET /executions/{id}/result, POST /executions/{id}/cancel,
+//   GET /healthz, GET /readyz, GET /metrics.
+// Errors are problem+json with a typed code and a diagnostic id; each request
+// logs one line with the route pattern, status and ids, never payloads.
+std::unique_ptr<http::Router> BuildHttpApi(const HttpApiOptions& options, const HttpApiDeps& deps);
+
+}  // namespace aevatar::chrono
+
+#endif  // AEVATAR_CHRONO_HTTP_API_H_

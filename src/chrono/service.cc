@@ -1,0 +1,207 @@
+#include "chrono/service.h"
+
+#include <sys/stat.h>
+
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "base/clock.h"
+#include "base/crypto.h"
+#include "base/jws.h"
+#include "base/log.h"
+#include "chrono/caller_auth.h"
+#include "chrono/credential_sealer.h"
+#include "chrono/executor.h"
+#include "chrono/http_api.h"
+#include "chrono/metrics.h"
+#include "chrono/sqlite_operation_store.h"
+#include "http/client.h"
+#include "http/server.h"
+#include "sandbox/engine.h"
+
+namespace aevatar::chrono {
+namespace {
+
+using base::LogLevel;
+
+constexpr auto kExpirySweepInterval = std::chrono::seconds(60);
+constexpr int64_t kTombstoneKeepMs = 7 * 24 * 3600 * 1000LL;
+
+absl::StatusOr<std::pair<std::string, uint16_t>> ParseListen(const std::string& listen) {
+  size_t colon = listen.rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    return absl::InvalidArgumentError("--listen must be HOST:PORT");
+  }
+  int port = 0;
+  try {
+    port = std::stoi(listen.substr(colon + 1));
+  } catch (...) {
+    port = -1;
+  }
+  if (port < 0 || port > 65535) return absl::InvalidArgumentError("--listen port is invalid");
+  return std::make_pair(listen.substr(0, colon), static_cast<uint16_t>(port));
+}
+
+base::JwksCache::Fetcher MakeJwksFetcher(const ServiceConfig& config) {
+  if (!config.jwks_file.empty()) {
+    return [path = config.jwks_file]() -> absl::StatusOr<std::string> {
+      std::ifstream in(path);
+      if (!in) return absl::UnavailableError("cannot read the JWKS file");
+      std::ostringstream text;
+      text << in.rdbuf();
+      return text.str();
+    };
+  }
+  return [url = config.jwks_url]() -> absl::StatusOr<std::string> {
+    http::ClientRequest request;
+    request.url = url;
+    request.timeout = std::chrono::seconds(5);
+    auto response = http::Fetch(request);
+    if (!response.ok()) return response.status();
+    if (response->status != 200) return absl::UnavailableError("the JWKS URL did not answer 200");
+    return response->body;
+  };
+}
+
+absl::StatusOr<std::unique_ptr<OperationStore>> OpenStore(const ServiceConfig& config) {
+  std::string spec = config.store.empty() ? "sqlite:" + config.state_dir + "/operations.db"
+                                          : config.store;
+  if (spec.rfind("sqlite:", 0) == 0) return OpenSqliteOperationStore(spec.substr(7));
+  if (spec.rfind("postgres:", 0) == 0) {
+    return absl::UnimplementedError("the PostgreSQL operation store is not built in yet");
+  }
+  return absl::InvalidArgumentError("--store must be sqlite:PATH or postgres:URL");
+}
+
+class Service : public ChronoService {
+ public:
+  ~Service() override { Stop(); }
+
+  uint16_t port() const override { return server_->port(); }
+
+  void Stop() override {
+    {
+      std::lock_guard lock(mu_);
+      if (stopped_) return;
+      stopped_ = true;
+    }
+    sweep_wake_.notify_all();
+    if (server_) server_->Stop();
+    if (executor_) executor_->Stop();
+    if (sweeper_.joinable()) sweeper_.join();
+  }
+
+  absl::Status Init(const ServiceConfig& config) {
+    auto listen = ParseListen(config.listen);
+    if (!listen.ok()) return listen.status();
+    if (config.state_dir.empty()) return absl::InvalidArgumentError("--state-dir is required");
+    if (config.jwks_file.empty() == config.jwks_url.empty()) {
+      return absl::InvalidArgumentError("exactly one of --jwks-file or --jwks-url is required");
+    }
+    if (config.queue_depth < 1 || !(config.retention_hours > 0)) {
+      return absl::InvalidArgumentError("--queue-depth and --retention-hours must be positive");
+    }
+    ::mkdir(config.state_dir.c_str(), 0700);
+
+    auto engine = sandbox::Engine::Create();
+    if (!engine.ok()) return engine.status();
+    engine_ = std::move(*engine);
+    auto store = OpenStore(config);
+    if (!store.ok()) return store.status();
+    store_ = std::move(*store);
+    auto sealer = CredentialSealer::LoadOrCreate(config.state_dir);
+    if (!sealer.ok()) return sealer.status();
+    sealer_ = std::make_unique<CredentialSealer>(std::move(*sealer));
+    jwks_ = std::make_unique<base::JwksCache>(MakeJwksFetcher(config));
+    auth_ = std::make_unique<CallerAuth>(jwks_->AsLookup(), config.audience, base::NowUnixSecs);
+
+    const auto retention_ms = static_cast<int64_t>(config.retention_hours * 3600 * 1000);
+    ExecutorOptions executor_options;
+    executor_options.workers = config.workers > 0
+                                   ? config.workers
+                                   : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    executor_options.queue_depth = config.queue_depth;
+    executor_options.runner_id = base::RandomId("runner_");
+    executor_options.retention_ms = retention_ms;
+    executor_ = std::make_unique<Executor>(executor_options, engine_.get(), store_.get(),
+                                           sealer_.get(), &metrics_);
+    if (absl::Status st = executor_->Start(); !st.ok()) return st;
+
+    router_ = BuildHttpApi({config.async_enabled, config.nyxid_base_url, retention_ms},
+                           {auth_.get(), executor_.get(), store_.get(), sealer_.get(), &metrics_,
+                            SelfCheck()});
+    http::ServerOptions server_options;
+    server_options.host = listen->first;
+    server_options.port = listen->second;
+    server_options.io_threads = config.http_threads;
+    auto server = http::Server::Start(server_options,
+                                      [this](http::Request& request) { return router_->Handle(request); });
+    if (!server.ok()) return server.status();
+    server_ = std::move(*server);
+    sweeper_ = std::thread([this] { SweepLoop(); });
+    base::Log(LogLevel::kInfo, "chrono.started", "",
+              {{"port", server_->port()}, {"workers", executor_options.workers},
+               {"async_enabled", config.async_enabled}});
+    return absl::OkStatus();
+  }
+
+ private:
+  // Runs one trivial program to prove the engine works on this host.
+  bool SelfCheck() {
+    sandbox::RunSpec spec;
+    spec.language = sandbox::Language::kBash;
+    spec.source = "exit 0";
+    spec.limits.wall_timeout_secs = 10;
+    auto result = engine_->Run(spec);
+    bool ok = result.ok() && result->verdict == sandbox::Verdict::kOk;
+    if (!ok) {
+      base::Log(LogLevel::kError, "chrono.engine_self_check_failed", "",
+                {{"error", result.ok() ? std::string(sandbox::VerdictName(result->verdict))
+                                       : std::string(result.status().message())}});
+    }
+    return ok;
+  }
+
+  void SweepLoop() {
+    std::unique_lock lock(mu_);
+    while (!stopped_) {
+      lock.unlock();
+      auto expired = store_->ExpireOld(base::NowUnixMs(), kTombstoneKeepMs);
+      if (expired.ok() && *expired > 0) {
+        base::Log(LogLevel::kInfo, "operations.expired", "", {{"count", *expired}});
+      }
+      lock.lock();
+      sweep_wake_.wait_for(lock, kExpirySweepInterval, [this] { return stopped_; });
+    }
+  }
+
+  std::unique_ptr<sandbox::Engine> engine_;
+  std::unique_ptr<OperationStore> store_;
+  std::unique_ptr<CredentialSealer> sealer_;
+  std::unique_ptr<base::JwksCache> jwks_;
+  std::unique_ptr<CallerAuth> auth_;
+  Metrics metrics_;
+  std::unique_ptr<Executor> executor_;
+  std::unique_ptr<http::Router> router_;
+  std::unique_ptr<http::Server> server_;
+  std::thread sweeper_;
+  std::mutex mu_;
+  std::condition_variable sweep_wake_;
+  bool stopped_ = false;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ChronoService>> ChronoService::Start(const ServiceConfig& config) {
+  auto service = std::make_unique<Service>();
+  if (absl::Status st = service->Init(config); !st.ok()) {
+    service->Stop();
+    return st;
+  }
+  return std::unique_ptr<ChronoService>(std::move(service));
+}
+
+}  // namespace aevatar::chrono

@@ -1,0 +1,45 @@
+#ifndef AEVATAR_CHRONO_SERVICE_H_
+#define AEVATAR_CHRONO_SERVICE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace aevatar::chrono {
+
+// Configuration of `chrono-sandbox serve`. Validated once at start-up.
+struct ServiceConfig {
+  std::string listen = "127.0.0.1:8081";  // HOST:PORT; port 0 picks a free one
+  std::string state_dir;                  // required: store, at-rest key
+  // "sqlite:PATH" (default: sqlite:<state_dir>/operations.db) or "postgres:URL".
+  std::string store;
+  // NyxID's published keys; exactly one of the two is required (fail closed).
+  std::string jwks_file;
+  std::string jwks_url;
+  std::string audience = "chrono-sandbox";  // required "aud" of delegation tokens
+  int workers = 0;                          // 0: one per core
+  int queue_depth = 64;                     // waiting runs before 429
+  double retention_hours = 24;              // results readable this long (fractions allowed)
+  bool async_enabled = true;                // false: POST /executions is 503
+  std::string nyxid_base_url;               // NYXID_BASE_URL for Agent Key callers' programs
+  int http_threads = 2;
+};
+
+// A running executor: HTTP server, worker pool, store and expiry sweeper.
+class ChronoService {
+ public:
+  // Validates `config`, opens the store (marking operations a previous
+  // process left running as outcome_uncertain), self-checks the engine and
+  // starts serving. Errors name the offending setting.
+  static absl::StatusOr<std::unique_ptr<ChronoService>> Start(const ServiceConfig& config);
+  virtual ~ChronoService() = default;
+  virtual uint16_t port() const = 0;
+  // Stops serving and joins everything; idempotent.
+  virtual void Stop() = 0;
+};
+
+}  // namespace aevatar::chrono
+
+#endif  // AEVATAR_CHRONO_SERVICE_H_

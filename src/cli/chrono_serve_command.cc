@@ -1,0 +1,47 @@
+#include "cli/chrono_serve_command.h"
+
+#include <iostream>
+
+#include "CLI/CLI.hpp"
+#include "base/log.h"
+#include "cli/wait_for_signal.h"
+
+namespace aevatar::cli {
+
+CLI::App* AddServeCommand(CLI::App& app, chrono::ServiceConfig& config) {
+  CLI::App* serve = app.add_subcommand("serve", "Serve the executor's HTTP API");
+  serve->add_option("--listen", config.listen, "HOST:PORT (default 127.0.0.1:8081)");
+  serve->add_option("--state-dir", config.state_dir, "Directory for the store and keys")
+      ->required();
+  serve->add_option("--store", config.store,
+                    "sqlite:PATH (default: in the state dir) or postgres:URL");
+  auto* file = serve->add_option("--jwks-file", config.jwks_file, "NyxID's JWKS document");
+  auto* url = serve->add_option("--jwks-url", config.jwks_url, "URL of NyxID's JWKS");
+  file->excludes(url);
+  serve->add_option("--audience", config.audience, "Required token audience (chrono-sandbox)");
+  serve->add_option("--workers", config.workers, "Concurrent runs (default: cores)");
+  serve->add_option("--queue-depth", config.queue_depth, "Waiting runs before 429 (default 64)");
+  serve->add_option("--retention-hours", config.retention_hours,
+                    "How long results stay readable (default 24)");
+  serve->add_flag("--disable-async", [&config](int64_t) { config.async_enabled = false; },
+                  "Answer POST /executions with 503");
+  serve->add_option("--nyxid-base-url", config.nyxid_base_url,
+                    "NYXID_BASE_URL given to Agent Key callers' programs");
+  return serve;
+}
+
+int RunServeCommand(const chrono::ServiceConfig& config) {
+  BlockStopSignals();
+  auto service = chrono::ChronoService::Start(config);
+  if (!service.ok()) {
+    std::cerr << "chrono-sandbox serve: " << service.status().message() << "\n";
+    return 1;
+  }
+  std::cout << "chrono-sandbox listening on port " << (*service)->port() << std::endl;
+  int sig = WaitForStopSignal();
+  base::Log(base::LogLevel::kInfo, "chrono.stopping", "", {{"signal", sig}});
+  (*service)->Stop();
+  return 0;
+}
+
+}  // namespace aevatar::cli

@@ -1,0 +1,103 @@
+#include "service_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+namespace aevatar::testing {
+
+std::string BinaryPath(const std::string& name) {
+  char self[4096];
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return name;
+  return (std::filesystem::path(std::string(self, n)).parent_path() / name).string();
+}
+
+TempDir::TempDir() {
+  char tmpl[] = "/tmp/aevatar-test.XXXXXX";
+  path_ = ::mkdtemp(tmpl) ? tmpl : "";
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+}
+
+ServiceProcess::ServiceProcess(std::vector<std::string> argv, std::string log_path)
+    : log_path_(std::move(log_path)) {
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) return;
+  int log_fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    ::dup2(out[1], 1);
+    ::dup2(log_fd, 2);
+    std::vector<char*> args;
+    for (auto& arg : argv) args.push_back(arg.data());
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  ::close(log_fd);
+  // Read the first stdout line (with a deadline) to learn the port.
+  std::string line;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+    struct pollfd pfd = {out[0], POLLIN, 0};
+    if (::poll(&pfd, 1, 200) <= 0) continue;
+    char buf[256];
+    ssize_t n = ::read(out[0], buf, sizeof(buf));
+    if (n <= 0) break;
+    line.append(buf, n);
+  }
+  ::close(out[0]);
+  std::smatch match;
+  if (std::regex_search(line, match, std::regex(R"(port (\d+))"))) {
+    port_ = static_cast<uint16_t>(std::stoi(match[1]));
+  }
+}
+
+ServiceProcess::~ServiceProcess() {
+  if (pid_ > 0) Terminate();
+}
+
+std::string ServiceProcess::ReadLog() const {
+  std::ifstream in(log_path_);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void ServiceProcess::KillHard() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGKILL);
+  ::waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+int ServiceProcess::Terminate() {
+  if (pid_ <= 0) return -1;
+  ::kill(pid_, SIGTERM);
+  int status = 0;
+  for (int i = 0; i < 100; ++i) {
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return status;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  KillHard();
+  return -1;
+}
+
+}  // namespace aevatar::testing
