@@ -106,8 +106,10 @@ absl::StatusOr<http::Response> ProxyExchange(http::ClientRequest request,
   if (HasNoBody(response.status, method)) return response;  // guard stops the exchange
 
   pipe->cv.wait(lock, [&] { return pipe->done || pipe->queued_bytes >= options.buffer_limit; });
-  if (pipe->done) {
-    if (!pipe->result.ok()) return TypedUpstreamError(pipe->result);
+  // A failure known before anything is sent can still be answered honestly.
+  if (pipe->done && !pipe->result.ok()) return TypedUpstreamError(pipe->result);
+  // Decided by size alone (not by timing): small bodies are answered whole.
+  if (pipe->queued_bytes < options.buffer_limit) {
     for (const std::string& chunk : pipe->chunks) response.body += chunk;
     return response;
   }

@@ -16,8 +16,9 @@ namespace aevatar::nyxid {
 // request.timeout = the proxy deadline) runs on its own thread and hands
 // chunks to a bounded queue. This thread waits for the upstream status and
 // headers, then for either the end of the body or `buffer_limit` bytes:
-//   - the whole body arrived: an ordinary response (with Content-Length);
-//   - more is coming: a streamed response whose `stream` drains the queue
+//   - the body ended below `buffer_limit`: an ordinary response (with
+//     Content-Length);
+//   - otherwise: a streamed response whose `stream` drains the queue
 //     (the exchange thread blocks while the queue is full, so a slow reader
 //     slows the upstream instead of filling memory). A caller that goes away
 //     stops the exchange; so does destroying an unsent response.
