@@ -1,7 +1,5 @@
 #include "nyxid/authenticator.h"
 
-#include <algorithm>
-
 #include "absl/strings/match.h"
 #include "base/api_error.h"
 #include "nyxid/agent_keys.h"
@@ -15,22 +13,6 @@ absl::Status Unauthenticated(std::string code, std::string detail) {
 }
 
 }  // namespace
-
-std::string_view CredentialKindName(CredentialKind kind) {
-  switch (kind) {
-    case CredentialKind::kAccess:
-      return "AccessToken";
-    case CredentialKind::kAgentKey:
-      return "AgentKey";
-    case CredentialKind::kDelegation:
-      return "ProxyDelegation";
-  }
-  return "AccessToken";
-}
-
-bool Principal::HasScope(std::string_view scope) const {
-  return std::binary_search(scopes.begin(), scopes.end(), std::string(scope));
-}
 
 std::optional<std::string> BearerCredential(const http::Request& request) {
   auto header = request.headers.Get("Authorization");

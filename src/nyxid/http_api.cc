@@ -109,6 +109,7 @@ http::Handler Logged(std::shared_ptr<const HttpApiDeps> deps, std::string route,
     if (!note.credential_kind.empty()) fields["credential_kind"] = note.credential_kind;
     if (!note.code.empty()) fields["code"] = note.code;
     if (!note.diagnostic_id.empty()) fields["diagnostic_id"] = note.diagnostic_id;
+    if (note.upstream_status != 0) fields["upstream_status"] = note.upstream_status;
     if (response.stream) fields["streamed"] = true;
     base::Log(base::LogLevel::kInfo, "http.request", note.diagnostic_id, fields);
     return response;
