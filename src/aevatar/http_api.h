@@ -1,0 +1,32 @@
+#ifndef AEVATAR_AEVATAR_HTTP_API_H_
+#define AEVATAR_AEVATAR_HTTP_API_H_
+
+#include <memory>
+#include <string>
+
+#include "aevatar/ingress_auth.h"
+#include "aevatar/nyxid_client.h"
+#include "http/router.h"
+
+namespace aevatar::orchestrator {
+
+struct HttpApiDeps {
+  const NyxidClient* nyxid;
+  IngressAuth* auth;
+  std::string chrono_catalog_id;
+};
+
+// Aevatar's HTTP API:
+//   GET  /api/tools                               tool schemas and selection rules
+//   POST /api/tools/code_execute                  interactive execution
+//   GET  /api/capabilities/code_execute/readiness read-only route readiness
+//   GET  /api/info                                public: the NyxID URL to log in at
+//   GET  /healthz, /readyz
+// Errors are problem+json with a typed code, a diagnostic id and, for route
+// problems, a remediation. One log line per request, never with payloads,
+// credentials or route ids.
+std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps);
+
+}  // namespace aevatar::orchestrator
+
+#endif  // AEVATAR_AEVATAR_HTTP_API_H_

@@ -1,0 +1,84 @@
+#include "aevatar/service.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "aevatar/http_api.h"
+#include "aevatar/ingress_auth.h"
+#include "aevatar/nyxid_client.h"
+#include "base/jws.h"
+#include "base/log.h"
+#include "http/server.h"
+
+namespace aevatar::orchestrator {
+namespace {
+
+absl::StatusOr<std::pair<std::string, uint16_t>> ParseListen(const std::string& listen) {
+  size_t colon = listen.rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    return absl::InvalidArgumentError("--listen must be HOST:PORT");
+  }
+  const std::string port_text = listen.substr(colon + 1);
+  if (port_text.empty() || port_text.size() > 5 ||
+      port_text.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoi(port_text) > 65535) {
+    return absl::InvalidArgumentError("--listen port is invalid");
+  }
+  return std::make_pair(listen.substr(0, colon), static_cast<uint16_t>(std::stoi(port_text)));
+}
+
+class Service : public AevatarService {
+ public:
+  ~Service() override { Stop(); }
+  uint16_t port() const override { return server_->port(); }
+  void Stop() override {
+    if (server_) server_->Stop();
+  }
+
+  absl::Status Init(const ServiceConfig& config) {
+    auto listen = ParseListen(config.listen);
+    if (!listen.ok()) return listen.status();
+    if (config.state_dir.empty()) return absl::InvalidArgumentError("--state-dir is required");
+    if (config.nyxid_url.empty()) return absl::InvalidArgumentError("--nyxid-url is required");
+    ::mkdir(config.state_dir.c_str(), 0700);
+    std::string secret = config.introspection_secret;
+    if (!config.introspection_secret_file.empty()) {
+      std::ifstream in(config.introspection_secret_file);
+      if (!in) return absl::InvalidArgumentError("cannot read --introspection-secret-file");
+      std::getline(in, secret);
+    }
+    nyxid_ = std::make_unique<NyxidClient>(config.nyxid_url, secret);
+    jwks_ = std::make_unique<base::JwksCache>([this] { return nyxid_->FetchJwks(); });
+    auth_ = std::make_unique<IngressAuth>(nyxid_.get(), jwks_->AsLookup(), config.audience);
+    router_ = BuildHttpApi({nyxid_.get(), auth_.get(), config.chrono_catalog_id});
+    http::ServerOptions options;
+    options.host = listen->first;
+    options.port = listen->second;
+    options.io_threads = config.http_threads;
+    auto server = http::Server::Start(
+        options, [this](http::Request& request) { return router_->Handle(request); });
+    if (!server.ok()) return server.status();
+    server_ = std::move(*server);
+    base::Log(base::LogLevel::kInfo, "aevatar.started", "", {{"port", server_->port()}});
+    return absl::OkStatus();
+  }
+
+ private:
+  std::unique_ptr<NyxidClient> nyxid_;
+  std::unique_ptr<base::JwksCache> jwks_;
+  std::unique_ptr<IngressAuth> auth_;
+  std::unique_ptr<http::Router> router_;
+  std::unique_ptr<http::Server> server_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<AevatarService>> AevatarService::Start(const ServiceConfig& config) {
+  auto service = std::make_unique<Service>();
+  if (absl::Status st = service->Init(config); !st.ok()) return st;
+  return std::unique_ptr<AevatarService>(std::move(service));
+}
+
+}  // namespace aevatar::orchestrator

@@ -1,0 +1,53 @@
+#ifndef AEVATAR_CLI_AEVATAR_COMMANDS_H_
+#define AEVATAR_CLI_AEVATAR_COMMANDS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "aevatar/service.h"
+
+namespace CLI {
+class App;
+}
+
+// The `aevatar` binary's subcommands. Each Add* registers flags on `app`;
+// each Run* returns the process exit code.
+namespace aevatar::cli {
+
+struct UpOptions {
+  std::string state_dir = ".state";
+  uint16_t port_base = 8080;
+};
+CLI::App* AddUpCommand(CLI::App& app, UpOptions& options);
+int RunUpCommand(const UpOptions& options);
+
+CLI::App* AddAevatarServeCommand(CLI::App& app, orchestrator::ServiceConfig& config);
+int RunAevatarServeCommand(const orchestrator::ServiceConfig& config);
+
+struct ClientOptions {
+  std::string url;  // aevatar URL; else the session's / AEVATAR_URL
+  // login
+  std::string username;
+  bool password_stdin = false;
+  std::string credentials_file;  // `aevatar up`'s credentials.json
+  // exec
+  std::string language;
+  std::string code;
+  std::string file;
+  std::string stdin_file;
+  int timeout_secs = 180;
+  // readiness
+  std::string capability = "code_execute";
+};
+CLI::App* AddLoginCommand(CLI::App& app, ClientOptions& options);
+int RunLoginCommand(const ClientOptions& options);
+CLI::App* AddExecCommand(CLI::App& app, ClientOptions& options);
+int RunExecCommand(const ClientOptions& options);
+CLI::App* AddReadinessCommand(CLI::App& app, ClientOptions& options);
+int RunReadinessCommand(const ClientOptions& options);
+CLI::App* AddToolsCommand(CLI::App& app, ClientOptions& options);
+int RunToolsCommand(const ClientOptions& options);
+
+}  // namespace aevatar::cli
+
+#endif  // AEVATAR_CLI_AEVATAR_COMMANDS_H_

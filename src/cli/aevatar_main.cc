@@ -1,0 +1,39 @@
+// aevatar: the orchestrator.
+//   up         nyxid + chrono-sandbox + aevatar in one process (the embedded default)
+//   serve      aevatar's HTTP API alone
+//   login      log in through NyxID
+//   exec       run a program through the code_execute tool
+//   readiness  is code_execute ready for me?
+//   tools      the tools and their selection rules
+#include "CLI/CLI.hpp"
+#include "cli/aevatar_commands.h"
+
+int main(int argc, char** argv) {
+  using namespace aevatar::cli;
+  CLI::App app{"aevatar: tools, admission and workflows over nyxid and chrono-sandbox"};
+  app.require_subcommand(1);
+  UpOptions up_options;
+  CLI::App* up = AddUpCommand(app, up_options);
+  aevatar::orchestrator::ServiceConfig serve_config;
+  CLI::App* serve = AddAevatarServeCommand(app, serve_config);
+  ClientOptions client;
+  CLI::App* login = AddLoginCommand(app, client);
+  CLI::App* exec = AddExecCommand(app, client);
+  CLI::App* readiness = AddReadinessCommand(app, client);
+  CLI::App* tools = AddToolsCommand(app, client);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  if (up->parsed()) return RunUpCommand(up_options);
+  if (serve->parsed()) return RunAevatarServeCommand(serve_config);
+  if (login->parsed()) return RunLoginCommand(client);
+  if (exec->parsed()) return RunExecCommand(client);
+  if (readiness->parsed()) return RunReadinessCommand(client);
+  if (tools->parsed()) return RunToolsCommand(client);
+  return 2;
+}

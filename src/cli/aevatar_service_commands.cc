@@ -1,0 +1,73 @@
+// aevatar up | serve: the long-running modes of the `aevatar` binary.
+#include <iostream>
+
+#include "CLI/CLI.hpp"
+#include "base/log.h"
+#include "cli/aevatar_commands.h"
+#include "cli/embedded_stack.h"
+#include "cli/wait_for_signal.h"
+
+namespace aevatar::cli {
+
+CLI::App* AddUpCommand(CLI::App& app, UpOptions& options) {
+  CLI::App* up = app.add_subcommand(
+      "up", "Start nyxid, chrono-sandbox and aevatar in one process (the embedded default)");
+  up->add_option("--state-dir", options.state_dir, "State directory (default .state)");
+  up->add_option("--port-base", options.port_base,
+                 "nyxid on N, chrono-sandbox on N+1, aevatar on N+2 (default 8080)");
+  return up;
+}
+
+int RunUpCommand(const UpOptions& options) {
+  BlockStopSignals();
+  auto stack = EmbeddedStack::Start({options.state_dir, options.port_base});
+  if (!stack.ok()) {
+    std::cerr << "aevatar up: " << stack.status().message() << "\n";
+    return 1;
+  }
+  const EmbeddedStackInfo& info = (*stack)->info();
+  const std::string aevatar_port = info.aevatar_url.substr(info.aevatar_url.rfind(':') + 1);
+  std::cout << "aevatar listening on port " << aevatar_port << " ("
+            << (info.first_start ? "initialised " : "reusing ") << options.state_dir << ")\n"
+            << "  nyxid           " << info.nyxid_url << "\n"
+            << "  chrono-sandbox  " << info.chrono_url << "\n"
+            << "  aevatar         " << info.aevatar_url << "\n"
+            << "Log in (credentials in " << info.credentials_file << ", mode 0600):\n"
+            << "  aevatar login --url " << info.aevatar_url << " --username demo --credentials-file "
+            << info.credentials_file << "\n"
+            << "  aevatar exec --language python -c 'print(\"hello\")'\n"
+            << "Stop with Ctrl-C." << std::endl;
+  int sig = WaitForStopSignal();
+  base::Log(base::LogLevel::kInfo, "aevatar_up.stopping", "", {{"signal", sig}});
+  (*stack)->Stop();
+  return 0;
+}
+
+CLI::App* AddAevatarServeCommand(CLI::App& app, orchestrator::ServiceConfig& config) {
+  CLI::App* serve = app.add_subcommand("serve", "Serve aevatar's HTTP API");
+  serve->add_option("--listen", config.listen, "HOST:PORT (default 127.0.0.1:8082)");
+  serve->add_option("--state-dir", config.state_dir, "State directory")->required();
+  serve->add_option("--nyxid-url", config.nyxid_url, "NyxID's base URL")->required();
+  serve->add_option("--introspection-secret-file", config.introspection_secret_file,
+                    "This service's registered-client secret at NyxID");
+  serve->add_option("--chrono-catalog-id", config.chrono_catalog_id,
+                    "NyxID catalog id of chrono-sandbox (default chrono-sandbox)");
+  serve->add_option("--audience", config.audience,
+                    "Audience of delegation tokens minted for aevatar (default aevatar)");
+  return serve;
+}
+
+int RunAevatarServeCommand(const orchestrator::ServiceConfig& config) {
+  BlockStopSignals();
+  auto service = orchestrator::AevatarService::Start(config);
+  if (!service.ok()) {
+    std::cerr << "aevatar serve: " << service.status().message() << "\n";
+    return 1;
+  }
+  std::cout << "aevatar listening on port " << (*service)->port() << std::endl;
+  WaitForStopSignal();
+  (*service)->Stop();
+  return 0;
+}
+
+}  // namespace aevatar::cli

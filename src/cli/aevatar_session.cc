@@ -1,0 +1,95 @@
+#include "cli/aevatar_session.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+namespace aevatar::cli {
+namespace {
+
+std::string ConfigDir() {
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) {
+    return std::string(xdg) + "/aevatar";
+  }
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : "/root") + "/.config/aevatar";
+}
+
+}  // namespace
+
+std::string SessionPath() { return ConfigDir() + "/session.json"; }
+
+absl::Status SaveSession(const AevatarSession& session) {
+  const std::string dir = ConfigDir();
+  std::string parent = dir.substr(0, dir.rfind('/'));
+  ::mkdir(parent.c_str(), 0700);
+  ::mkdir(dir.c_str(), 0700);
+  const std::string text = nlohmann::json{{"url", session.url}, {"token", session.token}}.dump();
+  int fd = ::open(SessionPath().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return absl::InternalError("cannot write " + SessionPath());
+  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ::close(fd);
+  return ok ? absl::OkStatus() : absl::InternalError("cannot write " + SessionPath());
+}
+
+absl::StatusOr<AevatarSession> LoadSession(const std::string& url_override) {
+  AevatarSession session;
+  std::ifstream in(SessionPath());
+  if (in) {
+    nlohmann::json stored = nlohmann::json::parse(in, nullptr, false);
+    if (stored.is_object()) {
+      session.url = stored.value("url", "");
+      session.token = stored.value("token", "");
+    }
+  }
+  if (const char* url = std::getenv("AEVATAR_URL"); url && *url) session.url = url;
+  if (const char* token = std::getenv("AEVATAR_TOKEN"); token && *token) session.token = token;
+  if (!url_override.empty()) session.url = url_override;
+  if (session.url.empty()) {
+    return absl::FailedPreconditionError("no aevatar URL: run `aevatar login --url URL` first");
+  }
+  if (session.token.empty()) {
+    return absl::FailedPreconditionError("not logged in: run `aevatar login` first");
+  }
+  return session;
+}
+
+http::ClientResponse CallAevatar(const AevatarSession& session, const std::string& method,
+                                 const std::string& path, const std::string& body,
+                                 std::chrono::milliseconds timeout) {
+  http::ClientRequest request;
+  request.method = method;
+  request.url = session.url + path;
+  request.timeout = timeout;
+  request.body = body;
+  if (!body.empty()) request.headers.Set("Content-Type", "application/json");
+  request.headers.Set("Authorization", "Bearer " + session.token);
+  auto response = http::Fetch(request);
+  if (!response.ok()) return {0, {}, std::string(response.status().message())};
+  return *response;
+}
+
+int PrintProblem(const http::ClientResponse& response) {
+  if (response.status == 0) {
+    std::cerr << "error: cannot reach aevatar: " << response.body << "\n";
+    return 1;
+  }
+  nlohmann::json problem = nlohmann::json::parse(response.body, nullptr, false);
+  if (!problem.is_object()) {
+    std::cerr << "error: HTTP " << response.status << "\n";
+    return 1;
+  }
+  std::cerr << "error: " << problem.value("code", "HTTP_" + std::to_string(response.status))
+            << ": " << problem.value("detail", "") << "\n";
+  if (problem.contains("remediation")) {
+    std::cerr << "remediation: " << problem.value("remediation", "") << "\n";
+  }
+  std::cerr << "diagnostic id: " << problem.value("diagnostic_id", "-") << "\n";
+  return 1;
+}
+
+}  // namespace aevatar::cli

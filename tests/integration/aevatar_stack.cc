@@ -1,0 +1,70 @@
+#include "aevatar_stack.h"
+
+#include <fstream>
+
+#include "base/crypto.h"
+
+namespace aevatar::testing {
+namespace {
+
+constexpr char kIntrospectionSecret[] = "aevatar-test-introspection-secret";
+
+}  // namespace
+
+AevatarStack::AevatarStack(const std::string& users_yaml) {
+  const uint16_t nyxid_port = PickFreePort();
+  const std::string nyxid_url = "http://127.0.0.1:" + std::to_string(nyxid_port);
+  chrono_ = std::make_unique<ServiceProcess>(
+      std::vector<std::string>{BinaryPath("chrono-sandbox"), "serve", "--listen", "127.0.0.1:0",
+                               "--state-dir", dir_.path() + "/chrono", "--jwks-url",
+                               nyxid_url + "/.well-known/jwks.json", "--nyxid-base-url",
+                               nyxid_url},
+      dir_.path() + "/chrono.log");
+  const std::string bootstrap =
+      "catalog:\n"
+      "  - id: chrono-sandbox\n    slug: chrono-sandbox\n    kind: http\n"
+      "    base_url: " + chrono_->base_url() + "\n"
+      "    default_policy: {forward_access_token: true, inject_delegation_token: true,\n"
+      "                     delegation_token_scope: 'proxy:* sandbox:execute'}\n"
+      "clients:\n"
+      "  - name: aevatar\n    secret_sha256: " + base::Sha256Hex(kIntrospectionSecret) + "\n" +
+      users_yaml;
+  nyxid_ = std::make_unique<NyxidFixture>(bootstrap, std::vector<std::string>{}, nyxid_port);
+  std::ofstream(dir_.path() + "/introspection.secret") << kIntrospectionSecret << "\n";
+  aevatar_ = std::make_unique<ServiceProcess>(
+      std::vector<std::string>{BinaryPath("aevatar"), "serve", "--listen", "127.0.0.1:0",
+                               "--state-dir", dir_.path() + "/aevatar", "--nyxid-url", nyxid_url,
+                               "--introspection-secret-file",
+                               dir_.path() + "/introspection.secret"},
+      dir_.path() + "/aevatar.log");
+}
+
+bool AevatarStack::ok() const {
+  return chrono_->ok() && nyxid_->ok() && aevatar_->ok();
+}
+
+std::string AevatarStack::Login(const std::string& username) {
+  return nyxid_->Login(username, "pw-" + username);
+}
+
+http::ClientResponse AevatarStack::Aevatar(const std::string& method, const std::string& path,
+                                           const std::string& credential,
+                                           const std::string& body) {
+  http::ClientRequest request;
+  request.method = method;
+  request.url = aevatar_->base_url() + path;
+  request.body = body;
+  request.timeout = std::chrono::seconds(120);
+  if (!body.empty()) request.headers.Set("Content-Type", "application/json");
+  if (!credential.empty()) request.headers.Set("Authorization", "Bearer " + credential);
+  auto response = http::Fetch(request);
+  if (!response.ok()) return {0, {}, std::string(response.status().message())};
+  return *response;
+}
+
+http::ClientResponse AevatarStack::Execute(const std::string& credential,
+                                           const nlohmann::json& args) {
+  return Aevatar("POST", "/api/tools/code_execute", credential, args.dump());
+}
+
+}  // namespace aevatar::testing

@@ -1,0 +1,46 @@
+#ifndef AEVATAR_TESTS_INTEGRATION_AEVATAR_STACK_H_
+#define AEVATAR_TESTS_INTEGRATION_AEVATAR_STACK_H_
+
+#include <memory>
+#include <string>
+
+#include "http/client.h"
+#include "nlohmann/json.hpp"
+#include "nyxid_fixture.h"
+#include "service_process.h"
+
+namespace aevatar::testing {
+
+// The three real binaries on loopback: chrono-sandbox (trusting nyxid's
+// JWKS), nyxid (seeded by the test's bootstrap, with the chrono-sandbox
+// catalog service pointing at that executor and aevatar registered for
+// introspection), and aevatar. The bootstrap text is appended to the
+// generated catalog/clients part; users' passwords are "pw-<username>".
+class AevatarStack {
+ public:
+  // `users_yaml` holds the users:, orgs: and user_services: sections.
+  explicit AevatarStack(const std::string& users_yaml);
+
+  bool ok() const;
+  NyxidFixture& nyxid() { return *nyxid_; }
+  ServiceProcess& aevatar() { return *aevatar_; }
+  ServiceProcess& chrono() { return *chrono_; }
+
+  // Logs `username` in at NyxID ("" on failure).
+  std::string Login(const std::string& username);
+  // One call to aevatar with `credential` as the bearer ("" for none).
+  http::ClientResponse Aevatar(const std::string& method, const std::string& path,
+                               const std::string& credential, const std::string& body = "");
+  // POST /api/tools/code_execute.
+  http::ClientResponse Execute(const std::string& credential, const nlohmann::json& args);
+
+ private:
+  TempDir dir_;
+  std::unique_ptr<ServiceProcess> chrono_;
+  std::unique_ptr<NyxidFixture> nyxid_;
+  std::unique_ptr<ServiceProcess> aevatar_;
+};
+
+}  // namespace aevatar::testing
+
+#endif  // AEVATAR_TESTS_INTEGRATION_AEVATAR_STACK_H_

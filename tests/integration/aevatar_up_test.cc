@@ -1,0 +1,79 @@
+// `aevatar up`: the embedded default starts from an empty state directory,
+// serves the demo user, and reuses its state on the next start.
+#include <sys/stat.h>
+
+#include <fstream>
+
+#include "gtest/gtest.h"
+#include "http/client.h"
+#include "nlohmann/json.hpp"
+#include "nyxid_fixture.h"
+#include "service_process.h"
+
+namespace aevatar::testing {
+namespace {
+
+nlohmann::json ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+http::ClientResponse Post(const std::string& url, const std::string& bearer,
+                          const nlohmann::json& body) {
+  http::ClientRequest request;
+  request.method = "POST";
+  request.url = url;
+  request.body = body.dump();
+  request.timeout = std::chrono::seconds(60);
+  request.headers.Set("Content-Type", "application/json");
+  if (!bearer.empty()) request.headers.Set("Authorization", "Bearer " + bearer);
+  auto response = http::Fetch(request);
+  return response.ok() ? *response : http::ClientResponse{};
+}
+
+// Logs the demo user in at NyxID and runs one program through aevatar.
+std::string RunDemoProgram(const nlohmann::json& credentials) {
+  auto login = Post(credentials["nyxid_url"].get<std::string>() + "/api/v1/auth/login", "",
+                    {{"username", "demo"}, {"password", credentials["demo"]["password"]}});
+  EXPECT_EQ(login.status, 200) << login.body;
+  const std::string token = JsonOf(login).value("access_token", "");
+  auto run = Post(credentials["aevatar_url"].get<std::string>() + "/api/tools/code_execute", token,
+                  {{"language", "python"}, {"source", "print('up and running')"}});
+  EXPECT_EQ(run.status, 200) << run.body;
+  return JsonOf(run).value("stdout", "");
+}
+
+TEST(AevatarUp, StartsFromAnEmptyStateDirAndReusesItOnRestart) {
+  TempDir dir;
+  const std::string state = dir.path() + "/state";
+  const uint16_t base = PickFreePort();
+  std::vector<std::string> argv = {BinaryPath("aevatar"), "up", "--state-dir", state,
+                                   "--port-base", std::to_string(base)};
+  std::string first_password;
+  {
+    ServiceProcess up(argv, dir.path() + "/up.log");
+    ASSERT_TRUE(up.ok()) << up.ReadLog();
+    EXPECT_EQ(up.port(), base + 2);
+    const std::string credentials_path = state + "/credentials.json";
+    struct stat st{};
+    ASSERT_EQ(::stat(credentials_path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    nlohmann::json credentials = ReadJson(credentials_path);
+    ASSERT_TRUE(credentials.is_object());
+    first_password = credentials["demo"]["password"];
+    EXPECT_EQ(RunDemoProgram(credentials), "up and running\n");
+    EXPECT_EQ(up.Terminate(), 0);  // Ctrl-C stops cleanly
+  }
+  ServiceProcess again(argv, dir.path() + "/up2.log");
+  ASSERT_TRUE(again.ok()) << again.ReadLog();
+  nlohmann::json credentials = ReadJson(state + "/credentials.json");
+  EXPECT_EQ(credentials["demo"]["password"], first_password);
+  EXPECT_EQ(RunDemoProgram(credentials), "up and running\n");
+  // No generated password is ever written to a log.
+  for (const std::string& log : {again.ReadLog()}) {
+    EXPECT_EQ(log.find(first_password), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace aevatar::testing
