@@ -1,0 +1,137 @@
+#include "http/router.h"
+
+#include <algorithm>
+#include <cassert>
+#include <map>
+#include <optional>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_join.h"
+#include "base/api_error.h"
+#include "http/problem.h"
+
+namespace aevatar::http {
+namespace {
+
+// Segment kinds, ordered by how specific they are: when two patterns match
+// the same path, the one with the more specific segment first wins, so
+// "/executions/stats" beats "/executions/{id}" whatever the order of Add().
+enum SegmentKind { kRest = 0, kParam = 1, kLiteral = 2 };
+
+SegmentKind KindOf(std::string_view segment) {
+  if (segment.size() >= 2 && segment.front() == '{' && segment.back() == '}') {
+    return segment.ends_with("...}") ? kRest : kParam;
+  }
+  return kLiteral;
+}
+
+// Name inside "{name}" or "{name...}".
+std::string ParamName(std::string_view segment) {
+  segment.remove_prefix(1);
+  segment.remove_suffix(segment.ends_with("...}") ? 4 : 1);
+  return std::string(segment);
+}
+
+// "/a/b" -> {"a", "b"}; "/" -> {""}; "/a/" -> {"a", ""}. Empty segments are
+// kept so that "/a/" and "/a" stay distinct paths.
+std::vector<std::string> SplitPath(std::string_view path) {
+  if (path.starts_with('/')) path.remove_prefix(1);
+  std::vector<std::string> segments;
+  while (true) {
+    size_t slash = path.find('/');
+    segments.emplace_back(path.substr(0, slash));
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  return segments;
+}
+
+struct Match {
+  std::map<std::string, std::string> params;
+  std::vector<int> score;  // SegmentKind per matched pattern segment
+};
+
+// Matches already-split `path` against `pattern`; a final {name...} takes the
+// rest of the path (zero or more segments, joined with '/').
+std::optional<Match> MatchSegments(const std::vector<std::string>& pattern,
+                                   const std::vector<std::string>& path) {
+  Match match;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    SegmentKind kind = KindOf(pattern[i]);
+    match.score.push_back(kind);
+    if (kind == kRest) {
+      std::vector<std::string> rest;
+      if (i < path.size()) rest.assign(path.begin() + static_cast<ptrdiff_t>(i), path.end());
+      match.params[ParamName(pattern[i])] = absl::StrJoin(rest, "/");
+      return match;
+    }
+    if (i >= path.size()) return std::nullopt;
+    if (kind == kLiteral) {
+      if (pattern[i] != path[i]) return std::nullopt;
+    } else {
+      if (path[i].empty()) return std::nullopt;  // "{id}" never matches ""
+      match.params[ParamName(pattern[i])] = path[i];
+    }
+  }
+  if (path.size() != pattern.size()) return std::nullopt;
+  return match;
+}
+
+}  // namespace
+
+void Router::Add(std::string method, std::string pattern, Handler handler) {
+  std::vector<std::string> segments = SplitPath(pattern);
+  for (size_t i = 0; i + 1 < segments.size(); ++i) {
+    // A rest segment anywhere but last is a programming error in the service.
+    assert(KindOf(segments[i]) != kRest && "{name...} must be the final segment");
+  }
+  routes_.push_back(Route{std::move(method), std::move(segments), std::move(handler)});
+}
+
+Response Router::Handle(Request& request) const {
+  std::vector<std::string> path = SplitPath(request.path);
+  const Route* best = nullptr;
+  std::optional<Match> best_match;
+  std::vector<std::string> allowed;
+  bool has_head_route = false;
+  for (const Route& route : routes_) {
+    if (route.method == "HEAD") has_head_route = true;
+  }
+  for (const Route& route : routes_) {
+    std::optional<Match> match = MatchSegments(route.segments, path);
+    if (!match) continue;
+    if (std::find(allowed.begin(), allowed.end(), route.method) == allowed.end()) {
+      allowed.push_back(route.method);
+    }
+    // HEAD falls back to the GET handler; the server drops the body.
+    bool method_ok = route.method == request.method ||
+                     (request.method == "HEAD" && route.method == "GET" && !has_head_route);
+    if (!method_ok) continue;
+    if (best == nullptr || match->score > best_match->score) {
+      best = &route;
+      best_match = std::move(match);
+    }
+  }
+  if (best != nullptr) {
+    request.path_params = std::move(best_match->params);
+    return best->handler(request);
+  }
+  if (allowed.empty()) {
+    return ProblemResponse(
+        base::ApiError(absl::StatusCode::kNotFound, "NOT_FOUND", "no resource at this path"),
+        NewDiagnosticId());
+  }
+  if (std::find(allowed.begin(), allowed.end(), "GET") != allowed.end() &&
+      std::find(allowed.begin(), allowed.end(), "HEAD") == allowed.end()) {
+    allowed.push_back("HEAD");
+  }
+  Response response = ProblemResponse(
+      base::ApiError(absl::StatusCode::kInvalidArgument, "METHOD_NOT_ALLOWED",
+                     "method " + request.method + " is not allowed on this path", 405),
+      NewDiagnosticId());
+  response.headers.Set("Allow", absl::StrJoin(allowed, ", "));
+  return response;
+}
+
+}  // namespace aevatar::http

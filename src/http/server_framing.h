@@ -1,0 +1,149 @@
+#ifndef AEVATAR_HTTP_SERVER_FRAMING_H_
+#define AEVATAR_HTTP_SERVER_FRAMING_H_
+
+// Private to src/http, included by server.cc only: how a parsed Beast request
+// becomes a Request, and a Response becomes HTTP/1.1 framing. Inline in a
+// header rather than in its own .cc because every translation unit that
+// includes Beast costs ~12 s to compile here.
+
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "base/api_error.h"
+#include "http/beast_private.h"
+#include "http/problem.h"
+#include "http/server.h"
+
+namespace aevatar::http {
+
+// One request/response exchange, shared by a connection's coroutine and the
+// handler thread serving it. Fields are written by one side at a time: the
+// coroutine before dispatch, the handler thread until it resumes the
+// coroutine. `stream` is only dereferenced on the connection's strand.
+struct Exchange {
+  Request request;
+  Response response;
+  bool head = false;        // HEAD: send headers only
+  bool keep_alive = false;  // the client allows another request on this connection
+  bool busy = false;        // the handler pool was full; answer 503
+  bool streamed = false;    // the handler thread wrote the response itself
+  bool stream_ok = false;   // ... and every write succeeded
+  beast::tcp_stream* stream = nullptr;
+};
+
+// Returns the Request for a fully read message from `remote_address`.
+inline Request ToRequest(bhttp::request<bhttp::string_body> message, std::string remote_address) {
+  Request request;
+  request.method = std::string(ToStringView(message.method_string()));
+  request.target = std::string(ToStringView(message.target()));
+  std::string_view target = request.target;
+  size_t question = target.find('?');
+  request.path = PercentDecode(target.substr(0, question));
+  if (question != std::string_view::npos) request.query = std::string(target.substr(question + 1));
+  CopyFromFields(message, request.headers);
+  request.body = std::move(message.body());
+  request.remote_address = std::move(remote_address);
+  return request;
+}
+
+// 1xx, 204 and 304 never carry a body (RFC 9110 §6.4.1).
+inline bool StatusHasNoBody(int status) { return status < 200 || status == 204 || status == 304; }
+
+// A status Beast can write: three digits, else 500.
+inline unsigned WireStatus(int status) {
+  return status >= 100 && status <= 999 ? static_cast<unsigned>(status) : 500u;
+}
+
+// True when the handler asked to end the connection after this response.
+inline bool WantsClose(const Response& response) {
+  std::optional<std::string> connection = response.headers.Get("Connection");
+  return connection && absl::AsciiStrToLower(*connection).find("close") != std::string::npos;
+}
+
+// Returns the message for a buffered response. Handler headers are kept as
+// given; the framing fields are computed: Content-Length is the body size for
+// a normal body, the handler's (or the body's) length for HEAD, and absent
+// when the status has no body.
+inline bhttp::response<bhttp::string_body> BuildResponse(const Response& response, bool keep_alive,
+                                                         bool head) {
+  bhttp::response<bhttp::string_body> message;
+  message.version(11);
+  message.result(WireStatus(response.status));
+  CopyToFields(response.headers, message.base());
+  if (StatusHasNoBody(response.status)) {
+    // No body, no length.
+  } else if (head) {
+    std::optional<std::string> declared = response.headers.Get("Content-Length");
+    if (!response.body.empty() || !declared) {
+      message.set(bhttp::field::content_length, std::to_string(response.body.size()));
+    } else if (!UnsafeHeaderText(*declared)) {
+      message.set(bhttp::field::content_length, *declared);
+    }
+  } else {
+    message.body() = response.body;
+    message.content_length(response.body.size());
+  }
+  message.keep_alive(keep_alive && !WantsClose(response));
+  return message;
+}
+
+// Returns the header of a streamed response: chunked unless the status has no
+// body. (For HEAD the caller sends this header and no chunks.)
+inline bhttp::response<bhttp::empty_body> BuildStreamHeader(const Response& response,
+                                                            bool keep_alive) {
+  bhttp::response<bhttp::empty_body> message;
+  message.version(11);
+  message.result(WireStatus(response.status));
+  CopyToFields(response.headers, message.base());
+  if (!StatusHasNoBody(response.status)) message.chunked(true);
+  message.keep_alive(keep_alive && !WantsClose(response));
+  return message;
+}
+
+// The 503 for a request that found every handler thread busy.
+inline Response BusyResponse() {
+  Response response = ProblemResponse(base::ApiError(absl::StatusCode::kUnavailable, "SERVER_BUSY",
+                                                     "too many requests in flight; retry shortly"),
+                                      NewDiagnosticId());
+  response.headers.Set("Retry-After", "1");
+  return response;
+}
+
+// The 503 for a request read after Stop() began.
+inline Response StoppingResponse() {
+  return ProblemResponse(base::ApiError(absl::StatusCode::kUnavailable, "SERVER_STOPPING",
+                                        "the server is shutting down"),
+                         NewDiagnosticId());
+}
+
+// Returns the problem to answer a failed request read with, or nullopt when
+// the connection should just close (peer gone, idle timeout, clean end).
+inline std::optional<Response> ProblemForReadError(const beast::error_code& ec,
+                                                   const ServerOptions& options) {
+  if (ec == bhttp::error::body_limit) {
+    return ProblemResponse(
+        base::ApiError(absl::StatusCode::kResourceExhausted, "BODY_TOO_LARGE",
+                       absl::StrCat("request body exceeds ", options.max_body_bytes, " bytes"),
+                       413),
+        NewDiagnosticId());
+  }
+  if (ec == bhttp::error::header_limit) {
+    return ProblemResponse(base::ApiError(absl::StatusCode::kInvalidArgument, "HEADERS_TOO_LARGE",
+                                          "request header fields are too large", 431),
+                           NewDiagnosticId());
+  }
+  bool parse_error = ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category();
+  if (parse_error && ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
+    return ProblemResponse(base::ApiError(absl::StatusCode::kInvalidArgument, "MALFORMED_REQUEST",
+                                          "the request is not valid HTTP/1.1"),
+                           NewDiagnosticId());
+  }
+  return std::nullopt;
+}
+
+}  // namespace aevatar::http
+
+#endif  // AEVATAR_HTTP_SERVER_FRAMING_H_
