@@ -1,5 +1,7 @@
 #include "aevatar/http_api.h"
 
+#include "aevatar/api_support.h"
+
 #include <chrono>
 
 #include "aevatar/code_execute.h"
@@ -11,41 +13,6 @@
 
 namespace aevatar::orchestrator {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-struct RequestNote {
-  std::string diagnostic_id = http::NewDiagnosticId();
-  std::string code;
-  std::string credential_kind;
-};
-
-using RouteHandler = http::Response (*)(const HttpApiDeps&, http::Request&, RequestNote&);
-
-http::Response Json(int status, const nlohmann::json& body) {
-  return http::JsonResponse(status,
-                            body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-}
-
-http::Response Problem(const absl::Status& status, RequestNote& note) {
-  note.code = base::ApiCode(status);
-  http::Response response = http::ProblemResponse(status, note.diagnostic_id);
-  if (std::string remediation = RemediationOf(status); !remediation.empty()) {
-    nlohmann::json body = nlohmann::json::parse(response.body, nullptr, false);
-    if (body.is_object()) {
-      body["remediation"] = remediation;
-      response.body = body.dump();
-    }
-  }
-  return response;
-}
-
-absl::StatusOr<Caller> Authenticated(const HttpApiDeps& deps, const http::Request& request,
-                                     RequestNote& note) {
-  auto caller = deps.auth->Authenticate(request);
-  if (caller.ok()) note.credential_kind = std::string(CredentialKindName(caller->kind));
-  return caller;
-}
 
 http::Response HandleTools(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
   auto caller = Authenticated(deps, request, note);
@@ -93,27 +60,6 @@ http::Response HandleReady(const HttpApiDeps& deps, http::Request&, RequestNote&
   return Json(200, {{"status", "ready"}});
 }
 
-http::Handler Logged(std::shared_ptr<const HttpApiDeps> deps, std::string route,
-                     RouteHandler handler) {
-  return [deps, route = std::move(route), handler](http::Request& request) {
-    const Clock::time_point start = Clock::now();
-    RequestNote note;
-    http::Response response = handler(*deps, request, note);
-    nlohmann::json fields = {
-        {"route", route},
-        {"status", response.status},
-        {"ms", std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count()},
-    };
-    if (!note.credential_kind.empty()) fields["credential_kind"] = note.credential_kind;
-    if (!note.code.empty()) {
-      fields["code"] = note.code;
-      fields["diagnostic_id"] = note.diagnostic_id;
-    }
-    base::Log(base::LogLevel::kInfo, "http.request", note.diagnostic_id, fields);
-    return response;
-  };
-}
-
 }  // namespace
 
 std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
@@ -122,6 +68,7 @@ std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
   auto add = [&](const char* method, const char* route, RouteHandler handler) {
     router->Add(method, route, Logged(shared, route, handler));
   };
+  if (deps.workflows != nullptr) AddWorkflowRoutes(add);
   add("GET", "/api/tools", HandleTools);
   add("POST", "/api/tools/code_execute", HandleCodeExecute);
   add("GET", "/api/capabilities/code_execute/readiness", HandleReadiness);

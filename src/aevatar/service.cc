@@ -5,7 +5,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "aevatar/audit_log.h"
+#include "aevatar/sqlite_audit_log.h"
+#include "aevatar/executions_transport.h"
 #include "aevatar/http_api.h"
+#include "aevatar/workflow_runtime.h"
+#include "aevatar/workflow_store.h"
+#include "base/clock.h"
+#include "base/key_file.h"
 #include "aevatar/ingress_auth.h"
 #include "aevatar/nyxid_client.h"
 #include "base/jws.h"
@@ -35,6 +42,7 @@ class Service : public AevatarService {
   uint16_t port() const override { return server_->port(); }
   void Stop() override {
     if (server_) server_->Stop();
+    if (runtime_) runtime_->Stop();
   }
 
   absl::Status Init(const ServiceConfig& config) {
@@ -52,7 +60,9 @@ class Service : public AevatarService {
     nyxid_ = std::make_unique<NyxidClient>(config.nyxid_url, secret);
     jwks_ = std::make_unique<base::JwksCache>([this] { return nyxid_->FetchJwks(); });
     auth_ = std::make_unique<IngressAuth>(nyxid_.get(), jwks_->AsLookup(), config.audience);
-    router_ = BuildHttpApi({nyxid_.get(), auth_.get(), config.chrono_catalog_id});
+    if (absl::Status st = StartWorkflows(config); !st.ok()) return st;
+    router_ = BuildHttpApi({nyxid_.get(), auth_.get(), config.chrono_catalog_id, workflows_.get(),
+                            runtime_.get(), audit_.get()});
     http::ServerOptions options;
     options.host = listen->first;
     options.port = listen->second;
@@ -66,9 +76,38 @@ class Service : public AevatarService {
   }
 
  private:
+  // The durable workflow runtime: its store, the audit log and the vault key
+  // live in the state directory; runs resume from there after a restart.
+  absl::Status StartWorkflows(const ServiceConfig& config) {
+    auto store = OpenSqliteWorkflowStore(config.state_dir + "/workflows.db");
+    if (!store.ok()) return store.status();
+    workflows_ = std::move(*store);
+    auto audit = OpenSqliteAuditLog(config.state_dir + "/audit.db");
+    if (!audit.ok()) return audit.status();
+    audit_ = std::move(*audit);
+    auto vault_key = base::LoadOrCreateKeyFile(config.state_dir + "/vault.key", 32);
+    if (!vault_key.ok()) return vault_key.status();
+    WorkflowRuntime::Options options;
+    options.stop_window_ms = config.stop_window_ms;
+    options.vault_key = *vault_key;
+    const NyxidClient* nyxid = nyxid_.get();
+    runtime_ = std::make_unique<WorkflowRuntime>(
+        options, workflows_.get(), audit_.get(),
+        [nyxid](const AdmittedRoute& route, const std::string& credential) {
+          return std::unique_ptr<ExecutionsTransport>(new ProxyExecutionsTransport(
+              nyxid, credential, route.slug, route.user_service_id));
+        },
+        nyxid, base::NowUnixMs);
+    runtime_->Start();
+    return absl::OkStatus();
+  }
+
   std::unique_ptr<NyxidClient> nyxid_;
   std::unique_ptr<base::JwksCache> jwks_;
   std::unique_ptr<IngressAuth> auth_;
+  std::unique_ptr<WorkflowStore> workflows_;
+  std::unique_ptr<AuditLog> audit_;
+  std::unique_ptr<WorkflowRuntime> runtime_;
   std::unique_ptr<http::Router> router_;
   std::unique_ptr<http::Server> server_;
 };

@@ -23,6 +23,9 @@ struct ServiceConfig {
   // The audience of NyxID delegation tokens minted for aevatar.
   std::string audience = "aevatar";
   int http_threads = 2;
+  // The stop-cancellation window of workflow runs (the spec's two minutes;
+  // tests shorten it).
+  int64_t stop_window_ms = 120'000;
 };
 
 // A running orchestrator: HTTP API over NyxID and the executor.

@@ -1,53 +1,15 @@
 #include "chrono/credential_sealer.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-
 #include "base/crypto.h"
-#include "base/errno_error.h"
+#include "base/key_file.h"
 #include "nlohmann/json.hpp"
 
 namespace aevatar::chrono {
-namespace {
-
-constexpr size_t kKeyBytes = 32;
-
-absl::StatusOr<std::string> ReadKey(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return base::ErrnoError("open " + path, errno);
-  std::string key(kKeyBytes, '\0');
-  ssize_t n = ::read(fd, key.data(), key.size());
-  ::close(fd);
-  if (n != static_cast<ssize_t>(kKeyBytes)) return absl::DataLossError(path + " is not a valid key");
-  return key;
-}
-
-}  // namespace
 
 absl::StatusOr<CredentialSealer> CredentialSealer::LoadOrCreate(const std::string& state_dir) {
-  const std::string path = state_dir + "/at-rest.key";
-  auto existing = ReadKey(path);
-  if (existing.ok()) return CredentialSealer(*existing);
-  if (!absl::IsNotFound(existing.status())) return existing.status();
-  std::string key = base::RandomBytes(kKeyBytes);
-  // O_EXCL: if two processes race, one wins and the other reads its key.
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    if (errno == EEXIST) {
-      auto raced = ReadKey(path);
-      if (!raced.ok()) return raced.status();
-      return CredentialSealer(*raced);
-    }
-    return base::ErrnoError("create " + path, errno);
-  }
-  bool ok = ::write(fd, key.data(), key.size()) == static_cast<ssize_t>(key.size()) &&
-            ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok) return absl::InternalError("could not write " + path);
-  return CredentialSealer(std::move(key));
+  auto key = base::LoadOrCreateKeyFile(state_dir + "/at-rest.key", 32);
+  if (!key.ok()) return key.status();
+  return CredentialSealer(std::move(*key));
 }
 
 std::string CredentialSealer::Seal(const std::vector<sandbox::EnvVar>& env) const {

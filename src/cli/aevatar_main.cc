@@ -5,8 +5,10 @@
 //   exec       run a program through the code_execute tool
 //   readiness  is code_execute ready for me?
 //   tools      the tools and their selection rules
+//   workflow   save | run | stop | show durable workflows
 #include "CLI/CLI.hpp"
 #include "cli/aevatar_commands.h"
+#include "cli/aevatar_workflow_command.h"
 
 int main(int argc, char** argv) {
   using namespace aevatar::cli;
@@ -21,6 +23,8 @@ int main(int argc, char** argv) {
   CLI::App* exec = AddExecCommand(app, client);
   CLI::App* readiness = AddReadinessCommand(app, client);
   CLI::App* tools = AddToolsCommand(app, client);
+  WorkflowOptions workflow_options;
+  WorkflowCommands workflow = AddWorkflowCommand(app, workflow_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -35,5 +39,9 @@ int main(int argc, char** argv) {
   if (exec->parsed()) return RunExecCommand(client);
   if (readiness->parsed()) return RunReadinessCommand(client);
   if (tools->parsed()) return RunToolsCommand(client);
+  if (workflow.save->parsed() || workflow.run->parsed() || workflow.stop->parsed() ||
+      workflow.show->parsed()) {
+    return RunWorkflowCommand(workflow, workflow_options);
+  }
   return 2;
 }

@@ -1,0 +1,164 @@
+#include "cli/aevatar_workflow_command.h"
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "CLI/CLI.hpp"
+#include "cli/aevatar_session.h"
+
+namespace aevatar::cli {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+int Fail(const std::string& message, int code = 1) {
+  std::cerr << "aevatar workflow: " << message << "\n";
+  return code;
+}
+
+bool ReadFile(const std::string& path, std::string& out) {
+  std::ifstream in(path);
+  if (!in) return false;
+  std::ostringstream text;
+  text << in.rdbuf();
+  out = text.str();
+  return true;
+}
+
+void PrintRun(const json& run) {
+  std::cout << "run " << run.value("run_id", "") << " (" << run.value("workflow_id", "")
+            << "): " << run.value("status", "");
+  if (run.contains("outcome_code")) std::cout << " [" << run.value("outcome_code", "") << "]";
+  std::cout << "\n";
+  for (const json& step : run.value("steps", json::array())) {
+    std::cout << "  step " << step.value("id", "") << ": " << step.value("status", "");
+    if (step.contains("outcome_code")) std::cout << " [" << step.value("outcome_code", "") << "]";
+    if (step.contains("elapsed_ms")) std::cout << " " << step.value("elapsed_ms", 0) << " ms";
+    std::cout << "\n";
+    if (step.contains("output")) {
+      std::cout << "    stdout: " << step["output"].value("stdout", "");
+      if (!step["output"].value("stderr", "").empty()) {
+        std::cout << "    stderr: " << step["output"].value("stderr", "");
+      }
+    }
+  }
+}
+
+// Follows a server-sent event stream, printing live progress lines.
+int FollowStream(const AevatarSession& session, const json& body) {
+  http::ClientRequest request;
+  request.method = "POST";
+  request.url = session.url + "/api/workflow-runs";
+  request.body = body.dump();
+  request.timeout = std::chrono::hours(2);
+  request.headers.Set("Content-Type", "application/json");
+  request.headers.Set("Authorization", "Bearer " + session.token);
+  const Clock::time_point start = Clock::now();
+  std::string buffer;
+  std::string final_status;
+  int status = 0;
+  auto response = http::FetchStreaming(
+      request, [&](const http::ClientResponse& head) { status = head.status; },
+      [&](std::string_view chunk) {
+        buffer.append(chunk);
+        for (size_t end; (end = buffer.find("\n\n")) != std::string::npos;) {
+          std::string event = buffer.substr(0, end);
+          buffer.erase(0, end + 2);
+          size_t data_at = event.find("data: ");
+          if (data_at == std::string::npos) continue;
+          json data = json::parse(event.substr(data_at + 6), nullptr, false);
+          const auto elapsed =
+              std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count();
+          if (event.rfind("event: run.end", 0) == 0) {
+            final_status = data.value("status", "");
+            PrintRun(data);
+            continue;
+          }
+          const json& fields = data.value("data", json::object());
+          std::cout << "[" << elapsed << "s] " << data.value("type", "");
+          if (fields.contains("step_id")) std::cout << " step=" << fields.value("step_id", "");
+          if (fields.contains("status")) std::cout << " status=" << fields["status"].dump();
+          std::cout << std::endl;
+        }
+        return true;
+      });
+  if (!response.ok()) return Fail(std::string(response.status().message()));
+  if (status != 200) return PrintProblem(*response);
+  return final_status == "succeeded" ? 0 : 1;
+}
+
+}  // namespace
+
+WorkflowCommands AddWorkflowCommand(CLI::App& app, WorkflowOptions& options) {
+  CLI::App* workflow = app.add_subcommand("workflow", "Save, run, stop and show workflows");
+  workflow->require_subcommand(1);
+  workflow->add_option("--url", options.url, "aevatar URL (default: the session's)");
+  WorkflowCommands commands;
+  commands.save = workflow->add_subcommand("save", "Save (and admit) a workflow YAML file");
+  commands.save->add_option("file", options.file, "Workflow YAML")->required();
+  commands.run = workflow->add_subcommand("run", "Run a saved workflow or a YAML file");
+  commands.run->add_option("workflow_id", options.workflow_id, "Saved workflow id");
+  commands.run->add_option("--file", options.file, "Run this YAML as a draft");
+  commands.run->add_option("--input", options.inputs, "K=V input (repeatable)");
+  commands.run->add_option("--wait", options.wait, "none (default) or stream");
+  commands.stop = workflow->add_subcommand("stop", "Stop a run (cancels its operation)");
+  commands.stop->add_option("run_id", options.run_id, "Run id")->required();
+  commands.show = workflow->add_subcommand("show", "Show a run's steps and outcomes");
+  commands.show->add_option("run_id", options.run_id, "Run id")->required();
+  return commands;
+}
+
+int RunWorkflowCommand(const WorkflowCommands& commands, const WorkflowOptions& options) {
+  auto session = LoadSession(options.url);
+  if (!session.ok()) return Fail(std::string(session.status().message()));
+  if (commands.save->parsed()) {
+    std::string yaml;
+    if (!ReadFile(options.file, yaml)) return Fail("cannot read " + options.file, 2);
+    auto r = CallAevatar(*session, "POST", "/api/workflows", json{{"workflow_yaml", yaml}}.dump());
+    if (r.status != 201) return PrintProblem(r);
+    json saved = json::parse(r.body, nullptr, false);
+    std::cout << "saved " << saved.value("workflow_id", "") << " (" << saved.value("digest", "")
+              << "), admitted on route " << saved["admission"].value("slug", "") << "\n";
+    return 0;
+  }
+  if (commands.run->parsed()) {
+    json body = {{"inputs", json::object()}, {"wait", options.wait}};
+    if (!options.file.empty()) {
+      std::string yaml;
+      if (!ReadFile(options.file, yaml)) return Fail("cannot read " + options.file, 2);
+      body["workflow_yaml"] = yaml;
+    } else if (!options.workflow_id.empty()) {
+      body["workflow_id"] = options.workflow_id;
+    } else {
+      return Fail("give a workflow id or --file FILE", 2);
+    }
+    for (const std::string& pair : options.inputs) {
+      size_t eq = pair.find('=');
+      if (eq == std::string::npos) return Fail("--input wants K=V", 2);
+      body["inputs"][pair.substr(0, eq)] = pair.substr(eq + 1);
+    }
+    if (options.wait == "stream") return FollowStream(*session, body);
+    auto r = CallAevatar(*session, "POST", "/api/workflow-runs", body.dump());
+    if (r.status != 202) return PrintProblem(r);
+    std::cout << json::parse(r.body, nullptr, false).value("run_id", "") << "\n";
+    return 0;
+  }
+  if (commands.stop->parsed()) {
+    auto r = CallAevatar(*session, "POST", "/api/workflow-runs/" + options.run_id + "/stop", "{}");
+    if (r.status != 202) return PrintProblem(r);
+    std::cout << "stop requested; cancellation deadline "
+              << json::parse(r.body, nullptr, false).value("stop_deadline_unix_ms", int64_t{0})
+              << " (unix ms)\n";
+    return 0;
+  }
+  auto r = CallAevatar(*session, "GET", "/api/workflow-runs/" + options.run_id);
+  if (r.status != 200) return PrintProblem(r);
+  json run = json::parse(r.body, nullptr, false);
+  PrintRun(run);
+  return run.value("status", "") == "succeeded" ? 0 : 1;
+}
+
+}  // namespace aevatar::cli
