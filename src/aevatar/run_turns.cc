@@ -1,6 +1,7 @@
 #include "aevatar/run_turns.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "aevatar/admission_proof.h"
 #include "aevatar/code_execute.h"
@@ -270,11 +271,18 @@ absl::Status ProgressStep(const TurnDeps& deps, Turn& turn, const WorkflowDefini
   if (!route.ok()) return route.status();
   auto transport = (*deps.transports)(*route, *credential);
   const bool had_receipt = !operation->provider_operation_id.empty();
+  const auto started = std::chrono::steady_clock::now();
   TurnDecision decision = RunTurn(*transport, (*material)["idempotency_key"],
                                   (*material)["body"], *operation, deps.now_ms);
+  // How long this turn's exchanges took: each is bounded, and the run's
+  // events show it.
+  const int64_t took_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::steady_clock::now() - started)
+                              .count();
   AddEvent(turn, deps.now_ms, "exchange",
            {{"step_id", pending.value("step_id", "")},
             {"exchanges", decision.exchanges},
+            {"ms", took_ms},
             {"status", decision.pending.last_status}});
   if (decision.kind == TurnKind::kReschedule) {
     pending["operation"] = decision.pending.ToJson();

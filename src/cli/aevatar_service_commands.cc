@@ -52,6 +52,8 @@ CLI::App* AddAevatarServeCommand(CLI::App& app, orchestrator::ServiceConfig& con
                     "This service's registered-client secret at NyxID");
   serve->add_option("--chrono-catalog-id", config.chrono_catalog_id,
                     "NyxID catalog id of chrono-sandbox (default chrono-sandbox)");
+  serve->add_option("--stop-window-ms", config.stop_window_ms,
+                    "Stop-cancellation window of workflow runs (default 120000)");
   serve->add_option("--audience", config.audience,
                     "Audience of delegation tokens minted for aevatar (default aevatar)");
   return serve;

@@ -11,15 +11,46 @@ constexpr char kIntrospectionSecret[] = "aevatar-test-introspection-secret";
 
 }  // namespace
 
-AevatarStack::AevatarStack(const std::string& users_yaml) {
-  const uint16_t nyxid_port = PickFreePort();
-  const std::string nyxid_url = "http://127.0.0.1:" + std::to_string(nyxid_port);
+void AevatarStack::StartChrono(uint16_t port) {
   chrono_ = std::make_unique<ServiceProcess>(
-      std::vector<std::string>{BinaryPath("chrono-sandbox"), "serve", "--listen", "127.0.0.1:0",
-                               "--state-dir", dir_.path() + "/chrono", "--jwks-url",
-                               nyxid_url + "/.well-known/jwks.json", "--nyxid-base-url",
-                               nyxid_url},
+      std::vector<std::string>{BinaryPath("chrono-sandbox"), "serve", "--listen",
+                               "127.0.0.1:" + std::to_string(port), "--state-dir",
+                               dir_.path() + "/chrono", "--jwks-url",
+                               nyxid_url_ + "/.well-known/jwks.json", "--nyxid-base-url",
+                               nyxid_url_},
       dir_.path() + "/chrono.log");
+}
+
+void AevatarStack::StartAevatar(uint16_t port) {
+  std::vector<std::string> argv = {BinaryPath("aevatar"), "serve", "--listen",
+                                   "127.0.0.1:" + std::to_string(port), "--state-dir",
+                                   dir_.path() + "/aevatar", "--nyxid-url", nyxid_url_,
+                                   "--introspection-secret-file",
+                                   dir_.path() + "/introspection.secret"};
+  argv.insert(argv.end(), aevatar_args_.begin(), aevatar_args_.end());
+  aevatar_ = std::make_unique<ServiceProcess>(argv, dir_.path() + "/aevatar.log");
+}
+
+void AevatarStack::RestartAevatar(bool hard) {
+  const uint16_t port = aevatar_->port();
+  if (hard) aevatar_->KillHard();
+  aevatar_.reset();
+  StartAevatar(port);
+}
+
+void AevatarStack::RestartChrono(bool hard) {
+  const uint16_t port = chrono_->port();
+  if (hard) chrono_->KillHard();
+  chrono_.reset();
+  StartChrono(port);
+}
+
+AevatarStack::AevatarStack(const std::string& users_yaml, std::vector<std::string> nyxid_args,
+                           std::vector<std::string> aevatar_args)
+    : aevatar_args_(std::move(aevatar_args)) {
+  const uint16_t nyxid_port = PickFreePort();
+  nyxid_url_ = "http://127.0.0.1:" + std::to_string(nyxid_port);
+  StartChrono(0);
   const std::string bootstrap =
       "catalog:\n"
       "  - id: chrono-sandbox\n    slug: chrono-sandbox\n    kind: http\n"
@@ -29,14 +60,9 @@ AevatarStack::AevatarStack(const std::string& users_yaml) {
       "clients:\n"
       "  - name: aevatar\n    secret_sha256: " + base::Sha256Hex(kIntrospectionSecret) + "\n" +
       users_yaml;
-  nyxid_ = std::make_unique<NyxidFixture>(bootstrap, std::vector<std::string>{}, nyxid_port);
+  nyxid_ = std::make_unique<NyxidFixture>(bootstrap, std::move(nyxid_args), nyxid_port);
   std::ofstream(dir_.path() + "/introspection.secret") << kIntrospectionSecret << "\n";
-  aevatar_ = std::make_unique<ServiceProcess>(
-      std::vector<std::string>{BinaryPath("aevatar"), "serve", "--listen", "127.0.0.1:0",
-                               "--state-dir", dir_.path() + "/aevatar", "--nyxid-url", nyxid_url,
-                               "--introspection-secret-file",
-                               dir_.path() + "/introspection.secret"},
-      dir_.path() + "/aevatar.log");
+  StartAevatar(0);
 }
 
 bool AevatarStack::ok() const {

@@ -19,7 +19,13 @@ namespace aevatar::testing {
 class AevatarStack {
  public:
   // `users_yaml` holds the users:, orgs: and user_services: sections.
-  explicit AevatarStack(const std::string& users_yaml);
+  explicit AevatarStack(const std::string& users_yaml, std::vector<std::string> nyxid_args = {},
+                        std::vector<std::string> aevatar_args = {});
+
+  // Restarts a service on the same port and state, after a kill -9 when
+  // `hard` (as a crash would) or a clean stop.
+  void RestartAevatar(bool hard);
+  void RestartChrono(bool hard);
 
   bool ok() const;
   NyxidFixture& nyxid() { return *nyxid_; }
@@ -35,7 +41,12 @@ class AevatarStack {
   http::ClientResponse Execute(const std::string& credential, const nlohmann::json& args);
 
  private:
+  void StartAevatar(uint16_t port);
+  void StartChrono(uint16_t port);
+
   TempDir dir_;
+  std::string nyxid_url_;
+  std::vector<std::string> aevatar_args_;
   std::unique_ptr<ServiceProcess> chrono_;
   std::unique_ptr<NyxidFixture> nyxid_;
   std::unique_ptr<ServiceProcess> aevatar_;

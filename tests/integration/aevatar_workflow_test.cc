@@ -1,0 +1,182 @@
+// Durable workflow code_execute through the three real binaries: the proxy
+// deadline, crashes of aevatar and of the executor, stop cancellation, and
+// secrets.
+#include <thread>
+
+#include "aevatar_stack.h"
+#include "base/crypto.h"
+#include "gtest/gtest.h"
+
+namespace aevatar::testing {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kUsers[] = R"yaml(
+users:
+  - {username: alice, password: pw-alice}
+user_services:
+  - {owner: {user: alice}, catalog_service_id: chrono-sandbox}
+)yaml";
+
+std::string SleepWorkflow(const std::string& id, int seconds, const std::string& extra = "") {
+  return "workflow_id: " + id +
+         "\nsteps:\n  - id: sleeper\n    tool: code_execute\n    arguments:\n"
+         "      language: bash\n      timeout_secs: 60\n      source: |\n" +
+         (extra.empty() ? "" : "        " + extra + "\n") + "        sleep " +
+         std::to_string(seconds) + "\n        echo DURABLE_OK\n";
+}
+
+class AevatarWorkflow : public ::testing::Test {
+ protected:
+  void StartStack(std::vector<std::string> nyxid_args = {}) {
+    stack_ = std::make_unique<AevatarStack>(kUsers, std::move(nyxid_args),
+                                            std::vector<std::string>{"--stop-window-ms", "8000"});
+    ASSERT_TRUE(stack_->ok());
+    token_ = stack_->Login("alice");
+    ASSERT_FALSE(token_.empty());
+  }
+  std::string StartRun(const std::string& yaml) {
+    auto r = stack_->Aevatar("POST", "/api/workflow-runs", token_,
+                             json{{"workflow_yaml", yaml}, {"wait", "none"}}.dump());
+    EXPECT_EQ(r.status, 202) << r.body;
+    return JsonOf(r).value("run_id", "");
+  }
+  json Run(const std::string& run_id) {
+    return JsonOf(stack_->Aevatar("GET", "/api/workflow-runs/" + run_id, token_));
+  }
+  json Events(const std::string& run_id) {
+    return JsonOf(stack_->Aevatar("GET", "/api/workflow-runs/" + run_id + "/events", token_))
+        .value("events", json::array());
+  }
+  // Polls until `predicate(run)` or `seconds` pass; returns the last run view.
+  json WaitFor(const std::string& run_id, const std::function<bool(const json&)>& predicate,
+               int seconds = 60) {
+    json run;
+    for (int i = 0; i < seconds * 10; ++i) {
+      run = Run(run_id);
+      if (predicate(run)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return run;
+  }
+  static bool Done(const json& run) { return run.value("done", false); }
+  static bool StepIs(const json& run, const std::string& status) {
+    return run.contains("steps") && !run["steps"].empty() &&
+           run["steps"][0].value("status", "") == status;
+  }
+  std::string OperationIdOf(const std::string& run_id) {
+    for (const json& event : Events(run_id)) {
+      if (event.value("type", "") == "step.submitted") {
+        return event["data"].value("operation_id", "");
+      }
+    }
+    return "";
+  }
+
+  std::unique_ptr<AevatarStack> stack_;
+  std::string token_;
+};
+
+TEST_F(AevatarWorkflow, DurablePathCompletesWhereTheSyncPathHitsTheProxyDeadline) {
+  StartStack({"--proxy-timeout-secs", "3"});
+  auto sync = stack_->Execute(token_, {{"language", "bash"}, {"source", "sleep 6; echo late"}});
+  EXPECT_EQ(sync.status, 504) << sync.body;
+  const std::string run_id = StartRun(SleepWorkflow("outlives-deadline", 6));
+  json run = WaitFor(run_id, Done);
+  ASSERT_EQ(run.value("status", ""), "succeeded") << run.dump();
+  EXPECT_EQ(run["steps"][0]["output"]["stdout"], "DURABLE_OK\n");
+  int64_t longest = 0;
+  int exchanges = 0;
+  for (const json& event : Events(run_id)) {
+    if (event.value("type", "") != "exchange") continue;
+    ++exchanges;
+    longest = std::max<int64_t>(longest, event["data"].value("ms", int64_t{0}));
+  }
+  EXPECT_GE(exchanges, 3);
+  EXPECT_LT(longest, 3000) << "an exchange came close to the proxy deadline";
+}
+
+TEST_F(AevatarWorkflow, KillNineOfAevatarResumesTheRunWhichCompletesOnce) {
+  StartStack();
+  const std::string run_id = StartRun(SleepWorkflow("survives-aevatar-crash", 4));
+  WaitFor(run_id, [](const json& r) { return StepIs(r, "submitted") || StepIs(r, "running"); });
+  const std::string operation_id = OperationIdOf(run_id);
+  ASSERT_FALSE(operation_id.empty());
+  stack_->RestartAevatar(/*hard=*/true);
+  ASSERT_TRUE(stack_->aevatar().ok());
+  json run = WaitFor(run_id, Done);
+  ASSERT_EQ(run.value("status", ""), "succeeded") << run.dump();
+  int submitted = 0, completed = 0;
+  for (const json& event : Events(run_id)) {
+    submitted += event.value("type", "") == "step.submitted";
+    completed += event.value("type", "") == "step.completed";
+  }
+  EXPECT_EQ(submitted, 1);
+  EXPECT_EQ(completed, 1);
+  // One operation at the executor: it finished exactly once.
+  const std::string chrono_log = stack_->chrono().ReadLog();
+  size_t finished = 0;
+  for (size_t at = chrono_log.find("\"operation.finished\""); at != std::string::npos;
+       at = chrono_log.find("\"operation.finished\"", at + 1)) {
+    ++finished;
+  }
+  EXPECT_EQ(finished, 1u);
+  EXPECT_NE(chrono_log.find(operation_id), std::string::npos);
+  auto audit = stack_->Aevatar("GET", "/api/audit?run_id=" + run_id, token_);
+  ASSERT_EQ(audit.status, 200);
+  EXPECT_EQ(JsonOf(audit)["records"].size(), 1u);
+}
+
+TEST_F(AevatarWorkflow, KillNineOfTheExecutorEndsTheStepOutcomeUncertain) {
+  StartStack();
+  const std::string run_id = StartRun(SleepWorkflow("executor-crash", 20));
+  WaitFor(run_id, [](const json& r) { return StepIs(r, "running"); });
+  stack_->RestartChrono(/*hard=*/true);
+  ASSERT_TRUE(stack_->chrono().ok());
+  json run = WaitFor(run_id, Done);
+  EXPECT_EQ(run.value("status", ""), "failed") << run.dump();
+  EXPECT_EQ(run["steps"][0].value("outcome_code", ""), "code_execution_outcome_uncertain");
+}
+
+TEST_F(AevatarWorkflow, StopCancelsWithOneFrozenDeadline) {
+  StartStack();
+  const std::string run_id = StartRun(SleepWorkflow("stoppable", 30));
+  WaitFor(run_id, [](const json& r) { return StepIs(r, "running"); });
+  auto first = stack_->Aevatar("POST", "/api/workflow-runs/" + run_id + "/stop", token_, "{}");
+  ASSERT_EQ(first.status, 202) << first.body;
+  const int64_t deadline = JsonOf(first).value("stop_deadline_unix_ms", int64_t{0});
+  auto again = stack_->Aevatar("POST", "/api/workflow-runs/" + run_id + "/stop", token_, "{}");
+  EXPECT_EQ(JsonOf(again).value("stop_deadline_unix_ms", int64_t{0}), deadline);
+  json run = WaitFor(run_id, Done, 20);
+  EXPECT_EQ(run.value("status", ""), "stopped") << run.dump();
+  EXPECT_EQ(run["steps"][0].value("outcome_code", ""), "code_execution_cancelled");
+  int cancels = 0;
+  for (const json& event : Events(run_id)) {
+    if (event.value("type", "") != "cancel.sent") continue;
+    ++cancels;
+    EXPECT_EQ(event["data"].value("deadline_unix_ms", int64_t{0}), deadline);
+  }
+  EXPECT_GE(cancels, 1);
+  auto audit = JsonOf(stack_->Aevatar("GET", "/api/audit?run_id=" + run_id, token_));
+  ASSERT_EQ(audit["records"].size(), 1u);
+  EXPECT_EQ(audit["records"][0]["fact"].value("outcome", ""), "code_execution_cancelled");
+}
+
+TEST_F(AevatarWorkflow, PlantedSecretsStayInTheRunsOwnOutputOnly) {
+  StartStack();
+  const std::string marker = "SRC_MARKER_" + base::HexEncode(base::RandomBytes(6));
+  const std::string run_id =
+      StartRun(SleepWorkflow("secrets", 1, "# " + marker + " (a comment in the source)"));
+  json run = WaitFor(run_id, Done);
+  ASSERT_EQ(run.value("status", ""), "succeeded");
+  std::string surfaces = run.dump() + Events(run_id).dump() +
+                         stack_->Aevatar("GET", "/api/audit?run_id=" + run_id, token_).body +
+                         stack_->aevatar().ReadLog();
+  for (const std::string& secret : {marker, token_, std::string("tool:v1:operation:")}) {
+    EXPECT_EQ(surfaces.find(secret), std::string::npos) << "leaked: " << secret.substr(0, 12);
+  }
+}
+
+}  // namespace
+}  // namespace aevatar::testing
