@@ -15,8 +15,8 @@ constexpr const char* kLanguages[] = {"python", "javascript", "typescript", "bas
 constexpr const char* kCodeExecuteKeys[] = {"language", "source", "timeout_secs", "stdin", "env"};
 // Normalized spellings (lower case, '-' -> '_', leading '_' dropped).
 constexpr const char* kRouteSelectorKeys[] = {
-    "route",     "route_id",   "route_selector", "user_service_id", "userservice_id",
-    "user_service", "service_id", "via",            "nyxid_via",       "target_route"};
+    "route",      "route_id", "route_selector", "user_service_id", "userservice_id", "user_service",
+    "service_id", "via",      "nyxid_via",      "target_route"};
 
 bool IsLanguage(const std::string& s) {
   for (const char* language : kLanguages) {
@@ -107,7 +107,8 @@ absl::StatusOr<std::optional<int>> CheckCodeExecute(const nlohmann::json& args,
                              "env names must match [A-Za-z_][A-Za-z0-9_]* and not start with "
                              "NYXID_ or LD_");
       }
-      if (!value.is_string()) return WorkflowError(code, JoinPath(env_path, name), "must be a string");
+      if (!value.is_string())
+        return WorkflowError(code, JoinPath(env_path, name), "must be a string");
     }
   }
   return timeout_secs;
@@ -155,7 +156,7 @@ absl::Status RejectRouteSelectors(const nlohmann::json& tree, const std::string&
 }
 
 absl::StatusOr<std::optional<int>> NormalizeCodeExecuteArguments(nlohmann::json& arguments,
-                                                                  const std::string& path) {
+                                                                 const std::string& path) {
   if (arguments.is_object()) {
     // Optional fields written as null mean "absent"; the default is explicit.
     for (const char* key : {"stdin", "env"}) {

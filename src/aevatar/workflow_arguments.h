@@ -37,7 +37,7 @@ absl::Status RejectRouteSelectors(const nlohmann::json& tree, const std::string&
 // Returns the literal timeout_secs, or nullopt when it is a template; else
 // WORKFLOW_INVALID naming the offending path.
 absl::StatusOr<std::optional<int>> NormalizeCodeExecuteArguments(nlohmann::json& arguments,
-                                                                  const std::string& path);
+                                                                 const std::string& path);
 
 // Re-validates rendered code_execute arguments (no templates left):
 // the same contract with concrete values only, plus timeout_secs * 1000 <

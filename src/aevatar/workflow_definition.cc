@@ -36,8 +36,8 @@ absl::Status CheckReferences(const nlohmann::json& node, const std::string& path
         return WorkflowInvalid(path, absl::StrCat("references undeclared input '", ref.name, "'"));
       }
       if (ref.kind == TemplateRef::Kind::kStepOutput && !scope.earlier_steps.contains(ref.name)) {
-        return WorkflowInvalid(path, absl::StrCat("references step '", ref.name,
-                                                  "', which is not an earlier step"));
+        return WorkflowInvalid(
+            path, absl::StrCat("references step '", ref.name, "', which is not an earlier step"));
       }
     }
   } else if (node.is_object()) {
@@ -151,8 +151,8 @@ absl::StatusOr<WorkflowDefinition> ValidateWorkflowTree(const nlohmann::json& tr
   if (!description.ok()) return description.status();
   def.description = *std::move(description);
 
-  auto inputs = ParseWorkflowInputs(tree.contains("inputs") ? tree["inputs"] : nlohmann::json(),
-                                    "inputs");
+  auto inputs =
+      ParseWorkflowInputs(tree.contains("inputs") ? tree["inputs"] : nlohmann::json(), "inputs");
   if (!inputs.ok()) return inputs.status();
   def.inputs = *std::move(inputs);
   std::set<std::string> input_names;

@@ -107,8 +107,8 @@ absl::StatusOr<std::vector<WorkflowInput>> ParseWorkflowInputs(const nlohmann::j
       input.default_value = *std::move(coerced);
     }
     if (auto text = item.find("description"); text != item.end() && !text->is_null()) {
-      if (!text->is_string() || text->get_ref<const std::string&>().size() >
-                                    kMaxWorkflowDescriptionBytes) {
+      if (!text->is_string() ||
+          text->get_ref<const std::string&>().size() > kMaxWorkflowDescriptionBytes) {
         return WorkflowInvalid(JoinPath(item_path, "description"),
                                "must be a string of at most 4096 bytes");
       }

@@ -157,8 +157,8 @@ absl::StatusOr<nlohmann::json> YamlToJson(const std::string& yaml_text) {
 
 absl::StatusOr<WorkflowDefinition> ParseWorkflowYaml(const std::string& yaml_text) {
   if (yaml_text.size() > kMaxWorkflowYamlBytes) {
-    return WorkflowInvalid("", absl::StrCat("the workflow exceeds ", kMaxWorkflowYamlBytes,
-                                            " bytes"));
+    return WorkflowInvalid("",
+                           absl::StrCat("the workflow exceeds ", kMaxWorkflowYamlBytes, " bytes"));
   }
   auto tree = YamlToJson(yaml_text);
   if (!tree.ok()) return tree.status();

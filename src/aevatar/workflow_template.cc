@@ -104,8 +104,8 @@ class Renderer {
                            absl::StrCat("input '", ref.name, "' is not bound"));
     }
     if (step_outputs_.is_object()) {
-      if (auto step = step_outputs_.find(ref.name); step != step_outputs_.end() &&
-                                                    step->is_object()) {
+      if (auto step = step_outputs_.find(ref.name);
+          step != step_outputs_.end() && step->is_object()) {
         if (auto it = step->find(ref.field); it != step->end()) return *it;
         if (ref.field == "trimmed_output") {
           if (auto out = step->find("stdout"); out != step->end() && out->is_string()) {
@@ -114,9 +114,9 @@ class Renderer {
         }
       }
     }
-    return WorkflowError(kWorkflowArgumentsInvalid, path,
-                         absl::StrCat("output '", ref.field, "' of step '", ref.name,
-                                      "' is not available"));
+    return WorkflowError(
+        kWorkflowArgumentsInvalid, path,
+        absl::StrCat("output '", ref.field, "' of step '", ref.name, "' is not available"));
   }
 
   const nlohmann::json& inputs_;
@@ -165,6 +165,13 @@ absl::StatusOr<nlohmann::json> RenderStepArguments(const WorkflowStep& step,
   const std::string path = JoinPath(JoinPath("steps", step.id), "arguments");
   auto rendered = Renderer(inputs, step_outputs).Render(step.arguments, path, 0);
   if (!rendered.ok()) return rendered.status();
+  try {
+    // An earlier step's raw output may not be UTF-8; catch it here so callers
+    // can serialize the result without a throwing dump().
+    (void)rendered->dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
+  } catch (const nlohmann::json::exception&) {
+    return WorkflowError(kWorkflowArgumentsInvalid, path, "rendered text is not valid UTF-8");
+  }
   if (step.tool == "code_execute") {
     if (absl::Status s = CheckRenderedCodeExecuteArguments(*rendered, step.timeout_ms, path);
         !s.ok()) {

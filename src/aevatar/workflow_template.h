@@ -53,9 +53,9 @@ bool IsSingleTemplate(const std::vector<TemplatePiece>& pieces);
 // (language one of python|javascript|typescript|bash, non-empty source,
 // timeout_secs an integer 1..600 below the step's timeout_ms, string stdin,
 // env of strings). Returns the rendered arguments, or InvalidArgument with
-// WORKFLOW_ARGUMENTS_INVALID (a reference with no bound value, or a rendered
-// value breaking the tool contract) or WORKFLOW_INVALID (malformed template,
-// only for a step that did not come from validation). Details name the step
+// WORKFLOW_ARGUMENTS_INVALID (a reference with no bound value, rendered text
+// that is not valid UTF-8, or a rendered value breaking the tool contract) or WORKFLOW_INVALID
+// (malformed template, only for a step that did not come from validation). Details name the step
 // and argument path, never a value.
 absl::StatusOr<nlohmann::json> RenderStepArguments(const WorkflowStep& step,
                                                    const nlohmann::json& inputs,

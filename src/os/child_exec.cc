@@ -30,7 +30,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <grp.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -191,9 +190,16 @@ void BuildFilesystem(const ChildPlan& plan) {
       Fail(plan, ChildStep::kCapBoundingSet, errno, cap);
     }
   }
-  if (::setgroups(0, nullptr) != 0) Fail(plan, ChildStep::kSetgroups, errno, index);
-  if (::setresgid(plan.gid, plan.gid, plan.gid) != 0) Fail(plan, ChildStep::kSetgid, errno, index);
-  if (::setresuid(plan.uid, plan.uid, plan.uid) != 0) Fail(plan, ChildStep::kSetuid, errno, index);
+  //    Raw syscalls, not the libc wrappers: glibc's set*id broadcasts the change
+  //    to every thread it believes exists (copied from the multi-threaded
+  //    parent) and waits for acknowledgements that never come.
+  if (::syscall(SYS_setgroups, 0, nullptr) != 0) Fail(plan, ChildStep::kSetgroups, errno, index);
+  if (::syscall(SYS_setresgid, plan.gid, plan.gid, plan.gid) != 0) {
+    Fail(plan, ChildStep::kSetgid, errno, index);
+  }
+  if (::syscall(SYS_setresuid, plan.uid, plan.uid, plan.uid) != 0) {
+    Fail(plan, ChildStep::kSetuid, errno, index);
+  }
   // 4. No privilege gain through execve (setuid binaries, file caps).
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) Fail(plan, ChildStep::kNoNewPrivs, errno);
   // 5. seccomp last: from here on the filter applies to every syscall.

@@ -1,5 +1,7 @@
 // The executor's HTTP contract over real loopback HTTP against the real
 // binary: status codes, headers and typed problem codes.
+#include <thread>
+
 #include "chrono_client.h"
 #include "gtest/gtest.h"
 
@@ -182,6 +184,7 @@ TEST_F(ChronoApi, CancelKillsARunningProgramAndIsIdempotent) {
        ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let it print
   const int64_t deadline = std::chrono::duration_cast<std::chrono::milliseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count() +
@@ -220,6 +223,7 @@ TEST_F(ChronoApi, OtherOwnersAndUnknownIdsAreTheSame404) {
 }
 
 TEST_F(ChronoApi, HealthReadinessAndMetricsNeedNoToken) {
+  ASSERT_EQ(f().Call("POST", "/execute", R"({"language":"bash","script":"true"})").status, 200);
   const std::string none;
   EXPECT_EQ(f().Call("GET", "/healthz", "", "", {}, &none).status, 200);
   auto ready = f().Call("GET", "/readyz", "", "", {}, &none);
