@@ -16,16 +16,6 @@ absl::Status Unauthenticated(const char* code, const char* detail) {
   return base::ApiError(absl::StatusCode::kUnauthenticated, code, detail, 401);
 }
 
-std::string BearerOf(const http::Request& request) {
-  auto header = request.headers.Get("Authorization");
-  constexpr std::string_view kBearer = "Bearer ";
-  if (!header || header->size() <= kBearer.size() ||
-      !absl::StartsWithIgnoreCase(*header, std::string(kBearer))) {
-    return "";
-  }
-  return header->substr(kBearer.size());
-}
-
 }  // namespace
 
 std::string_view CredentialKindName(CredentialKind kind) {
@@ -52,7 +42,7 @@ absl::StatusOr<Caller> IngressAuth::Authenticate(const http::Request& request) {
       delegation && !delegation->empty()) {
     return VerifyJwt(*delegation, /*from_delegation_header=*/true);
   }
-  const std::string bearer = BearerOf(request);
+  const std::string bearer = http::BearerToken(request).value_or("");
   if (bearer.empty()) {
     return Unauthenticated("CREDENTIAL_MISSING", "an Authorization: Bearer credential is required");
   }

@@ -22,20 +22,6 @@
 namespace aevatar::orchestrator {
 namespace {
 
-absl::StatusOr<std::pair<std::string, uint16_t>> ParseListen(const std::string& listen) {
-  size_t colon = listen.rfind(':');
-  if (colon == std::string::npos || colon == 0) {
-    return absl::InvalidArgumentError("--listen must be HOST:PORT");
-  }
-  const std::string port_text = listen.substr(colon + 1);
-  if (port_text.empty() || port_text.size() > 5 ||
-      port_text.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoi(port_text) > 65535) {
-    return absl::InvalidArgumentError("--listen port is invalid");
-  }
-  return std::make_pair(listen.substr(0, colon), static_cast<uint16_t>(std::stoi(port_text)));
-}
-
 class Service : public AevatarService {
  public:
   ~Service() override { Stop(); }
@@ -46,7 +32,7 @@ class Service : public AevatarService {
   }
 
   absl::Status Init(const ServiceConfig& config) {
-    auto listen = ParseListen(config.listen);
+    auto listen = http::ParseListenAddress(config.listen);
     if (!listen.ok()) return listen.status();
     if (config.state_dir.empty()) return absl::InvalidArgumentError("--state-dir is required");
     if (config.nyxid_url.empty()) return absl::InvalidArgumentError("--nyxid-url is required");

@@ -9,17 +9,6 @@ namespace {
 constexpr char kDelegationHeader[] = "X-NyxID-Delegation-Token";
 constexpr char kAgentKeyPrefix[] = "nyxid_ag_";
 
-std::optional<std::string> BearerOf(const http::Request& request) {
-  auto header = request.headers.Get("Authorization");
-  if (!header) return std::nullopt;
-  constexpr std::string_view kBearer = "Bearer ";
-  if (header->size() <= kBearer.size() ||
-      !absl::StartsWithIgnoreCase(*header, std::string(kBearer))) {
-    return std::nullopt;
-  }
-  return header->substr(kBearer.size());
-}
-
 }  // namespace
 
 CallerAuth::CallerAuth(base::KeyLookup keys, std::string audience, NowUnix now)
@@ -49,7 +38,7 @@ absl::StatusOr<Caller> CallerAuth::Authenticate(
   }
   Caller caller;
   caller.owner = sub->get<std::string>();
-  if (auto bearer = BearerOf(request); bearer && absl::StartsWith(*bearer, kAgentKeyPrefix)) {
+  if (auto bearer = http::BearerToken(request); bearer && absl::StartsWith(*bearer, kAgentKeyPrefix)) {
     caller.agent_key = *bearer;
   }
   return caller;

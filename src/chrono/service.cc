@@ -30,21 +30,6 @@ using base::LogLevel;
 constexpr auto kExpirySweepInterval = std::chrono::seconds(60);
 constexpr int64_t kTombstoneKeepMs = 7 * 24 * 3600 * 1000LL;
 
-absl::StatusOr<std::pair<std::string, uint16_t>> ParseListen(const std::string& listen) {
-  size_t colon = listen.rfind(':');
-  if (colon == std::string::npos || colon == 0) {
-    return absl::InvalidArgumentError("--listen must be HOST:PORT");
-  }
-  int port = 0;
-  try {
-    port = std::stoi(listen.substr(colon + 1));
-  } catch (...) {
-    port = -1;
-  }
-  if (port < 0 || port > 65535) return absl::InvalidArgumentError("--listen port is invalid");
-  return std::make_pair(listen.substr(0, colon), static_cast<uint16_t>(port));
-}
-
 base::JwksCache::Fetcher MakeJwksFetcher(const ServiceConfig& config) {
   if (!config.jwks_file.empty()) {
     return [path = config.jwks_file]() -> absl::StatusOr<std::string> {
@@ -95,7 +80,7 @@ class Service : public ChronoService {
   }
 
   absl::Status Init(const ServiceConfig& config) {
-    auto listen = ParseListen(config.listen);
+    auto listen = http::ParseListenAddress(config.listen);
     if (!listen.ok()) return listen.status();
     if (config.state_dir.empty()) return absl::InvalidArgumentError("--state-dir is required");
     if (config.jwks_file.empty() == config.jwks_url.empty()) {

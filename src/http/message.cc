@@ -1,5 +1,7 @@
 #include "http/message.h"
 
+#include <cctype>
+
 #include "absl/strings/ascii.h"
 
 namespace aevatar::http {
@@ -79,6 +81,20 @@ std::optional<std::string> Request::QueryParam(std::string_view name) const {
   auto it = params.find(std::string(name));
   if (it == params.end()) return std::nullopt;
   return it->second;
+}
+
+std::optional<std::string> BearerToken(const Request& request) {
+  auto header = request.headers.Get("Authorization");
+  constexpr std::string_view kScheme = "bearer ";
+  if (!header || header->size() <= kScheme.size()) return std::nullopt;
+  for (size_t i = 0; i < kScheme.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>((*header)[i])) != kScheme[i]) return std::nullopt;
+  }
+  std::string credential = header->substr(kScheme.size());
+  while (!credential.empty() && credential.front() == ' ') credential.erase(0, 1);
+  while (!credential.empty() && credential.back() == ' ') credential.pop_back();
+  if (credential.empty()) return std::nullopt;
+  return credential;
 }
 
 Response JsonResponse(int status, std::string body) {

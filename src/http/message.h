@@ -58,6 +58,10 @@ struct Response {
   std::function<void(const ChunkWriter& write)> stream;
 };
 
+// Returns the credential of an "Authorization: Bearer <credential>" header
+// (scheme matched case-insensitively), or nullopt when there is none.
+std::optional<std::string> BearerToken(const Request& request);
+
 // Returns a response with `body` as application/json.
 Response JsonResponse(int status, std::string body);
 

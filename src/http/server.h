@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "http/message.h"
@@ -12,6 +13,10 @@
 namespace aevatar::http {
 
 using Handler = std::function<Response(Request&)>;
+
+// Parses a "HOST:PORT" listen address (port 0..65535; 0 picks a free one).
+// InvalidArgument naming the --listen flag otherwise.
+absl::StatusOr<std::pair<std::string, uint16_t>> ParseListenAddress(const std::string& listen);
 
 struct ServerOptions {
   std::string host = "127.0.0.1";

@@ -86,7 +86,7 @@ http::Response HandleJwks(const HttpApiDeps& deps, http::Request&, RequestNote&)
 // credentials are {"active": false} without a reason.
 http::Response HandleIntrospect(const HttpApiDeps& deps, http::Request& request,
                                 RequestNote& note) {
-  auto bearer = BearerCredential(request);
+  auto bearer = http::BearerToken(request);
   if (!bearer) {
     return Problem(base::ApiError(absl::StatusCode::kUnauthenticated, "CREDENTIAL_MISSING",
                                   "a registered client credential is required", 401),

@@ -14,23 +14,8 @@ absl::Status Unauthenticated(std::string code, std::string detail) {
 
 }  // namespace
 
-std::optional<std::string> BearerCredential(const http::Request& request) {
-  auto header = request.headers.Get("Authorization");
-  if (!header) return std::nullopt;
-  constexpr std::string_view kBearer = "Bearer ";
-  if (header->size() <= kBearer.size() ||
-      !absl::StartsWithIgnoreCase(*header, std::string(kBearer))) {
-    return std::nullopt;
-  }
-  std::string value = header->substr(kBearer.size());
-  while (!value.empty() && value.front() == ' ') value.erase(0, 1);
-  while (!value.empty() && value.back() == ' ') value.pop_back();
-  if (value.empty()) return std::nullopt;
-  return value;
-}
-
 absl::StatusOr<Principal> Authenticator::Authenticate(const http::Request& request) const {
-  auto bearer = BearerCredential(request);
+  auto bearer = http::BearerToken(request);
   if (!bearer) {
     return Unauthenticated("CREDENTIAL_MISSING", "an Authorization: Bearer credential is required");
   }

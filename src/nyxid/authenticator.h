@@ -33,8 +33,6 @@ class Authenticator {
   const TokenService* tokens_;
 };
 
-// The bearer credential of `request`, if it has one.
-std::optional<std::string> BearerCredential(const http::Request& request);
 
 }  // namespace aevatar::nyxid
 

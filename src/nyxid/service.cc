@@ -26,21 +26,6 @@ namespace {
 // clock skew.
 constexpr int64_t kPublishAfterRetireSecs = kAccessTokenTtlSecs + 300;
 
-absl::StatusOr<std::pair<std::string, uint16_t>> ParseListen(const std::string& listen) {
-  size_t colon = listen.rfind(':');
-  if (colon == std::string::npos || colon == 0) {
-    return absl::InvalidArgumentError("--listen must be HOST:PORT");
-  }
-  int port = -1;
-  try {
-    port = std::stoi(listen.substr(colon + 1));
-  } catch (...) {
-    port = -1;
-  }
-  if (port < 0 || port > 65535) return absl::InvalidArgumentError("--listen port is invalid");
-  return std::make_pair(listen.substr(0, colon), static_cast<uint16_t>(port));
-}
-
 absl::Status LoadBootstrap(const std::string& path, NyxidStore& store) {
   if (path.empty()) return EnsureAutoConnectedRoutes(store, base::NowUnixMs());
   std::ifstream in(path);
@@ -66,7 +51,7 @@ class Service : public NyxidService {
   }
 
   absl::Status Init(const ServiceConfig& config) {
-    auto listen = ParseListen(config.listen);
+    auto listen = http::ParseListenAddress(config.listen);
     if (!listen.ok()) return listen.status();
     if (config.state_dir.empty()) return absl::InvalidArgumentError("--state-dir is required");
     if (config.proxy_timeout_secs < 1 || config.proxy_timeout_secs > 3600) {
