@@ -107,17 +107,18 @@ int BringLoopbackUp() {
 // their EOF hostage until this run ends. Descriptors below 3 are moved up so
 // the stage's dup2 onto 0..2 cannot clobber them.
 void KeepOnlyPlanFds(ChildPlan& plan) {
-  int* fds[] = {&plan.stdin_fd, &plan.stdout_fd, &plan.stderr_fd,
-                &plan.error_fd, &plan.status_fd, &plan.sync_fd};
-  constexpr int kCount = sizeof(fds) / sizeof(fds[0]);
-  for (int* fd : fds) {
+  int* fds[] = {&plan.stdin_fd, &plan.stdout_fd, &plan.stderr_fd, &plan.error_fd,
+                &plan.status_fd, &plan.sync_fd, &plan.netns_fd};
+  const int kCount = plan.netns_fd >= 0 ? 7 : 6;
+  for (int i = 0; i < kCount; ++i) {
+    int* fd = fds[i];
     if (*fd < 3) {
       int moved = ::fcntl(*fd, F_DUPFD_CLOEXEC, 3);
       if (moved < 0) Fail(plan, ChildStep::kDup, errno);
       *fd = moved;
     }
   }
-  int keep[kCount];
+  int keep[7];
   for (int i = 0; i < kCount; ++i) keep[i] = *fds[i];
   for (int i = 1; i < kCount; ++i) {  // insertion sort: no library calls
     for (int j = i; j > 0 && keep[j - 1] > keep[j]; --j) {
@@ -270,6 +271,11 @@ ChildExitReport RunStage(const ChildPlan& plan, int index) {
     Fail(plan, ChildStep::kUnshareCgroup, errno);
   }
 
+  if (plan.netns_fd >= 0) {
+    if (::setns(plan.netns_fd, CLONE_NEWNET) != 0) Fail(plan, ChildStep::kSetns, errno);
+    ::close(plan.netns_fd);
+    plan.netns_fd = -1;
+  }
   BuildFilesystem(plan);
   if (::sethostname(plan.hostname, std::strlen(plan.hostname)) != 0) {
     Fail(plan, ChildStep::kSethostname, errno);

@@ -26,6 +26,8 @@ const char* ChildStepName(ChildStep step) {
       return "sethostname";
     case ChildStep::kLoopbackUp:
       return "bring up loopback";
+    case ChildStep::kSetns:
+      return "join network namespace";
     case ChildStep::kFork:
       return "fork stage";
     case ChildStep::kSignals:

@@ -70,6 +70,9 @@ struct ChildPlan {
   const sock_fprog* seccomp;  // required
   bool unshare_cgroup;        // enter a cgroup namespace once attached
   bool loopback_up;           // bring up lo in the (empty) network namespace
+  // A prepared network namespace to join with setns (loopback already up),
+  // or -1 when the clone itself creates one.
+  int netns_fd = -1;
   int stdin_fd;
   int stdout_fd;
   int stderr_fd;
@@ -91,6 +94,7 @@ enum class ChildStep : int32_t {
   kRemountRootRo,
   kSethostname,
   kLoopbackUp,
+  kSetns,
   kFork,
   kSignals,
   kSetsid,

@@ -6,6 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "os/cgroup.h"
+#include "os/netns_pool.h"
 #include "os/seccomp_program.h"
 #include "sandbox/backend.h"
 
@@ -29,6 +30,7 @@ class NativeBackend : public Backend {
   const os::SeccompProgram seccomp_;
   const std::unique_ptr<os::CgroupManager> cgroups_;
   std::atomic<uint64_t> next_run_{0};
+  os::NetnsPool netns_pool_;
 };
 
 }  // namespace aevatar::sandbox

@@ -1,0 +1,81 @@
+#include "os/netns_pool.h"
+
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "base/errno_error.h"
+
+namespace aevatar::os {
+namespace {
+
+// Moves the calling thread into a new network namespace, brings its loopback
+// up and returns a handle to it. Only ever called on the refill thread.
+absl::StatusOr<UniqueFd> MakeNamespace() {
+  if (::unshare(CLONE_NEWNET) != 0) return base::ErrnoError("unshare CLONE_NEWNET", errno);
+  UniqueFd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  if (!sock.valid()) return base::ErrnoError("socket", errno);
+  struct ifreq ifr;
+  std::memset(&ifr, 0, sizeof(ifr));
+  std::memcpy(ifr.ifr_name, "lo", 3);
+  ifr.ifr_flags = IFF_UP | IFF_RUNNING;
+  if (::ioctl(sock.get(), SIOCSIFFLAGS, &ifr) != 0) return base::ErrnoError("bring up lo", errno);
+  UniqueFd ns(::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC));
+  if (!ns.valid()) return base::ErrnoError("open /proc/thread-self/ns/net", errno);
+  return ns;
+}
+
+}  // namespace
+
+NetnsPool::NetnsPool(size_t target_size)
+    : target_size_(target_size == 0 ? 1 : target_size), refill_([this] { RefillLoop(); }) {}
+
+NetnsPool::~NetnsPool() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  refill_.join();
+}
+
+absl::StatusOr<UniqueFd> NetnsPool::Take() {
+  std::unique_lock lock(mu_);
+  changed_.wait(lock, [this] { return !ready_.empty() || !last_error_.ok() || stopping_; });
+  if (ready_.empty()) {
+    return last_error_.ok() ? absl::UnavailableError("the namespace pool is stopping")
+                            : last_error_;
+  }
+  UniqueFd fd = std::move(ready_.front());
+  ready_.pop_front();
+  changed_.notify_all();  // wake the refill thread
+  return fd;
+}
+
+void NetnsPool::RefillLoop() {
+  for (;;) {
+    {
+      std::unique_lock lock(mu_);
+      changed_.wait(lock, [this] { return stopping_ || ready_.size() < target_size_; });
+      if (stopping_) return;
+    }
+    auto made = MakeNamespace();
+    std::lock_guard lock(mu_);
+    if (made.ok()) {
+      ready_.push_back(std::move(*made));
+      last_error_ = absl::OkStatus();
+    } else {
+      last_error_ = made.status();
+      stopping_ = true;  // fail closed: runs now get the error instead of waiting
+    }
+    changed_.notify_all();
+  }
+}
+
+}  // namespace aevatar::os

@@ -1,0 +1,46 @@
+#ifndef AEVATAR_OS_NETNS_POOL_H_
+#define AEVATAR_OS_NETNS_POOL_H_
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "os/unique_fd.h"
+
+namespace aevatar::os {
+
+// Fresh, empty network namespaces (only loopback, up), made ahead of time on
+// a background thread so that creating one stays off a run's critical path.
+// Each namespace is handed out once and never reused: a run joins it with
+// setns(2) and it dies with the run. Thread-safe.
+class NetnsPool {
+ public:
+  explicit NetnsPool(size_t target_size = 4);
+  ~NetnsPool();
+  NetnsPool(const NetnsPool&) = delete;
+  NetnsPool& operator=(const NetnsPool&) = delete;
+
+  // Returns a namespace fd (O_CLOEXEC), waiting for the refill thread when
+  // the pool is empty. Errors when namespaces cannot be created.
+  absl::StatusOr<UniqueFd> Take();
+
+ private:
+  void RefillLoop();
+
+  const size_t target_size_;
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::deque<UniqueFd> ready_ ABSL_GUARDED_BY(mu_);
+  absl::Status last_error_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // Lives in the namespace it made last; it runs nothing else.
+  std::thread refill_;
+};
+
+}  // namespace aevatar::os
+
+#endif  // AEVATAR_OS_NETNS_POOL_H_
