@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -34,6 +35,8 @@ class RunCgroup {
   virtual ~RunCgroup() = default;
   // Moves process `pid` (and later its descendants) into this cgroup.
   virtual absl::Status AddProcess(pid_t pid) = 0;
+  // The cgroup.procs files a process writes "0" to, to join this cgroup itself.
+  virtual std::vector<std::string> ProcsFiles() const = 0;
   virtual absl::StatusOr<CgroupUsage> ReadUsage() = 0;
   // Kills every process in the cgroup and waits until it is empty.
   virtual absl::Status KillAll() = 0;

@@ -32,6 +32,12 @@ class CgroupV1 : public RunCgroup {
     return absl::OkStatus();
   }
 
+  std::vector<std::string> ProcsFiles() const override {
+    std::vector<std::string> files;
+    for (const std::string& dir : UniqueDirs()) files.push_back(dir + "/cgroup.procs");
+    return files;
+  }
+
   absl::StatusOr<CgroupUsage> ReadUsage() override {
     CgroupUsage usage;
     auto cpu = files::ReadNumber(dirs_["cpuacct"] + "/cpuacct.usage");

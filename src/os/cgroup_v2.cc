@@ -22,6 +22,8 @@ class CgroupV2 : public RunCgroup {
     return files::WriteFile(dir_ + "/cgroup.procs", std::to_string(pid));
   }
 
+  std::vector<std::string> ProcsFiles() const override { return {dir_ + "/cgroup.procs"}; }
+
   absl::StatusOr<CgroupUsage> ReadUsage() override {
     CgroupUsage usage;
     auto cpu_us = files::ReadKeyed(dir_ + "/cpu.stat", "usage_usec");

@@ -107,9 +107,9 @@ int BringLoopbackUp() {
 // their EOF hostage until this run ends. Descriptors below 3 are moved up so
 // the stage's dup2 onto 0..2 cannot clobber them.
 void KeepOnlyPlanFds(ChildPlan& plan) {
-  int* fds[] = {&plan.stdin_fd, &plan.stdout_fd, &plan.stderr_fd, &plan.error_fd,
-                &plan.status_fd, &plan.sync_fd, &plan.netns_fd};
-  const int kCount = plan.netns_fd >= 0 ? 7 : 6;
+  int* fds[] = {&plan.stdin_fd, &plan.stdout_fd, &plan.stderr_fd,
+                &plan.error_fd, &plan.status_fd, &plan.netns_fd};
+  const int kCount = plan.netns_fd >= 0 ? 6 : 5;
   for (int i = 0; i < kCount; ++i) {
     int* fd = fds[i];
     if (*fd < 3) {
@@ -118,7 +118,7 @@ void KeepOnlyPlanFds(ChildPlan& plan) {
       *fd = moved;
     }
   }
-  int keep[7];
+  int keep[6];
   for (int i = 0; i < kCount; ++i) keep[i] = *fds[i];
   for (int i = 1; i < kCount; ++i) {  // insertion sort: no library calls
     for (int j = i; j > 0 && keep[j - 1] > keep[j]; --j) {
@@ -260,13 +260,16 @@ ChildExitReport RunStage(const ChildPlan& plan, int index) {
   if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) Fail(plan, ChildStep::kPrctl, errno);
   ResetSignals(plan);
 
-  // The parent writes one byte once this process is in the run's cgroup.
-  char byte = 0;
-  ssize_t got;
-  do {
-    got = ::read(plan.sync_fd, &byte, 1);
-  } while (got < 0 && errno == EINTR);
-  if (got != 1) Fail(plan, ChildStep::kSyncWait, got < 0 ? errno : EPIPE);
+  // Join the run's cgroup first, so every page and process from here on is
+  // counted against its limits ("0" means the writing process).
+  for (size_t i = 0; i < plan.cgroup_procs_count; ++i) {
+    int fd = ::open(plan.cgroup_procs_files[i], O_WRONLY | O_CLOEXEC);
+    if (fd < 0) Fail(plan, ChildStep::kJoinCgroup, errno, static_cast<int>(i));
+    bool joined = ::write(fd, "0", 1) == 1;
+    int err = errno;
+    ::close(fd);
+    if (!joined) Fail(plan, ChildStep::kJoinCgroup, err, static_cast<int>(i));
+  }
   if (plan.unshare_cgroup && ::unshare(CLONE_NEWCGROUP) != 0) {
     Fail(plan, ChildStep::kUnshareCgroup, errno);
   }

@@ -4,8 +4,8 @@ namespace aevatar::os {
 
 const char* ChildStepName(ChildStep step) {
   switch (step) {
-    case ChildStep::kSyncWait:
-      return "wait for cgroup attach";
+    case ChildStep::kJoinCgroup:
+      return "join the run cgroup";
     case ChildStep::kPrctl:
       return "prctl";
     case ChildStep::kUnshareCgroup:

@@ -78,12 +78,15 @@ struct ChildPlan {
   int stderr_fd;
   int error_fd;   // write end; receives a ChildFailure when setup fails
   int status_fd;  // write end; receives a ChildExitReport when the run ends
-  int sync_fd;    // read end; the parent writes one byte once the cgroup is set
+  // The run cgroup's cgroup.procs files; the init writes "0" to each to join
+  // the cgroup before it does anything else.
+  const char* const* cgroup_procs_files;
+  size_t cgroup_procs_count;
 };
 
 // Which setup step failed; sent with errno on the error pipe.
 enum class ChildStep : int32_t {
-  kSyncWait = 1,
+  kJoinCgroup = 1,
   kPrctl,
   kUnshareCgroup,
   kMakePrivate,

@@ -99,14 +99,22 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   auto err = os::MakePipe();
   auto failure = os::MakePipe();
   auto status = os::MakePipe();
-  auto sync = os::MakePipe();
-  for (auto* pipe : {&out, &err, &failure, &status, &sync}) {
+  for (auto* pipe : {&out, &err, &failure, &status}) {
     if (!pipe->ok()) return pipe->status();
   }
   auto stdin_fd = os::MakeMemfdWithContents("stdin", spec.stdin_data);
   if (!stdin_fd.ok()) return stdin_fd.status();
   auto netns = netns_pool_.Take();
   if (!netns.ok()) return netns.status();
+
+  os::CgroupLimits cgroup_limits{limits.memory_bytes, limits.max_pids, 100};
+  auto cgroup = cgroups_->Create(
+      absl::StrCat("run-", ::getpid(), "-", next_run_.fetch_add(1)), cgroup_limits);
+  if (!cgroup.ok()) return cgroup.status();
+
+  const std::vector<std::string> procs_files = (*cgroup)->ProcsFiles();
+  std::vector<const char*> procs_ptrs;
+  for (const std::string& file : procs_files) procs_ptrs.push_back(file.c_str());
 
   os::ChildPlan plan{};
   plan.root_mount_point = kRootMountPoint;
@@ -126,17 +134,13 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   plan.unshare_cgroup = true;
   plan.loopback_up = false;  // the pooled namespace has lo up already
   plan.netns_fd = netns->get();
+  plan.cgroup_procs_files = procs_ptrs.data();
+  plan.cgroup_procs_count = procs_ptrs.size();
   plan.stdin_fd = stdin_fd->get();
   plan.stdout_fd = out->write_end.get();
   plan.stderr_fd = err->write_end.get();
   plan.error_fd = failure->write_end.get();
   plan.status_fd = status->write_end.get();
-  plan.sync_fd = sync->read_end.get();
-
-  os::CgroupLimits cgroup_limits{limits.memory_bytes, limits.max_pids, 100};
-  auto cgroup = cgroups_->Create(
-      absl::StrCat("run-", ::getpid(), "-", next_run_.fetch_add(1)), cgroup_limits);
-  if (!cgroup.ok()) return cgroup.status();
 
   const Clock::time_point started = Clock::now();
   auto child = os::CloneWithNamespaces(kNamespaceFlags, [&plan] { os::RunSandboxInit(plan); });
@@ -146,16 +150,8 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   err->write_end.reset();
   failure->write_end.reset();
   status->write_end.reset();
-  sync->read_end.reset();
   stdin_fd->reset();
   netns->reset();
-
-  if (auto st = (*cgroup)->AddProcess(child->pid()); !st.ok()) return st;
-  const char go = 1;
-  if (::write(sync->write_end.get(), &go, 1) != 1) {
-    return absl::InternalError("sandbox init died before setup");
-  }
-  sync->write_end.reset();
 
   for (int fd : {out->read_end.get(), err->read_end.get()}) {
     if (auto st = os::SetNonBlocking(fd); !st.ok()) return st;
