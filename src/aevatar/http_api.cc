@@ -1,9 +1,8 @@
 #include "aevatar/http_api.h"
 
-#include "aevatar/api_support.h"
-
 #include <chrono>
 
+#include "aevatar/api_support.h"
 #include "aevatar/code_execute.h"
 #include "aevatar/route_admission.h"
 #include "aevatar/tool_catalog.h"

@@ -87,15 +87,16 @@ void FreezeAuditIntent(Turn& turn, int64_t now, const std::string& step_id, json
   record.causation_id = state.value("callback_id", "");
   record.fact = std::move(fact);
   record.occurred_at_ms = now;
-  state["audit_intent"] = {{"record", {{"kind", record.kind},
-                                       {"run_id", record.run_id},
-                                       {"workflow_id", record.workflow_id},
-                                       {"step_id", record.step_id},
-                                       {"call_id", record.call_id},
-                                       {"correlation_id", record.correlation_id},
-                                       {"causation_id", record.causation_id},
-                                       {"fact", record.fact},
-                                       {"occurred_at_ms", now}}},
+  state["audit_intent"] = {{"record",
+                            {{"kind", record.kind},
+                             {"run_id", record.run_id},
+                             {"workflow_id", record.workflow_id},
+                             {"step_id", record.step_id},
+                             {"call_id", record.call_id},
+                             {"correlation_id", record.correlation_id},
+                             {"causation_id", record.causation_id},
+                             {"fact", record.fact},
+                             {"occurred_at_ms", now}}},
                            {"then", then},
                            {"attempts", 0}};
   turn.run.phase = "finalizing_audit";
@@ -128,8 +129,8 @@ absl::StatusOr<std::string> LoadCredential(const TurnDeps& deps, const json& sta
 // the inventory; a 401 continues on the sealed exact id; a 403 or a route
 // that is gone or inactive fails closed. Delegation-only and Agent Key runs
 // never re-read. Returns an outcome code to fail with, or "".
-std::string RuntimeRouteCheck(const TurnDeps& deps, const json& state,
-                              const AdmittedRoute& route, const std::string& credential) {
+std::string RuntimeRouteCheck(const TurnDeps& deps, const json& state, const AdmittedRoute& route,
+                              const std::string& credential) {
   if (deps.nyxid == nullptr || state["caller"].value("kind", "") != "HumanBearer") return "";
   NyxidReply reply = deps.nyxid->GetKeys(credential);
   if (reply.status == 401) return "";  // expired during a long run: the proof seals the id
@@ -218,9 +219,8 @@ void CompleteStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinition& de
   std::string status;
   json output;
   if (decision.kind == TurnKind::kCompleted) {
-    status = decision.result.value("status", decision.result.value("success", false)
-                                                 ? "succeeded"
-                                                 : "failed");
+    status = decision.result.value(
+        "status", decision.result.value("success", false) ? "succeeded" : "failed");
     output = StepOutput(decision.result, status);
     if (step.expect) {
       ExpectationResult check = EvaluateExpectation(*step.expect, output);
@@ -240,11 +240,11 @@ void CompleteStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinition& de
   step_state["finished_at_ms"] = deps.now_ms;
   state["step_outputs"][step.id] = output;
   // The pending operation is replaced by the completion in the same commit.
-  const std::string operation_id =
-      state["pending"]["operation"].value("provider_operation_id", "");
+  const std::string operation_id = state["pending"]["operation"].value("provider_operation_id", "");
   state["pending"] = nullptr;
   AddEvent(turn, deps.now_ms, "step.completed",
-           {{"step_id", step.id}, {"status", status},
+           {{"step_id", step.id},
+            {"status", status},
             {"outcome_code", step_state.value("outcome_code", "")}});
   json fact = {{"outcome", decision.kind == TurnKind::kCompleted ? status : decision.outcome_code},
                {"provider_operation_id", operation_id}};
@@ -272,8 +272,8 @@ absl::Status ProgressStep(const TurnDeps& deps, Turn& turn, const WorkflowDefini
   auto transport = (*deps.transports)(*route, *credential);
   const bool had_receipt = !operation->provider_operation_id.empty();
   const auto started = std::chrono::steady_clock::now();
-  TurnDecision decision = RunTurn(*transport, (*material)["idempotency_key"],
-                                  (*material)["body"], *operation, deps.now_ms);
+  TurnDecision decision = RunTurn(*transport, (*material)["idempotency_key"], (*material)["body"],
+                                  *operation, deps.now_ms);
   // How long this turn's exchanges took: each is bounded, and the run's
   // events show it.
   const int64_t took_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -339,7 +339,9 @@ absl::Status StopStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinition
   NyxidReply reply = transport->Cancel(operation->provider_operation_id, deadline);
   const std::string status = reply.body.is_object() ? reply.body.value("status", "") : "";
   AddEvent(turn, deps.now_ms, "cancel.sent",
-           {{"step_id", step_id}, {"deadline_unix_ms", deadline}, {"http_status", reply.status},
+           {{"step_id", step_id},
+            {"deadline_unix_ms", deadline},
+            {"http_status", reply.status},
             {"status", status}});
   if (status == "cancelled" || status == "outcome_uncertain") {
     return freeze(status == "cancelled" ? "code_execution_cancelled"
@@ -380,8 +382,7 @@ absl::Status AuditStep(const TurnDeps& deps, Turn& turn) {
   const std::string then = intent.value("then", "");
   state["audit_intent"] = nullptr;
   AddEvent(turn, deps.now_ms, "audit.written",
-           {{"step_id", record.step_id},
-            {"duplicate", *appended == AppendOutcome::kDuplicate}});
+           {{"step_id", record.step_id}, {"duplicate", *appended == AppendOutcome::kDuplicate}});
   turn.run.phase = "running";
   if (then == "stopped") {
     FinishRun(turn, deps.now_ms, "stopped", "workflow_stopped");

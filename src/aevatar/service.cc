@@ -6,16 +6,16 @@
 #include <sstream>
 
 #include "aevatar/audit_log.h"
-#include "aevatar/sqlite_audit_log.h"
 #include "aevatar/executions_transport.h"
 #include "aevatar/http_api.h"
+#include "aevatar/ingress_auth.h"
+#include "aevatar/nyxid_client.h"
+#include "aevatar/sqlite_audit_log.h"
 #include "aevatar/workflow_runtime.h"
 #include "aevatar/workflow_store.h"
 #include "base/clock.h"
-#include "base/key_file.h"
-#include "aevatar/ingress_auth.h"
-#include "aevatar/nyxid_client.h"
 #include "base/jws.h"
+#include "base/key_file.h"
 #include "base/log.h"
 #include "http/server.h"
 
@@ -80,8 +80,8 @@ class Service : public AevatarService {
     runtime_ = std::make_unique<WorkflowRuntime>(
         options, workflows_.get(), audit_.get(),
         [nyxid](const AdmittedRoute& route, const std::string& credential) {
-          return std::unique_ptr<ExecutionsTransport>(new ProxyExecutionsTransport(
-              nyxid, credential, route.slug, route.user_service_id));
+          return std::unique_ptr<ExecutionsTransport>(
+              new ProxyExecutionsTransport(nyxid, credential, route.slug, route.user_service_id));
         },
         nyxid, base::NowUnixMs);
     runtime_->Start();

@@ -71,10 +71,11 @@ class SqliteWorkflowStore : public WorkflowStore {
     const std::string definition = w.definition.dump();
     const std::string proof = w.admission_proof.dump();
     return db_
-        .Run("INSERT INTO workflows VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (owner, "
-             "workflow_id) DO UPDATE SET definition = ?3, digest = ?4, admission_proof = ?5, "
-             "saved_at_ms = ?6",
-             {w.owner, w.workflow_id, definition, w.digest, proof, w.saved_at_ms})
+        .Run(
+            "INSERT INTO workflows VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (owner, "
+            "workflow_id) DO UPDATE SET definition = ?3, digest = ?4, admission_proof = ?5, "
+            "saved_at_ms = ?6",
+            {w.owner, w.workflow_id, definition, w.digest, proof, w.saved_at_ms})
         .status();
   }
 
@@ -105,10 +106,10 @@ class SqliteWorkflowStore : public WorkflowStore {
     if (!txn.ok()) return txn.status();
     if (auto st = PutSealed(sealed_puts); !st.ok()) return st;
     const std::string state = run.state.dump();
-    if (auto st = db_.Run("INSERT INTO runs VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?6)",
-                          {run.run_id, run.owner, run.workflow_id, run.phase, state,
-                           run.created_at_ms})
-                      .status();
+    if (auto st =
+            db_.Run("INSERT INTO runs VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?6)",
+                    {run.run_id, run.owner, run.workflow_id, run.phase, state, run.created_at_ms})
+                .status();
         !st.ok()) {
       return st;
     }
@@ -226,9 +227,9 @@ class SqliteWorkflowStore : public WorkflowStore {
   absl::Status PutSealed(const std::vector<std::pair<std::string, std::string>>& puts)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     for (const auto& [ref, sealed] : puts) {
-      if (auto st = db_.Run("INSERT OR REPLACE INTO vault VALUES (?1, ?2)",
-                            {ref, store::Blob(sealed)})
-                        .status();
+      if (auto st =
+              db_.Run("INSERT OR REPLACE INTO vault VALUES (?1, ?2)", {ref, store::Blob(sealed)})
+                  .status();
           !st.ok()) {
         return st;
       }
@@ -246,9 +247,10 @@ class SqliteWorkflowStore : public WorkflowStore {
 
   absl::Status PutCallback(const Callback& callback) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return db_
-        .Run("INSERT INTO callbacks VALUES (?1, ?2, ?3) ON CONFLICT (run_id) DO UPDATE SET "
-             "callback_id = ?2, due_at_ms = ?3",
-             {callback.run_id, callback.callback_id, callback.due_at_ms})
+        .Run(
+            "INSERT INTO callbacks VALUES (?1, ?2, ?3) ON CONFLICT (run_id) DO UPDATE SET "
+            "callback_id = ?2, due_at_ms = ?3",
+            {callback.run_id, callback.callback_id, callback.due_at_ms})
         .status();
   }
 

@@ -8,9 +8,9 @@
 #include "aevatar/route_admission.h"
 #include "aevatar/run_turns.h"
 #include "aevatar/workflow_definition.h"
-#include "aevatar/workflow_template.h"
 #include "aevatar/workflow_runtime.h"
 #include "aevatar/workflow_store.h"
+#include "aevatar/workflow_template.h"
 #include "base/api_error.h"
 #include "base/clock.h"
 
@@ -81,12 +81,9 @@ json RunReadModel(const RunRecord& run) {
     }
     steps.push_back(view);
   }
-  json model = {{"run_id", run.run_id},
-                {"workflow_id", run.workflow_id},
-                {"status", run.phase},
-                {"done", IsTerminalPhase(run.phase)},
-                {"steps", steps},
-                {"created_at", base::FormatUtcMillis(run.created_at_ms)}};
+  json model = {{"run_id", run.run_id}, {"workflow_id", run.workflow_id},
+                {"status", run.phase},  {"done", IsTerminalPhase(run.phase)},
+                {"steps", steps},       {"created_at", base::FormatUtcMillis(run.created_at_ms)}};
   if (state.contains("outcome_code")) model["outcome_code"] = state["outcome_code"];
   if (state.contains("finished_at_ms")) {
     model["finished_at"] = base::FormatUtcMillis(state.value("finished_at_ms", int64_t{0}));
@@ -98,7 +95,9 @@ json RunReadModel(const RunRecord& run) {
 }
 
 json EventJson(const RunEvent& event) {
-  return {{"seq", event.seq}, {"type", event.type}, {"at", base::FormatUtcMillis(event.at_ms)},
+  return {{"seq", event.seq},
+          {"type", event.type},
+          {"at", base::FormatUtcMillis(event.at_ms)},
           {"data", event.data}};
 }
 
@@ -141,7 +140,7 @@ http::Response HandleSaveWorkflow(const HttpApiDeps& deps, http::Request& reques
   auto proof = Admit(deps, *caller, note);
   if (!proof.ok()) return Problem(proof.status(), note);
   SavedWorkflow saved{definition->workflow_id, caller->user_id, WorkflowToJson(*definition),
-                      definition->digest, *proof, base::NowUnixMs()};
+                      definition->digest,      *proof,          base::NowUnixMs()};
   if (auto st = deps.workflows->SaveWorkflow(saved); !st.ok()) return Problem(st, note);
   return Json(201, {{"workflow_id", saved.workflow_id},
                     {"digest", saved.digest},
@@ -161,8 +160,7 @@ http::Response HandleBindWorkflow(const HttpApiDeps& deps, http::Request& reques
   return Json(200, {{"workflow_id", saved->workflow_id}, {"admission", ProofSummary(*proof)}});
 }
 
-http::Response HandleStartRun(const HttpApiDeps& deps, http::Request& request,
-                              RequestNote& note) {
+http::Response HandleStartRun(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
   auto caller = Authenticated(deps, request, note);
   if (!caller.ok()) return Problem(caller.status(), note);
   auto body = JsonBody(request);
@@ -200,8 +198,7 @@ http::Response HandleGetRun(const HttpApiDeps& deps, http::Request& request, Req
   return Json(200, RunReadModel(*run));
 }
 
-http::Response HandleRunEvents(const HttpApiDeps& deps, http::Request& request,
-                               RequestNote& note) {
+http::Response HandleRunEvents(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
   auto caller = Authenticated(deps, request, note);
   if (!caller.ok()) return Problem(caller.status(), note);
   auto run = OwnedRun(deps, request, *caller);
@@ -216,13 +213,13 @@ http::Response HandleRunEvents(const HttpApiDeps& deps, http::Request& request,
   return Json(200, {{"run_id", run->run_id}, {"events", list}});
 }
 
-http::Response HandleStopRun(const HttpApiDeps& deps, http::Request& request,
-                             RequestNote& note) {
+http::Response HandleStopRun(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
   auto caller = Authenticated(deps, request, note);
   if (!caller.ok()) return Problem(caller.status(), note);
   auto deadline = deps.runtime->RequestStop(request.path_params.at("id"), caller->user_id);
   if (!deadline.ok()) return Problem(deadline.status(), note);
-  return Json(202, {{"run_id", request.path_params.at("id")}, {"stop_deadline_unix_ms", *deadline}});
+  return Json(202,
+              {{"run_id", request.path_params.at("id")}, {"stop_deadline_unix_ms", *deadline}});
 }
 
 http::Response HandleAudit(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {

@@ -11,8 +11,7 @@
 namespace aevatar::orchestrator {
 
 WorkflowRuntime::WorkflowRuntime(Options options, WorkflowStore* store, AuditLog* audit,
-                                 TransportFactory transports, const NyxidClient* nyxid,
-                                 Clock clock)
+                                 TransportFactory transports, const NyxidClient* nyxid, Clock clock)
     : options_(std::move(options)),
       store_(store),
       audit_(audit),

@@ -20,8 +20,8 @@
 #include "aevatar/ingress_auth.h"
 #include "aevatar/route_admission.h"
 #include "aevatar/workflow_definition.h"
-#include "aevatar/workflow_template.h"
 #include "aevatar/workflow_store.h"
+#include "aevatar/workflow_template.h"
 
 namespace aevatar::orchestrator {
 

@@ -66,11 +66,11 @@ using KeyLookup = std::function<absl::StatusOr<Jwk>(std::string_view kid)>;
 absl::StatusOr<VerifiedJws> VerifyJws(std::string_view token, const KeyLookup& lookup);
 
 struct ClaimRequirements {
-  std::string audience;     // "aud" must equal this (string, or an array containing it)
-  std::string token_kind;   // "token_kind" must equal this ("delegation", "access")
+  std::string audience;    // "aud" must equal this (string, or an array containing it)
+  std::string token_kind;  // "token_kind" must equal this ("delegation", "access")
   std::vector<std::string> required_scopes;  // each must be in the space-separated "scope"
-  int64_t now_unix = 0;     // seconds
-  int64_t leeway_secs = 30;  // clock skew allowed on exp / nbf / iat
+  int64_t now_unix = 0;                      // seconds
+  int64_t leeway_secs = 30;                  // clock skew allowed on exp / nbf / iat
 };
 
 // Checks exp (required), nbf and iat (if present), aud, token_kind and scopes.

@@ -33,8 +33,8 @@ absl::StatusOr<std::string> LoadOrCreateKeyFile(const std::string& path, size_t 
     if (errno == EEXIST) return ReadKey(path, bytes);  // another process won the race
     return ErrnoError("create " + path, errno);
   }
-  bool ok = ::write(fd, key.data(), key.size()) == static_cast<ssize_t>(key.size()) &&
-            ::fsync(fd) == 0;
+  bool ok =
+      ::write(fd, key.data(), key.size()) == static_cast<ssize_t>(key.size()) && ::fsync(fd) == 0;
   ::close(fd);
   if (!ok) return absl::InternalError("could not write " + path);
   return key;

@@ -1,11 +1,11 @@
 #include "base/log.h"
 
-#include "base/clock.h"
-
 #include <unistd.h>
 
 #include <atomic>
 #include <regex>
+
+#include "base/clock.h"
 
 namespace aevatar::base {
 namespace {
@@ -44,7 +44,8 @@ std::string Redact(std::string_view text) {
 void Log(LogLevel level, std::string_view event, std::string_view tag,
          const nlohmann::json& fields) {
   if (static_cast<int>(level) < g_min_level.load()) return;
-  nlohmann::json line = {{"ts", FormatUtcMillis(NowUnixMs())}, {"level", LevelName(level)}, {"event", event}};
+  nlohmann::json line = {
+      {"ts", FormatUtcMillis(NowUnixMs())}, {"level", LevelName(level)}, {"event", event}};
   if (!tag.empty()) line["tag"] = tag;
   if (fields.is_object()) {
     for (const auto& [key, value] : fields.items()) line[key] = value;

@@ -38,7 +38,8 @@ absl::StatusOr<Caller> CallerAuth::Authenticate(
   }
   Caller caller;
   caller.owner = sub->get<std::string>();
-  if (auto bearer = http::BearerToken(request); bearer && absl::StartsWith(*bearer, kAgentKeyPrefix)) {
+  if (auto bearer = http::BearerToken(request);
+      bearer && absl::StartsWith(*bearer, kAgentKeyPrefix)) {
     caller.agent_key = *bearer;
   }
   return caller;

@@ -148,18 +148,23 @@ http::Response HandleResult(const ApiContext& ctx, http::Request& request, Reque
   if (!op.ok()) return Problem(op.status(), note);
   note.operation_id = op->id;
   if (!IsTerminal(op->status)) {
-    http::Response response = Problem(
-        ApiError(absl::StatusCode::kFailedPrecondition, "OPERATION_NOT_TERMINAL",
-                 "the operation has not finished; poll its status"),
-        note);
+    http::Response response =
+        Problem(ApiError(absl::StatusCode::kFailedPrecondition, "OPERATION_NOT_TERMINAL",
+                         "the operation has not finished; poll its status"),
+                note);
     response.headers.Set("Retry-After", kPollAfterSecs);
     return response;
   }
   nlohmann::json result = nlohmann::json::parse(op->result, nullptr, false);
   if (!result.is_object()) {
     // outcome_uncertain (or cancelled before it ran): no output exists.
-    result = {{"success", false}, {"exit_code", nullptr}, {"stdout", ""},  {"stderr", ""},
-              {"timed_out", false}, {"stdout_truncated", false}, {"stderr_truncated", false}};
+    result = {{"success", false},
+              {"exit_code", nullptr},
+              {"stdout", ""},
+              {"stderr", ""},
+              {"timed_out", false},
+              {"stdout_truncated", false},
+              {"stderr_truncated", false}};
   }
   result["operation_id"] = op->id;
   result["status"] = OperationStatusName(op->status);

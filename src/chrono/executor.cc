@@ -33,8 +33,12 @@ absl::Status QueueFull() {
 
 std::string FailureResult(const absl::Status& status) {
   nlohmann::json result = {
-      {"success", false}, {"exit_code", -1},   {"stdout", ""},
-      {"stderr", ""},     {"timed_out", false}, {"verdict", "sandbox_error"},
+      {"success", false},
+      {"exit_code", -1},
+      {"stdout", ""},
+      {"stderr", ""},
+      {"timed_out", false},
+      {"verdict", "sandbox_error"},
       {"error", {{"code", base::ApiCode(status)}, {"message", std::string(status.message())}}},
   };
   return result.dump();
@@ -96,9 +100,8 @@ absl::StatusOr<sandbox::RunResult> Executor::RunSync(sandbox::RunSpec spec) {
   {
     std::lock_guard lock(mu_);
     if (absl::Status st = AdmitOne(); !st.ok()) return st;
-    sync_jobs_.push_back([this, promise, spec = std::move(spec)] {
-      promise->set_value(engine_->Run(spec));
-    });
+    sync_jobs_.push_back(
+        [this, promise, spec = std::move(spec)] { promise->set_value(engine_->Run(spec)); });
   }
   wake_.notify_one();
   return future.get();
@@ -120,8 +123,7 @@ absl::StatusOr<Operation> Executor::Cancel(const std::string& id) {
   auto op = store_->RequestCancel(id, NowMs());
   if (!op.ok()) return op.status();
   std::lock_guard lock(mu_);
-  if (op->status == OperationStatus::kCancelled && durable_queued_ > 0 &&
-      op->started_at_ms == 0) {
+  if (op->status == OperationStatus::kCancelled && durable_queued_ > 0 && op->started_at_ms == 0) {
     --durable_queued_;  // cancelled while still queued
   }
   if (auto it = cancel_fds_.find(id); it != cancel_fds_.end()) {
@@ -145,9 +147,8 @@ void Executor::WorkerLoop() {
     std::function<void()> job;
     {
       std::unique_lock lock(mu_);
-      wake_.wait_for(lock, kIdlePoll, [this] {
-        return stopping_ || !sync_jobs_.empty() || durable_queued_ > 0;
-      });
+      wake_.wait_for(lock, kIdlePoll,
+                     [this] { return stopping_ || !sync_jobs_.empty() || durable_queued_ > 0; });
       if (stopping_) return;
       if (!sync_jobs_.empty()) {
         job = std::move(sync_jobs_.front());
@@ -183,7 +184,7 @@ void Executor::RunOperation(const Operation& op) {
   auto server_env = sealer_->Unseal(op.sealed_credentials);
   auto cancel_pipe = os::MakePipe();
   if (!request.ok() || !server_env.ok() || !cancel_pipe.ok()) {
-    absl::Status failure = !request.ok() ? request.status()
+    absl::Status failure = !request.ok()      ? request.status()
                            : !server_env.ok() ? server_env.status()
                                               : cancel_pipe.status();
     (void)store_->Finish(op.id, OperationStatus::kFailed, FailureResult(failure), NowMs());
@@ -213,9 +214,9 @@ void Executor::RunOperation(const Operation& op) {
               {{"error", std::string(result.status().message())}});
     result_json = FailureResult(result.status());
   } else {
-    status = result->cancelled          ? OperationStatus::kCancelled
-             : RunSucceeded(*result)    ? OperationStatus::kSucceeded
-                                        : OperationStatus::kFailed;
+    status = result->cancelled       ? OperationStatus::kCancelled
+             : RunSucceeded(*result) ? OperationStatus::kSucceeded
+                                     : OperationStatus::kFailed;
     result_json = ExecuteResultJson(*result).dump();
     metrics_->CountRun(std::string(sandbox::VerdictName(result->verdict)),
                        static_cast<double>(result->wall_ms) / 1000.0);

@@ -67,8 +67,8 @@ http::Response HandleReady(const ApiContext& ctx, http::Request&, RequestNote& n
 
 http::Response HandleMetrics(const ApiContext& ctx, http::Request&, RequestNote&) {
   http::Response response;
-  response.body = ctx.deps.metrics->Render(ctx.deps.executor->queued(),
-                                           ctx.deps.executor->running());
+  response.body =
+      ctx.deps.metrics->Render(ctx.deps.executor->queued(), ctx.deps.executor->running());
   response.headers.Set("Content-Type", "text/plain; version=0.0.4");
   return response;
 }

@@ -21,9 +21,9 @@ std::string_view OperationStatusName(OperationStatus status) {
 }
 
 std::optional<OperationStatus> ParseOperationStatus(std::string_view name) {
-  for (OperationStatus status :
-       {OperationStatus::kQueued, OperationStatus::kRunning, OperationStatus::kSucceeded,
-        OperationStatus::kFailed, OperationStatus::kCancelled, OperationStatus::kOutcomeUncertain}) {
+  for (OperationStatus status : {OperationStatus::kQueued, OperationStatus::kRunning,
+                                 OperationStatus::kSucceeded, OperationStatus::kFailed,
+                                 OperationStatus::kCancelled, OperationStatus::kOutcomeUncertain}) {
     if (OperationStatusName(status) == name) return status;
   }
   return std::nullopt;

@@ -16,7 +16,14 @@ namespace aevatar::chrono {
 //                        running ──process died──► outcome_uncertain (at next start-up)
 //
 // Terminal states never change again. An operation is never silently re-run.
-enum class OperationStatus { kQueued, kRunning, kSucceeded, kFailed, kCancelled, kOutcomeUncertain };
+enum class OperationStatus {
+  kQueued,
+  kRunning,
+  kSucceeded,
+  kFailed,
+  kCancelled,
+  kOutcomeUncertain
+};
 
 std::string_view OperationStatusName(OperationStatus status);
 std::optional<OperationStatus> ParseOperationStatus(std::string_view name);

@@ -52,8 +52,8 @@ base::JwksCache::Fetcher MakeJwksFetcher(const ServiceConfig& config) {
 }
 
 absl::StatusOr<std::unique_ptr<OperationStore>> OpenStore(const ServiceConfig& config) {
-  std::string spec = config.store.empty() ? "sqlite:" + config.state_dir + "/operations.db"
-                                          : config.store;
+  std::string spec =
+      config.store.empty() ? "sqlite:" + config.state_dir + "/operations.db" : config.store;
   if (spec.rfind("sqlite:", 0) == 0) return OpenSqliteOperationStore(spec.substr(7));
   if (spec.rfind("postgres:", 0) == 0) {
     return absl::UnimplementedError("the PostgreSQL operation store is not built in yet");
@@ -105,9 +105,9 @@ class Service : public ChronoService {
 
     const auto retention_ms = static_cast<int64_t>(config.retention_hours * 3600 * 1000);
     ExecutorOptions executor_options;
-    executor_options.workers = config.workers > 0
-                                   ? config.workers
-                                   : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    executor_options.workers =
+        config.workers > 0 ? config.workers
+                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     executor_options.queue_depth = config.queue_depth;
     executor_options.runner_id = base::RandomId("runner_");
     executor_options.retention_ms = retention_ms;
@@ -115,20 +115,21 @@ class Service : public ChronoService {
                                            sealer_.get(), &metrics_);
     if (absl::Status st = executor_->Start(); !st.ok()) return st;
 
-    router_ = BuildHttpApi({config.async_enabled, config.nyxid_base_url, retention_ms},
-                           {auth_.get(), executor_.get(), store_.get(), sealer_.get(), &metrics_,
-                            SelfCheck()});
+    router_ = BuildHttpApi(
+        {config.async_enabled, config.nyxid_base_url, retention_ms},
+        {auth_.get(), executor_.get(), store_.get(), sealer_.get(), &metrics_, SelfCheck()});
     http::ServerOptions server_options;
     server_options.host = listen->first;
     server_options.port = listen->second;
     server_options.io_threads = config.http_threads;
-    auto server = http::Server::Start(server_options,
-                                      [this](http::Request& request) { return router_->Handle(request); });
+    auto server = http::Server::Start(
+        server_options, [this](http::Request& request) { return router_->Handle(request); });
     if (!server.ok()) return server.status();
     server_ = std::move(*server);
     sweeper_ = std::thread([this] { SweepLoop(); });
     base::Log(LogLevel::kInfo, "chrono.started", "",
-              {{"port", server_->port()}, {"workers", executor_options.workers},
+              {{"port", server_->port()},
+               {"workers", executor_options.workers},
                {"async_enabled", config.async_enabled}});
     return absl::OkStatus();
   }

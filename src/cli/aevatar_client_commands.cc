@@ -90,8 +90,7 @@ int RunLoginCommand(const ClientOptions& options) {
 CLI::App* AddExecCommand(CLI::App& app, ClientOptions& options) {
   CLI::App* exec = app.add_subcommand("exec", "Run a program through the code_execute tool");
   exec->add_option("--url", options.url, "aevatar URL (default: the session's)");
-  exec->add_option("--language", options.language, "python|javascript|typescript|bash")
-      ->required();
+  exec->add_option("--language", options.language, "python|javascript|typescript|bash")->required();
   auto* code = exec->add_option("-c,--code", options.code, "The program's source");
   auto* file = exec->add_option("--file", options.file, "Read the source from this file");
   code->excludes(file);

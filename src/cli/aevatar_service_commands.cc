@@ -33,8 +33,8 @@ int RunUpCommand(const UpOptions& options) {
             << "  chrono-sandbox  " << info.chrono_url << "\n"
             << "  aevatar         " << info.aevatar_url << "\n"
             << "Log in (credentials in " << info.credentials_file << ", mode 0600):\n"
-            << "  aevatar login --url " << info.aevatar_url << " --username demo --credentials-file "
-            << info.credentials_file << "\n"
+            << "  aevatar login --url " << info.aevatar_url
+            << " --username demo --credentials-file " << info.credentials_file << "\n"
             << "  aevatar exec --language python -c 'print(\"hello\")'\n"
             << "Stop with Ctrl-C." << std::endl;
   int sig = WaitForStopSignal();

@@ -83,8 +83,8 @@ int PrintProblem(const http::ClientResponse& response) {
     std::cerr << "error: HTTP " << response.status << "\n";
     return 1;
   }
-  std::cerr << "error: " << problem.value("code", "HTTP_" + std::to_string(response.status))
-            << ": " << problem.value("detail", "") << "\n";
+  std::cerr << "error: " << problem.value("code", "HTTP_" + std::to_string(response.status)) << ": "
+            << problem.value("detail", "") << "\n";
   if (problem.contains("remediation")) {
     std::cerr << "remediation: " << problem.value("remediation", "") << "\n";
   }

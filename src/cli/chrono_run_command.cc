@@ -45,8 +45,7 @@ int BadArgument(const std::string& message) {
 
 CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   CLI::App* run = app.add_subcommand("run", "Run one program in a one-shot sandbox");
-  run->add_option("--language", options.language, "python|javascript|typescript|bash")
-      ->required();
+  run->add_option("--language", options.language, "python|javascript|typescript|bash")->required();
   auto* code = run->add_option("-c,--code", options.code, "The program's source");
   auto* file = run->add_option("--file", options.file, "Read the source from this file");
   code->excludes(file);
@@ -70,7 +69,8 @@ int RunRunCommand(const RunCommandOptions& options) {
   spec.backend = *backend;
 
   if (!options.file.empty()) {
-    if (!ReadWholeFile(options.file, spec.source)) return BadArgument("cannot read " + options.file);
+    if (!ReadWholeFile(options.file, spec.source))
+      return BadArgument("cannot read " + options.file);
   } else if (!options.code.empty()) {
     spec.source = options.code;
   } else {
@@ -96,7 +96,8 @@ int RunRunCommand(const RunCommandOptions& options) {
   }
   auto result = (*engine)->Run(spec);
   if (!result.ok()) {
-    if (absl::IsInvalidArgument(result.status())) return BadArgument(std::string(result.status().message()));
+    if (absl::IsInvalidArgument(result.status()))
+      return BadArgument(std::string(result.status().message()));
     std::cerr << "chrono-sandbox run: sandbox failure: " << result.status().message() << "\n";
     return kSandboxFailure;
   }

@@ -23,8 +23,9 @@ CLI::App* AddServeCommand(CLI::App& app, chrono::ServiceConfig& config) {
   serve->add_option("--queue-depth", config.queue_depth, "Waiting runs before 429 (default 64)");
   serve->add_option("--retention-hours", config.retention_hours,
                     "How long results stay readable (default 24)");
-  serve->add_flag("--disable-async", [&config](int64_t) { config.async_enabled = false; },
-                  "Answer POST /executions with 503");
+  serve->add_flag(
+      "--disable-async", [&config](int64_t) { config.async_enabled = false; },
+      "Answer POST /executions with 503");
   serve->add_option("--nyxid-base-url", config.nyxid_base_url,
                     "NYXID_BASE_URL given to Agent Key callers' programs");
   return serve;

@@ -11,7 +11,8 @@ namespace aevatar::http {
 
 struct ClientRequest {
   std::string method = "GET";
-  std::string url;  // http://host:port/path?query (plain HTTP; services talk on loopback or a private network)
+  std::string url;  // http://host:port/path?query (plain HTTP; services talk on loopback or a
+                    // private network)
   Headers headers;
   std::string body;
   // The whole exchange (connect, send, receive) must finish within this.

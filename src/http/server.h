@@ -20,8 +20,8 @@ absl::StatusOr<std::pair<std::string, uint16_t>> ParseListenAddress(const std::s
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  uint16_t port = 0;             // 0 picks a free port; see Server::port()
-  int io_threads = 2;            // threads running the socket I/O
+  uint16_t port = 0;                // 0 picks a free port; see Server::port()
+  int io_threads = 2;               // threads running the socket I/O
   size_t max_body_bytes = 8 << 20;  // larger requests get 413 BODY_TOO_LARGE
   // Handlers may block (a synchronous /execute waits up to 600 s). Each
   // request's handler runs on its own pooled thread, never on an I/O thread,

@@ -33,7 +33,6 @@ class Authenticator {
   const TokenService* tokens_;
 };
 
-
 }  // namespace aevatar::nyxid
 
 #endif  // AEVATAR_NYXID_AUTHENTICATOR_H_

@@ -76,7 +76,8 @@ absl::StatusOr<uint64_t> ReadKeyed(const std::string& path, std::string_view key
 }
 
 absl::Status MakeDir(const std::string& path) {
-  if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoError("mkdir " + path, errno);
+  if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST)
+    return ErrnoError("mkdir " + path, errno);
   return absl::OkStatus();
 }
 

@@ -108,7 +108,8 @@ class CgroupV1Manager : public CgroupManager {
   absl::StatusOr<std::unique_ptr<RunCgroup>> Create(std::string_view name,
                                                     const CgroupLimits& limits) override {
     std::map<std::string, std::string> dirs;
-    for (const auto& [controller, parent] : parents_) dirs[controller] = absl::StrCat(parent, "/", std::string(name));
+    for (const auto& [controller, parent] : parents_)
+      dirs[controller] = absl::StrCat(parent, "/", std::string(name));
     // Construct first so a partial creation is cleaned up by the destructor.
     auto cgroup = std::make_unique<CgroupV1>(dirs);
     for (const auto& [controller, dir] : dirs) {

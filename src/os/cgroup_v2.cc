@@ -88,7 +88,9 @@ bool HasControllers(const std::string& dir) {
   auto text = files::ReadFile(dir + "/cgroup.controllers");
   if (!text.ok()) return false;
   std::vector<std::string> names = absl::StrSplit(*text, absl::ByAnyChar(" \n"));
-  auto has = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+  auto has = [&](const std::string& n) {
+    return std::find(names.begin(), names.end(), n) != names.end();
+  };
   return has("memory") && has("pids");
 }
 

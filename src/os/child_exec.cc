@@ -20,6 +20,9 @@
 #include "os/child_exec.h"
 
 #include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/close_range.h>
+#include <linux/seccomp.h>
 #include <net/if.h>
 #include <sched.h>
 #include <signal.h>
@@ -34,10 +37,6 @@
 
 #include <cerrno>
 #include <cstring>
-
-#include <linux/capability.h>
-#include <linux/close_range.h>
-#include <linux/seccomp.h>
 
 namespace aevatar::os {
 namespace {
@@ -179,7 +178,9 @@ void BuildFilesystem(const ChildPlan& plan) {
   if (::chdir(plan.workdir) != 0) Fail(plan, ChildStep::kChdir, errno, index);
   // 2. Resource limits.
   for (size_t i = 0; i < plan.rlimit_count; ++i) {
-    struct rlimit limit{plan.rlimits[i].soft, plan.rlimits[i].hard};
+    struct rlimit limit {
+      plan.rlimits[i].soft, plan.rlimits[i].hard
+    };
     if (::setrlimit(plan.rlimits[i].resource, &limit) != 0) {
       Fail(plan, ChildStep::kRlimit, errno, static_cast<int>(i));
     }

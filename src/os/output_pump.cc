@@ -68,7 +68,8 @@ absl::StatusOr<PumpResult> PumpOutput(int stdout_fd, int stderr_fd, ChildProcess
     if (out_open) fds[out_index = count++] = {stdout_fd, POLLIN, 0};
     if (err_open) fds[err_index = count++] = {stderr_fd, POLLIN, 0};
     if (!child_exited) fds[child_index = count++] = {child.pidfd(), POLLIN, 0};
-    if (options.cancel_fd >= 0 && !killed) fds[cancel_index = count++] = {options.cancel_fd, POLLIN, 0};
+    if (options.cancel_fd >= 0 && !killed)
+      fds[cancel_index = count++] = {options.cancel_fd, POLLIN, 0};
 
     Clock::time_point wake = child_exited ? drain_until : options.deadline;
     int timeout = killed && !child_exited ? 1000 : MillisUntil(wake);

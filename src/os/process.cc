@@ -46,8 +46,8 @@ absl::StatusOr<ChildProcess> CloneWithNamespaces(int namespace_flags,
   int pidfd = -1;
   // Raw clone without a stack behaves like fork(2) but takes namespace flags
   // and returns a pidfd in `pidfd`.
-  long pid = ::syscall(SYS_clone, namespace_flags | CLONE_PIDFD | SIGCHLD, nullptr, &pidfd,
-                       nullptr, nullptr);
+  long pid = ::syscall(SYS_clone, namespace_flags | CLONE_PIDFD | SIGCHLD, nullptr, &pidfd, nullptr,
+                       nullptr);
   if (pid < 0) return ErrnoError("clone", errno);
   if (pid == 0) {
     child_main();

@@ -17,25 +17,64 @@ namespace {
 // Syscalls a sandboxed program may not make; each fails with EPERM.
 constexpr const char* kDeniedSyscalls[] = {
     // filesystem namespace and mounts
-    "mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen", "fsconfig",
-    "fsmount", "fspick", "mount_setattr",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "move_mount",
+    "open_tree",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
     // other namespaces
-    "unshare", "setns",
+    "unshare",
+    "setns",
     // debugging and introspection of other processes
-    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "kcmp",
+    "pidfd_getfd",
     // kernel programmability and tracing
-    "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter",
-    "io_uring_register", "fanotify_init", "lookup_dcookie",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "fanotify_init",
+    "lookup_dcookie",
     // kernel keyring
-    "keyctl", "add_key", "request_key",
+    "keyctl",
+    "add_key",
+    "request_key",
     // kernel images and modules
-    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
     // file handles bypass path permissions
-    "open_by_handle_at", "name_to_handle_at",
+    "open_by_handle_at",
+    "name_to_handle_at",
     // clocks, time and the machine
-    "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "swapon", "swapoff", "reboot",
-    "acct", "quotactl", "syslog", "vhangup", "iopl", "ioperm",
-    "sethostname", "setdomainname",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",
+    "swapon",
+    "swapoff",
+    "reboot",
+    "acct",
+    "quotactl",
+    "syslog",
+    "vhangup",
+    "iopl",
+    "ioperm",
+    "sethostname",
+    "setdomainname",
 };
 
 // clone flags that create namespaces; clone with any of them is denied.
@@ -97,8 +136,8 @@ absl::StatusOr<SeccompProgram> SeccompProgram::BuildSandboxPolicy() {
       return st;
     }
   }
-  if (auto st = Check(seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0),
-                      "clone3");
+  if (auto st =
+          Check(seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0), "clone3");
       !st.ok()) {
     return st;
   }

@@ -35,8 +35,8 @@ struct CArgv {
 };
 
 std::vector<os::ChildRlimit> BuildRlimits(const Limits& limits) {
-  const rlim_t cpu = static_cast<rlim_t>(limits.cpu_secs > 0 ? limits.cpu_secs
-                                                             : limits.wall_timeout_secs);
+  const rlim_t cpu =
+      static_cast<rlim_t>(limits.cpu_secs > 0 ? limits.cpu_secs : limits.wall_timeout_secs);
   return {
       {RLIMIT_CPU, cpu, cpu + 1},
       {RLIMIT_FSIZE, limits.max_file_bytes, limits.max_file_bytes},
@@ -75,8 +75,7 @@ absl::StatusOr<std::unique_ptr<NativeBackend>> NativeBackend::Create() {
       new NativeBackend(std::move(*seccomp), std::move(*cgroups)));
 }
 
-NativeBackend::NativeBackend(os::SeccompProgram seccomp,
-                             std::unique_ptr<os::CgroupManager> cgroups)
+NativeBackend::NativeBackend(os::SeccompProgram seccomp, std::unique_ptr<os::CgroupManager> cgroups)
     : seccomp_(std::move(seccomp)), cgroups_(std::move(cgroups)) {}
 
 absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunControl& control) {
@@ -108,8 +107,8 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   if (!netns.ok()) return netns.status();
 
   os::CgroupLimits cgroup_limits{limits.memory_bytes, limits.max_pids, 100};
-  auto cgroup = cgroups_->Create(
-      absl::StrCat("run-", ::getpid(), "-", next_run_.fetch_add(1)), cgroup_limits);
+  auto cgroup = cgroups_->Create(absl::StrCat("run-", ::getpid(), "-", next_run_.fetch_add(1)),
+                                 cgroup_limits);
   if (!cgroup.ok()) return cgroup.status();
 
   const std::vector<std::string> procs_files = (*cgroup)->ProcsFiles();
@@ -167,9 +166,9 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
 
   os::ChildFailure setup_failure{};
   if (ReadRecord(failure->read_end.get(), setup_failure)) {
-    return absl::InternalError(absl::StrCat("sandbox setup failed at ",
-                                            os::ChildStepName(setup_failure.step), " (",
-                                            setup_failure.index, "): ", strerror(setup_failure.err)));
+    return absl::InternalError(
+        absl::StrCat("sandbox setup failed at ", os::ChildStepName(setup_failure.step), " (",
+                     setup_failure.index, "): ", strerror(setup_failure.err)));
   }
   os::ChildExitReport report{};
   const bool reported = ReadRecord(status->read_end.get(), report);
@@ -197,8 +196,8 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   facts.wait_status = reported ? report.wait_status : SIGKILL;
   facts.wall_timeout = pumped->end == os::PumpEnd::kDeadline;
   facts.cancelled = pumped->end == os::PumpEnd::kCancelled;
-  facts.stage_cpu_ms = reported ? TimevalMs(report.usage.ru_utime) + TimevalMs(report.usage.ru_stime)
-                                : 0;
+  facts.stage_cpu_ms =
+      reported ? TimevalMs(report.usage.ru_utime) + TimevalMs(report.usage.ru_stime) : 0;
   facts.cpu_limit_secs = static_cast<int>(rlimits[0].soft);
   facts.oom_kills = usage->oom_kills;
   facts.pids_max_events = usage->pids_max_events;

@@ -127,19 +127,21 @@ void RootfsPlan::AddDev(const Limits& limits) {
                       .source = Keep(absl::StrCat("/dev/", node)),
                       .flags = MS_BIND});
   }
-  for (auto [name, target] : {std::pair{"fd", "/proc/self/fd"}, {"stdin", "/proc/self/fd/0"},
-                              {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"}}) {
+  for (auto [name, target] : {std::pair{"fd", "/proc/self/fd"},
+                              {"stdin", "/proc/self/fd/0"},
+                              {"stdout", "/proc/self/fd/1"},
+                              {"stderr", "/proc/self/fd/2"}}) {
     steps_.push_back(
         {.kind = Kind::kSymlink, .path = Under(absl::StrCat("/dev/", name)), .source = target});
   }
   steps_.push_back({.kind = Kind::kMkdir, .path = Under("/dev/shm"), .mode = 01777});
-  steps_.push_back({.kind = Kind::kMount,
-                    .path = Under("/dev/shm"),
-                    .source = "tmpfs",
-                    .fstype = "tmpfs",
-                    .flags = kNoSuidNoDev,
-                    .data = Keep(absl::StrCat("size=", limits.tmpfs_bytes,
-                                              ",nr_inodes=1024,mode=1777"))});
+  steps_.push_back(
+      {.kind = Kind::kMount,
+       .path = Under("/dev/shm"),
+       .source = "tmpfs",
+       .fstype = "tmpfs",
+       .flags = kNoSuidNoDev,
+       .data = Keep(absl::StrCat("size=", limits.tmpfs_bytes, ",nr_inodes=1024,mode=1777"))});
 }
 
 }  // namespace aevatar::sandbox

@@ -41,8 +41,8 @@ struct EnvVar {
 // One run, as the caller asked for it.
 struct RunSpec {
   Language language = Language::kPython;
-  std::string source;      // written into /workspace as a file, never onto a command line
-  std::string stdin_data;  // the program's stdin
+  std::string source;       // written into /workspace as a file, never onto a command line
+  std::string stdin_data;   // the program's stdin
   std::vector<EnvVar> env;  // caller environment; validated by ValidateCallerEnv
   // Variables the server itself grants (NYXID_API_KEY, …). Never from callers:
   // only trusted code fills this, and these names win over caller names.
@@ -54,15 +54,15 @@ struct RunSpec {
 // Typed outcome of a run that the sandbox carried out. A failure of the
 // sandbox itself is never a verdict: it is a Status error.
 enum class Verdict {
-  kOk,              // exited 0
-  kNonzeroExit,     // exited with another code
-  kSignaled,        // killed by a signal no limit explains
-  kWallTimeout,     // the wall deadline passed; every process was killed
-  kCpuLimit,        // RLIMIT_CPU (SIGXCPU / SIGKILL past the hard limit)
-  kMemoryLimit,     // the cgroup OOM killer took a process
-  kOutputLimit,     // stdout or stderr exceeded the capture limit
-  kPidsLimit,       // a fork or thread was refused by the pids limit
-  kFileSizeLimit,   // RLIMIT_FSIZE (SIGXFSZ)
+  kOk,             // exited 0
+  kNonzeroExit,    // exited with another code
+  kSignaled,       // killed by a signal no limit explains
+  kWallTimeout,    // the wall deadline passed; every process was killed
+  kCpuLimit,       // RLIMIT_CPU (SIGXCPU / SIGKILL past the hard limit)
+  kMemoryLimit,    // the cgroup OOM killer took a process
+  kOutputLimit,    // stdout or stderr exceeded the capture limit
+  kPidsLimit,      // a fork or thread was refused by the pids limit
+  kFileSizeLimit,  // RLIMIT_FSIZE (SIGXFSZ)
 };
 std::string_view VerdictName(Verdict verdict);
 

@@ -49,9 +49,9 @@ absl::Status ValidateCallerEnv(const std::vector<EnvVar>& env) {
 absl::Status ValidateLimits(const Limits& limits, const Limits& maxima) {
   if (limits.wall_timeout_secs < kMinWallTimeoutSecs ||
       limits.wall_timeout_secs > std::min(kMaxWallTimeoutSecs, maxima.wall_timeout_secs)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "timeout must be between ", kMinWallTimeoutSecs, " and ",
-        std::min(kMaxWallTimeoutSecs, maxima.wall_timeout_secs), " seconds"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("timeout must be between ", kMinWallTimeoutSecs, " and ",
+                     std::min(kMaxWallTimeoutSecs, maxima.wall_timeout_secs), " seconds"));
   }
   auto check = [](bool ok, std::string_view what, uint64_t min, uint64_t max) {
     return ok ? absl::OkStatus()
@@ -64,8 +64,9 @@ absl::Status ValidateLimits(const Limits& limits, const Limits& maxima) {
     return st;
   }
   constexpr uint64_t kMiB = 1 << 20;
-  if (auto st = check(limits.memory_bytes >= 16 * kMiB && limits.memory_bytes <= maxima.memory_bytes,
-                      "memory bytes", 16 * kMiB, maxima.memory_bytes);
+  if (auto st =
+          check(limits.memory_bytes >= 16 * kMiB && limits.memory_bytes <= maxima.memory_bytes,
+                "memory bytes", 16 * kMiB, maxima.memory_bytes);
       !st.ok()) {
     return st;
   }
@@ -74,14 +75,15 @@ absl::Status ValidateLimits(const Limits& limits, const Limits& maxima) {
       !st.ok()) {
     return st;
   }
-  if (auto st = check(limits.max_output_bytes >= 1024 &&
-                          limits.max_output_bytes <= maxima.max_output_bytes,
-                      "output bytes", 1024, maxima.max_output_bytes);
+  if (auto st = check(
+          limits.max_output_bytes >= 1024 && limits.max_output_bytes <= maxima.max_output_bytes,
+          "output bytes", 1024, maxima.max_output_bytes);
       !st.ok()) {
     return st;
   }
-  if (auto st = check(limits.max_file_bytes >= 1024 && limits.max_file_bytes <= maxima.max_file_bytes,
-                      "file size bytes", 1024, maxima.max_file_bytes);
+  if (auto st =
+          check(limits.max_file_bytes >= 1024 && limits.max_file_bytes <= maxima.max_file_bytes,
+                "file size bytes", 1024, maxima.max_file_bytes);
       !st.ok()) {
     return st;
   }

@@ -13,9 +13,8 @@ void ApplyVerdict(const RunFacts& facts, RunResult& result) {
   result.cancelled = facts.cancelled;
 
   const bool cpu_killed =
-      result.signal == SIGXCPU ||
-      (result.signal == SIGKILL && facts.cpu_limit_secs > 0 &&
-       facts.stage_cpu_ms >= int64_t{facts.cpu_limit_secs} * 1000);
+      result.signal == SIGXCPU || (result.signal == SIGKILL && facts.cpu_limit_secs > 0 &&
+                                   facts.stage_cpu_ms >= int64_t{facts.cpu_limit_secs} * 1000);
   if (facts.wall_timeout) {
     result.verdict = Verdict::kWallTimeout;
   } else if (facts.oom_kills > 0) {

@@ -9,11 +9,11 @@ namespace aevatar::sandbox {
 
 // The facts a backend observed about one finished run.
 struct RunFacts {
-  int wait_status = 0;           // of the last stage, as from waitpid
-  bool wall_timeout = false;     // we killed it at the deadline
-  bool cancelled = false;        // we killed it on the caller's request
-  int64_t stage_cpu_ms = 0;      // CPU of the last stage (for RLIMIT_CPU kills)
-  int cpu_limit_secs = 0;        // the RLIMIT_CPU soft limit applied
+  int wait_status = 0;        // of the last stage, as from waitpid
+  bool wall_timeout = false;  // we killed it at the deadline
+  bool cancelled = false;     // we killed it on the caller's request
+  int64_t stage_cpu_ms = 0;   // CPU of the last stage (for RLIMIT_CPU kills)
+  int cpu_limit_secs = 0;     // the RLIMIT_CPU soft limit applied
   uint64_t oom_kills = 0;
   uint64_t pids_max_events = 0;
   bool output_truncated = false;

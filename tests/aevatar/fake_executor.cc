@@ -93,8 +93,13 @@ NyxidReply FakeExecutor::Result(const std::string& id) {
     return {409, {{"code", "OPERATION_NOT_TERMINAL"}}, {}, ""};
   }
   return {200,
-          {{"operation_id", op.id}, {"status", op.status}, {"success", op.status == "succeeded"},
-           {"exit_code", 0}, {"stdout", stdout_text}, {"stderr", ""}, {"timed_out", false},
+          {{"operation_id", op.id},
+           {"status", op.status},
+           {"success", op.status == "succeeded"},
+           {"exit_code", 0},
+           {"stdout", stdout_text},
+           {"stderr", ""},
+           {"timed_out", false},
            {"verdict", "ok"}},
           {},
           ""};

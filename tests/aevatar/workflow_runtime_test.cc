@@ -60,8 +60,8 @@ class WorkflowRuntimeTest : public ::testing::Test {
     options.stop_window_ms = 10'000;
     return std::make_unique<WorkflowRuntime>(
         options, store_.get(), flaky_.get(),
-        [this](const AdmittedRoute&, const std::string&) { return executor_.Transport(); },
-        nullptr, [this] { return now_.load(); });
+        [this](const AdmittedRoute&, const std::string&) { return executor_.Transport(); }, nullptr,
+        [this] { return now_.load(); });
   }
 
   std::string Start(const std::string& marker = "MARKER_DEFAULT") {

@@ -83,15 +83,14 @@ TEST_F(AevatarCodeExecute, AgentKeyProgramSeesNyxidEnvAndHumanProgramDoesNot) {
   nlohmann::json created = s().nyxid().CreateAgentKey(token, "aevatar-e2e");
   const std::string key = created.value("key", "");
   ASSERT_EQ(key.rfind("nyxid_ag_", 0), 0u) << created.dump();
-  const nlohmann::json probe = {
-      {"language", "bash"},
-      {"source", "echo \"key=${NYXID_API_KEY:+set} url=${NYXID_BASE_URL:-none}\"; "
-                 "[ \"$NYXID_API_KEY\" = \"$EXPECT\" ] && echo match"},
-      {"env", {{"EXPECT", key}}}};
+  const nlohmann::json probe = {{"language", "bash"},
+                                {"source",
+                                 "echo \"key=${NYXID_API_KEY:+set} url=${NYXID_BASE_URL:-none}\"; "
+                                 "[ \"$NYXID_API_KEY\" = \"$EXPECT\" ] && echo match"},
+                                {"env", {{"EXPECT", key}}}};
   auto as_agent = s().Execute(key, probe);
   ASSERT_EQ(as_agent.status, 200) << as_agent.body;
-  EXPECT_EQ(JsonOf(as_agent)["stdout"],
-            "key=set url=" + s().nyxid().url() + "\nmatch\n");
+  EXPECT_EQ(JsonOf(as_agent)["stdout"], "key=set url=" + s().nyxid().url() + "\nmatch\n");
   auto as_human = s().Execute(token, probe);
   ASSERT_EQ(as_human.status, 200) << as_human.body;
   EXPECT_EQ(JsonOf(as_human)["stdout"], "key= url=none\n");
@@ -109,7 +108,8 @@ TEST_F(AevatarCodeExecute, InvalidInputFailsBeforeAnyNetworkCall) {
         nlohmann::json{{"language", "bash"}},
         nlohmann::json{{"language", "bash"}, {"source", "true"}, {"timeout_secs", 0}},
         nlohmann::json{{"language", "bash"}, {"source", "true"}, {"timeout_secs", 601}},
-        nlohmann::json{{"language", "bash"}, {"source", "true"}, {"env", {{"NYXID_API_KEY", "x"}}}}}) {
+        nlohmann::json{
+            {"language", "bash"}, {"source", "true"}, {"env", {{"NYXID_API_KEY", "x"}}}}}) {
     auto r = s().Execute(token, bad);
     EXPECT_EQ(r.status, 400) << bad.dump() << " -> " << r.body;
     EXPECT_FALSE(JsonOf(r).value("diagnostic_id", "").empty());
@@ -161,8 +161,7 @@ TEST_F(AevatarCodeExecute, ReadinessNamesEachTypedBlocker) {
     const char* user;
     const char* code;
   };
-  for (const Case& c : {Case{"alice", "READY"},
-                        Case{"dave", "CODE_EXECUTION_ROUTE_MISSING"},
+  for (const Case& c : {Case{"alice", "READY"}, Case{"dave", "CODE_EXECUTION_ROUTE_MISSING"},
                         Case{"frank", "CODE_EXECUTION_ROUTE_MISSING"},
                         Case{"erin", "CODE_EXECUTION_ROUTE_INACTIVE"},
                         Case{"bob", "CODE_EXECUTION_ROUTE_ACCESS_DENIED"},

@@ -13,18 +13,22 @@ constexpr char kIntrospectionSecret[] = "aevatar-test-introspection-secret";
 
 void AevatarStack::StartChrono(uint16_t port) {
   chrono_ = std::make_unique<ServiceProcess>(
-      std::vector<std::string>{BinaryPath("chrono-sandbox"), "serve", "--listen",
-                               "127.0.0.1:" + std::to_string(port), "--state-dir",
-                               dir_.path() + "/chrono", "--jwks-url",
-                               nyxid_url_ + "/.well-known/jwks.json", "--nyxid-base-url",
-                               nyxid_url_},
+      std::vector<std::string>{
+          BinaryPath("chrono-sandbox"), "serve", "--listen", "127.0.0.1:" + std::to_string(port),
+          "--state-dir", dir_.path() + "/chrono", "--jwks-url",
+          nyxid_url_ + "/.well-known/jwks.json", "--nyxid-base-url", nyxid_url_},
       dir_.path() + "/chrono.log");
 }
 
 void AevatarStack::StartAevatar(uint16_t port) {
-  std::vector<std::string> argv = {BinaryPath("aevatar"), "serve", "--listen",
-                                   "127.0.0.1:" + std::to_string(port), "--state-dir",
-                                   dir_.path() + "/aevatar", "--nyxid-url", nyxid_url_,
+  std::vector<std::string> argv = {BinaryPath("aevatar"),
+                                   "serve",
+                                   "--listen",
+                                   "127.0.0.1:" + std::to_string(port),
+                                   "--state-dir",
+                                   dir_.path() + "/aevatar",
+                                   "--nyxid-url",
+                                   nyxid_url_,
                                    "--introspection-secret-file",
                                    dir_.path() + "/introspection.secret"};
   argv.insert(argv.end(), aevatar_args_.begin(), aevatar_args_.end());
@@ -54,28 +58,27 @@ AevatarStack::AevatarStack(const std::string& users_yaml, std::vector<std::strin
   const std::string bootstrap =
       "catalog:\n"
       "  - id: chrono-sandbox\n    slug: chrono-sandbox\n    kind: http\n"
-      "    base_url: " + chrono_->base_url() + "\n"
+      "    base_url: " +
+      chrono_->base_url() +
+      "\n"
       "    default_policy: {forward_access_token: true, inject_delegation_token: true,\n"
       "                     delegation_token_scope: 'proxy:* sandbox:execute'}\n"
       "clients:\n"
-      "  - name: aevatar\n    secret_sha256: " + base::Sha256Hex(kIntrospectionSecret) + "\n" +
-      users_yaml;
+      "  - name: aevatar\n    secret_sha256: " +
+      base::Sha256Hex(kIntrospectionSecret) + "\n" + users_yaml;
   nyxid_ = std::make_unique<NyxidFixture>(bootstrap, std::move(nyxid_args), nyxid_port);
   std::ofstream(dir_.path() + "/introspection.secret") << kIntrospectionSecret << "\n";
   StartAevatar(0);
 }
 
-bool AevatarStack::ok() const {
-  return chrono_->ok() && nyxid_->ok() && aevatar_->ok();
-}
+bool AevatarStack::ok() const { return chrono_->ok() && nyxid_->ok() && aevatar_->ok(); }
 
 std::string AevatarStack::Login(const std::string& username) {
   return nyxid_->Login(username, "pw-" + username);
 }
 
 http::ClientResponse AevatarStack::Aevatar(const std::string& method, const std::string& path,
-                                           const std::string& credential,
-                                           const std::string& body) {
+                                           const std::string& credential, const std::string& body) {
   http::ClientRequest request;
   request.method = method;
   request.url = aevatar_->base_url() + path;

@@ -47,15 +47,15 @@ TEST(AevatarUp, StartsFromAnEmptyStateDirAndReusesItOnRestart) {
   TempDir dir;
   const std::string state = dir.path() + "/state";
   const uint16_t base = PickFreePort();
-  std::vector<std::string> argv = {BinaryPath("aevatar"), "up", "--state-dir", state,
-                                   "--port-base", std::to_string(base)};
+  std::vector<std::string> argv = {BinaryPath("aevatar"), "up", "--state-dir", state, "--port-base",
+                                   std::to_string(base)};
   std::string first_password;
   {
     ServiceProcess up(argv, dir.path() + "/up.log");
     ASSERT_TRUE(up.ok()) << up.ReadLog();
     EXPECT_EQ(up.port(), base + 2);
     const std::string credentials_path = state + "/credentials.json";
-    struct stat st{};
+    struct stat st {};
     ASSERT_EQ(::stat(credentials_path.c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 0777, 0600u);
     nlohmann::json credentials = ReadJson(credentials_path);

@@ -68,9 +68,9 @@ TEST_F(ChronoApi, EachBadInputHasItsOwnCode) {
                                timeout + "}"),
                   400, "INVALID_TIMEOUT");
   }
-  ExpectProblem(f().Call("POST", "/execute",
-                         R"({"language":"bash","script":"true","timeout_secs":"10"})"),
-                400, "INVALID_FIELD_TYPE");
+  ExpectProblem(
+      f().Call("POST", "/execute", R"({"language":"bash","script":"true","timeout_secs":"10"})"),
+      400, "INVALID_FIELD_TYPE");
   ExpectProblem(f().Call("POST", "/execute",
                          R"({"language":"bash","script":"true","env":{"NYXID_API_KEY":"x"}})"),
                 400, "INVALID_ENV");
@@ -124,8 +124,9 @@ TEST_F(ChronoApi, DurableLifecycleWithReceiptETagsAndResult) {
     EXPECT_EQ(same.status, 200);
     EXPECT_NE(same.headers.Get("ETag").value_or(""), etag);
   }
-  auto weak = f().Call("GET", "/executions/" + id, "", "alice",
-                       {{"If-None-Match", "\"other\", W/" + same.headers.Get("ETag").value_or("")}});
+  auto weak =
+      f().Call("GET", "/executions/" + id, "", "alice",
+               {{"If-None-Match", "\"other\", W/" + same.headers.Get("ETag").value_or("")}});
   EXPECT_TRUE(weak.status == 304 || weak.status == 200);
 
   nlohmann::json done = f().WaitDone(id);

@@ -72,8 +72,8 @@ TEST_F(ChronoAuth, ForgedTokensAreRejected) {
   tampered["sub"] = "mallory";
   size_t dot = token.find('.');
   size_t dot2 = token.find('.', dot + 1);
-  std::string forged = token.substr(0, dot + 1) + base::Base64UrlEncode(tampered.dump()) +
-                       token.substr(dot2);
+  std::string forged =
+      token.substr(0, dot + 1) + base::Base64UrlEncode(tampered.dump()) + token.substr(dot2);
   ExpectRejected(forged, 401, "TOKEN_SIGNATURE_INVALID");
   ExpectRejected("not-a-token", 401, "TOKEN_MALFORMED");
 }
@@ -85,10 +85,11 @@ TEST_F(ChronoAuth, MissingScopeIs403) {
 }
 
 TEST_F(ChronoAuth, AgentKeyReachesTheProgramButAnOrdinaryBearerNeverDoes) {
-  const std::string script = R"({"language":"bash","script":"echo \"[$NYXID_API_KEY][$NYXID_BASE_URL]\""})";
+  const std::string script =
+      R"({"language":"bash","script":"echo \"[$NYXID_API_KEY][$NYXID_BASE_URL]\""})";
   const std::string agent_key = "nyxid_ag_" + base::Base64UrlEncode(base::RandomBytes(32));
-  auto with_key = f().Call("POST", "/execute", script, "alice",
-                           {{"Authorization", "Bearer " + agent_key}});
+  auto with_key =
+      f().Call("POST", "/execute", script, "alice", {{"Authorization", "Bearer " + agent_key}});
   ASSERT_EQ(with_key.status, 200);
   EXPECT_EQ(BodyJson(with_key)["stdout"], "[" + agent_key + "][http://127.0.0.1:9/nyxid]\n");
   auto with_bearer = f().Call("POST", "/execute", script, "alice",
@@ -99,11 +100,10 @@ TEST_F(ChronoAuth, AgentKeyReachesTheProgramButAnOrdinaryBearerNeverDoes) {
 
 TEST_F(ChronoAuth, AgentKeyAlsoReachesDurablePrograms) {
   const std::string agent_key = "nyxid_ag_" + base::Base64UrlEncode(base::RandomBytes(32));
-  auto submit = f().Call("POST", "/executions",
-                         R"({"language":"bash","script":"echo -n \"$NYXID_API_KEY\" | sha256sum"})",
-                         "alice",
-                         {{"Idempotency-Key", "agent-key-durable"},
-                          {"Authorization", "Bearer " + agent_key}});
+  auto submit = f().Call(
+      "POST", "/executions",
+      R"({"language":"bash","script":"echo -n \"$NYXID_API_KEY\" | sha256sum"})", "alice",
+      {{"Idempotency-Key", "agent-key-durable"}, {"Authorization", "Bearer " + agent_key}});
   ASSERT_EQ(submit.status, 202) << submit.body;
   const std::string id = BodyJson(submit)["operation_id"];
   f().WaitDone(id);
@@ -140,8 +140,8 @@ TEST_F(ChronoAuth, PlantedSecretsAppearInNoLogLineAndNoErrorBody) {
                    &token));
   nlohmann::json changed = program;
   changed["script"] = "# other " + source_marker;
-  collect(f().Call("POST", "/executions", changed.dump(), "alice",
-                   {{"Idempotency-Key", idem_key}}, &token));  // 409
+  collect(f().Call("POST", "/executions", changed.dump(), "alice", {{"Idempotency-Key", idem_key}},
+                   &token));  // 409
   nlohmann::json bad_env = program;
   bad_env["env"] = {{"NYXID_API_KEY", env_value}};
   collect(f().Call("POST", "/execute", bad_env.dump(), "alice", {}, &token));  // 400
@@ -149,12 +149,11 @@ TEST_F(ChronoAuth, PlantedSecretsAppearInNoLogLineAndNoErrorBody) {
   bad_timeout["timeout_secs"] = 9999;
   collect(f().Call("POST", "/execute", bad_timeout.dump(), "alice", {}, &token));  // 400
   collect(f().Call("POST", "/execute", "{\"script\": \"" + source_marker, "alice", {}, &token));
-  std::string expired_token = f().issuer().Sign(
-      [&] {
-        nlohmann::json c = f().issuer().DelegationClaims("alice", "sandbox:execute");
-        c["exp"] = 1;
-        return c;
-      }());
+  std::string expired_token = f().issuer().Sign([&] {
+    nlohmann::json c = f().issuer().DelegationClaims("alice", "sandbox:execute");
+    c["exp"] = 1;
+    return c;
+  }());
   collect(f().Call("POST", "/execute", program.dump(), "alice", {}, &expired_token));
   ASSERT_GE(bodies.size(), 5u);
 

@@ -12,10 +12,14 @@ ChronoFixture::ChronoFixture(std::vector<std::string> extra_args)
 }
 
 void ChronoFixture::Start() {
-  std::vector<std::string> argv = {BinaryPath("chrono-sandbox"), "serve",
-                                   "--listen", "127.0.0.1:0",
-                                   "--state-dir", dir_.path() + "/state",
-                                   "--jwks-file", dir_.path() + "/jwks.json"};
+  std::vector<std::string> argv = {BinaryPath("chrono-sandbox"),
+                                   "serve",
+                                   "--listen",
+                                   "127.0.0.1:0",
+                                   "--state-dir",
+                                   dir_.path() + "/state",
+                                   "--jwks-file",
+                                   dir_.path() + "/jwks.json"};
   argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
   service_ = std::make_unique<ServiceProcess>(argv, dir_.path() + "/service.log");
 }

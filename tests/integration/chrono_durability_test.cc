@@ -46,15 +46,15 @@ TEST(ChronoDurability, KillNineThenRestartKeepsEveryAcceptedOperation) {
   const std::string done_id = OperationId(finished);
   ASSERT_EQ(f.WaitDone(done_id)["status"], "succeeded");
 
-  auto running = f.Submit({{"language", "bash"}, {"script", "sleep 30"}, {"timeout_secs", 60}},
-                          "k-running");
+  auto running =
+      f.Submit({{"language", "bash"}, {"script", "sleep 30"}, {"timeout_secs", 60}}, "k-running");
   const std::string running_id = OperationId(running);
   auto queued = f.Submit({{"language", "bash"}, {"script", "echo ran-after-restart"}}, "k-queued");
   const std::string queued_id = OperationId(queued);
   ASSERT_FALSE(running_id.empty());
   ASSERT_FALSE(queued_id.empty());
-  for (int i = 0; i < 100 && BodyJson(f.Call("GET", "/executions/" + running_id))["status"] !=
-                                 "running";
+  for (int i = 0;
+       i < 100 && BodyJson(f.Call("GET", "/executions/" + running_id))["status"] != "running";
        ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
@@ -74,9 +74,9 @@ TEST(ChronoDurability, KillNineThenRestartKeepsEveryAcceptedOperation) {
   EXPECT_EQ(kept["stdout"], "finished-before\n");
   EXPECT_EQ(kept["status"], "succeeded");
   // The same key after the restart converges on the same operation.
-  EXPECT_EQ(OperationId(f.Submit({{"language", "bash"}, {"script", "echo finished-before"}},
-                                 "k-done")),
-            done_id);
+  EXPECT_EQ(
+      OperationId(f.Submit({{"language", "bash"}, {"script", "echo finished-before"}}, "k-done")),
+      done_id);
   nlohmann::json uncertain_result =
       BodyJson(f.Call("GET", "/executions/" + running_id + "/result"));
   EXPECT_EQ(uncertain_result["status"], "outcome_uncertain");
@@ -119,9 +119,9 @@ TEST(ChronoDurability, LongProgramCompletesThroughShortStatusReads) {
   const auto deadline = Clock::now() + std::chrono::seconds(60);
   while (status != "succeeded" && Clock::now() < deadline) {
     const auto start = Clock::now();
-    auto r = etag.empty() ? f.Call("GET", "/executions/" + id)
-                          : f.Call("GET", "/executions/" + id, "", "alice",
-                                   {{"If-None-Match", etag}});
+    auto r = etag.empty()
+                 ? f.Call("GET", "/executions/" + id)
+                 : f.Call("GET", "/executions/" + id, "", "alice", {{"If-None-Match", etag}});
     longest = std::max(longest, Clock::now() - start);
     if (r.status == 200) {
       status = BodyJson(r)["status"];
@@ -140,9 +140,8 @@ TEST(ChronoDurability, LongProgramCompletesThroughShortStatusReads) {
 TEST(ChronoDurability, SlowSyncExecuteDoesNotHoldUpStatusReads) {
   ChronoFixture f({"--workers", "2"});
   ASSERT_TRUE(f.ok());
-  std::thread slow([&] {
-    f.Call("POST", "/execute", R"({"language":"bash","script":"sleep 4"})");
-  });
+  std::thread slow(
+      [&] { f.Call("POST", "/execute", R"({"language":"bash","script":"sleep 4"})"); });
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const auto start = Clock::now();
   EXPECT_EQ(f.Call("GET", "/healthz").status, 200);

@@ -21,9 +21,14 @@ void TestIssuer::WriteJwks(const std::string& path) const { std::ofstream(path) 
 nlohmann::json TestIssuer::DelegationClaims(const std::string& subject,
                                             const std::string& scope) const {
   const int64_t now = base::NowUnixSecs();
-  return {{"iss", "nyxid-test"},  {"sub", subject},   {"aud", "chrono-sandbox"},
-          {"scope", scope},       {"iat", now},       {"exp", now + 300},
-          {"jti", base::RandomId("jti_")}, {"token_kind", "delegation"}};
+  return {{"iss", "nyxid-test"},
+          {"sub", subject},
+          {"aud", "chrono-sandbox"},
+          {"scope", scope},
+          {"iat", now},
+          {"exp", now + 300},
+          {"jti", base::RandomId("jti_")},
+          {"token_kind", "delegation"}};
 }
 
 std::string TestIssuer::Delegation(const std::string& subject, const std::string& scope) const {

@@ -1,14 +1,13 @@
 #include "os/seccomp_program.h"
 
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <linux/seccomp.h>
 
 #include "gtest/gtest.h"
 
@@ -39,8 +38,9 @@ TEST(SeccompProgram, BuildsANonEmptyProgram) {
 TEST(SeccompProgram, DeniesKernelSurfaceWithEperm) {
   auto program = SeccompProgram::BuildSandboxPolicy();
   ASSERT_TRUE(program.ok());
-  EXPECT_EQ(ErrnoUnderPolicy(*program, [] { return long{mount("none", "/mnt", "tmpfs", 0, nullptr)}; }),
-            EPERM);
+  EXPECT_EQ(
+      ErrnoUnderPolicy(*program, [] { return long{mount("none", "/mnt", "tmpfs", 0, nullptr)}; }),
+      EPERM);
   EXPECT_EQ(ErrnoUnderPolicy(*program, [] { return long{unshare(CLONE_NEWUSER)}; }), EPERM);
   EXPECT_EQ(ErrnoUnderPolicy(*program, [] { return syscall(SYS_bpf, 0, 0, 0); }), EPERM);
   EXPECT_EQ(ErrnoUnderPolicy(*program, [] { return syscall(SYS_keyctl, 0, 0, 0); }), EPERM);

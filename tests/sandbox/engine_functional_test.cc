@@ -78,14 +78,16 @@ TEST_P(EngineFunctionalTest, BashHelloWorld) {
 }
 
 TEST_P(EngineFunctionalTest, StdinReachesEachLanguage) {
-  EXPECT_EQ(Run(Language::kPython, "import sys; print(sys.stdin.read().upper())", "abc").stdout_data,
-            "ABC\n");
-  EXPECT_EQ(Run(Language::kJavaScript,
-                "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(s.length))",
-                "12345")
-                .stdout_data,
-            "5\n");
-  EXPECT_EQ(Run(Language::kBash, "read line; echo \"got:$line\"", "x y\n").stdout_data, "got:x y\n");
+  EXPECT_EQ(
+      Run(Language::kPython, "import sys; print(sys.stdin.read().upper())", "abc").stdout_data,
+      "ABC\n");
+  EXPECT_EQ(
+      Run(Language::kJavaScript,
+          "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(s.length))", "12345")
+          .stdout_data,
+      "5\n");
+  EXPECT_EQ(Run(Language::kBash, "read line; echo \"got:$line\"", "x y\n").stdout_data,
+            "got:x y\n");
 }
 
 TEST_P(EngineFunctionalTest, ExitCodesPassThrough) {

@@ -41,7 +41,9 @@ TEST(BuildProgramEnv, BaselineThenCallerThenServer) {
   spec.env = {{"PATH", "/caller"}, {"FOO", "1"}};
   spec.server_env = {{"NYXID_API_KEY", "k"}};
   std::vector<std::string> env = BuildProgramEnv(spec);
-  auto has = [&](const std::string& kv) { return std::find(env.begin(), env.end(), kv) != env.end(); };
+  auto has = [&](const std::string& kv) {
+    return std::find(env.begin(), env.end(), kv) != env.end();
+  };
   EXPECT_TRUE(has("PATH=/caller"));
   EXPECT_TRUE(has("FOO=1"));
   EXPECT_TRUE(has("NYXID_API_KEY=k"));

@@ -42,9 +42,9 @@ TEST(ApplyVerdict, LimitsBecomeTypedVerdicts) {
   EXPECT_EQ(Classify({.wait_status = Killed(SIGKILL), .oom_kills = 1}).verdict,
             Verdict::kMemoryLimit);
   EXPECT_EQ(Classify({.wait_status = Killed(SIGXCPU)}).verdict, Verdict::kCpuLimit);
-  EXPECT_EQ(Classify({.wait_status = Killed(SIGKILL), .stage_cpu_ms = 2100, .cpu_limit_secs = 2})
-                .verdict,
-            Verdict::kCpuLimit);
+  EXPECT_EQ(
+      Classify({.wait_status = Killed(SIGKILL), .stage_cpu_ms = 2100, .cpu_limit_secs = 2}).verdict,
+      Verdict::kCpuLimit);
   EXPECT_EQ(Classify({.wait_status = Killed(SIGXFSZ)}).verdict, Verdict::kFileSizeLimit);
   EXPECT_EQ(Classify({.wait_status = Exited(1), .pids_max_events = 5}).verdict,
             Verdict::kPidsLimit);
@@ -62,9 +62,9 @@ TEST(ApplyVerdict, WallTimeoutWinsOverEverythingElse) {
 }
 
 TEST(ApplyVerdict, SigkillBelowTheCpuLimitIsNotACpuVerdict) {
-  EXPECT_EQ(Classify({.wait_status = Killed(SIGKILL), .stage_cpu_ms = 10, .cpu_limit_secs = 2})
-                .verdict,
-            Verdict::kSignaled);
+  EXPECT_EQ(
+      Classify({.wait_status = Killed(SIGKILL), .stage_cpu_ms = 10, .cpu_limit_secs = 2}).verdict,
+      Verdict::kSignaled);
 }
 
 TEST(ApplyVerdict, CancellationIsCarried) {
