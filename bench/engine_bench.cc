@@ -146,8 +146,8 @@ const std::string& BashScriptPath() {
 // The environment the engine gives the program, so the baseline's bash does
 // the same start-up work.
 const std::vector<std::string>& ProgramEnv() {
-  static const auto* env = new std::vector<std::string>(
-      aevatar::sandbox::BuildProgramEnv(BashTrueSpec()));
+  static const auto* env =
+      new std::vector<std::string>(aevatar::sandbox::BuildProgramEnv(BashTrueSpec()));
   return *env;
 }
 
@@ -167,8 +167,8 @@ int SpawnAndWait(const std::string& path, const std::vector<std::string>& argv) 
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
   pid_t pid = -1;
-  int err = ::posix_spawn(&pid, path.c_str(), &actions, nullptr, argv_ptrs.data(),
-                          envp_ptrs.data());
+  int err =
+      ::posix_spawn(&pid, path.c_str(), &actions, nullptr, argv_ptrs.data(), envp_ptrs.data());
   posix_spawn_file_actions_destroy(&actions);
   if (err != 0) return -1;
   int status = 0;
@@ -301,8 +301,8 @@ void PrintSummary(const CapturingReporter& reporter, const std::string& load_bef
   };
   std::printf("\n== engine_bench summary (load avg before: %s, after: %s, %ld CPUs) ==\n",
               load_before.c_str(), LoadAverage().c_str(), ::sysconf(_SC_NPROCESSORS_ONLN));
-  std::printf("%-22s %7s %6s %9s %9s %9s %10s\n", "benchmark", "runners", "n", "p50 ms",
-              "p90 ms", "max ms", "runs/s");
+  std::printf("%-22s %7s %6s %9s %9s %9s %10s\n", "benchmark", "runners", "n", "p50 ms", "p90 ms",
+              "max ms", "runs/s");
   double p50[3][3] = {};  // [row][threads]
   for (int threads : {1, 2}) {
     for (int r = 0; r < 3; ++r) {
@@ -321,9 +321,9 @@ void PrintSummary(const CapturingReporter& reporter, const std::string& load_bef
   }
   auto overhead = [&](int threads, int base, const char* base_label) {
     if (p50[2][threads] == 0 || p50[base][threads] == 0) return;
-    std::printf("engine overhead, %d runner%s, vs %-20s: %+8.3f ms median (ratio %.2fx)\n",
-                threads, threads == 1 ? " " : "s", base_label,
-                p50[2][threads] - p50[base][threads], p50[2][threads] / p50[base][threads]);
+    std::printf("engine overhead, %d runner%s, vs %-20s: %+8.3f ms median (ratio %.2fx)\n", threads,
+                threads == 1 ? " " : "s", base_label, p50[2][threads] - p50[base][threads],
+                p50[2][threads] / p50[base][threads]);
   };
   overhead(1, 1, "direct bash <script>");
   overhead(1, 0, "direct /bin/true");
@@ -336,13 +336,15 @@ void PrintSummary(const CapturingReporter& reporter, const std::string& load_bef
   const double engine_rps = reporter.RunsPerSec("BM_EngineRun/", 2);
   const double direct_rps = reporter.RunsPerSec("bash_script", 2);
   if (engine_rps > 0) {
-    std::printf("engine throughput, 2 runners: %.1f runs/s (direct bash: %.1f runs/s, ratio %.2f)\n",
-                engine_rps, direct_rps, direct_rps > 0 ? engine_rps / direct_rps : 0.0);
+    std::printf(
+        "engine throughput, 2 runners: %.1f runs/s (direct bash: %.1f runs/s, ratio %.2f)\n",
+        engine_rps, direct_rps, direct_rps > 0 ? engine_rps / direct_rps : 0.0);
   }
-  std::printf("targets: overhead <= 1.5 ms median (1 runner, vs direct bash): %s; "
-              ">= 500 runs/s with 2 runners: %s\n",
-              p50[2][1] > 0 && p50[2][1] - p50[1][1] <= 1.5 ? "MET" : "NOT MET",
-              engine_rps >= 500 ? "MET" : "NOT MET");
+  std::printf(
+      "targets: overhead <= 1.5 ms median (1 runner, vs direct bash): %s; "
+      ">= 500 runs/s with 2 runners: %s\n",
+      p50[2][1] > 0 && p50[2][1] - p50[1][1] <= 1.5 ? "MET" : "NOT MET",
+      engine_rps >= 500 ? "MET" : "NOT MET");
 }
 
 }  // namespace

@@ -19,9 +19,12 @@ int main(int argc, char** argv) {
   jwks.Add({"bench-key", keys.public_key});
   std::ofstream(argv[1]) << jwks.ToJson();
   const int64_t now = aevatar::base::NowUnixSecs();
-  const nlohmann::json claims = {{"iss", "bench"},         {"sub", "bench"},
-                                 {"aud", "chrono-sandbox"}, {"scope", "sandbox:execute"},
-                                 {"iat", now},              {"exp", now + 3600},
+  const nlohmann::json claims = {{"iss", "bench"},
+                                 {"sub", "bench"},
+                                 {"aud", "chrono-sandbox"},
+                                 {"scope", "sandbox:execute"},
+                                 {"iat", now},
+                                 {"exp", now + 3600},
                                  {"jti", aevatar::base::RandomId("jti_")},
                                  {"token_kind", "delegation"}};
   std::printf("%s\n", aevatar::base::SignJws(claims, "bench-key", keys.secret_key).c_str());

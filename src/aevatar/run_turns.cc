@@ -104,6 +104,38 @@ void FreezeAuditIntent(Turn& turn, int64_t now, const std::string& step_id, json
   ScheduleIn(turn, now, 1);
 }
 
+AuditRecord RecordFromJson(const json& frozen) {
+  AuditRecord record;
+  record.kind = frozen.value("kind", "");
+  record.run_id = frozen.value("run_id", "");
+  record.workflow_id = frozen.value("workflow_id", "");
+  record.step_id = frozen.value("step_id", "");
+  record.call_id = frozen.value("call_id", "");
+  record.correlation_id = frozen.value("correlation_id", "");
+  record.causation_id = frozen.value("causation_id", "");
+  record.fact = frozen["fact"];
+  record.occurred_at_ms = frozen.value("occurred_at_ms", int64_t{0});
+  record.trace.trace_id = base::RandomId("tr_");  // delivery tracing differs per replay
+  return record;
+}
+
+// The running audit of a submitted operation. When the audit store cannot
+// take it now it is kept in the state and written before the terminal one.
+void AppendRunningAudit(const TurnDeps& deps, Turn& turn, const std::string& step_id,
+                        const std::string& operation_id) {
+  const json frozen = {{"kind", "tool.running"},
+                       {"run_id", turn.run.run_id},
+                       {"workflow_id", turn.run.workflow_id},
+                       {"step_id", step_id},
+                       {"call_id", turn.run.run_id + "/" + step_id},
+                       {"correlation_id", turn.run.run_id},
+                       {"causation_id", ""},
+                       {"fact", {{"status", "running"}, {"provider_operation_id", operation_id}}},
+                       {"occurred_at_ms", deps.now_ms}};
+  auto appended = deps.audit->Append(RecordFromJson(frozen));
+  if (!appended.ok()) turn.state()["running_audit_pending"] = frozen;
+}
+
 json& CurrentStep(Turn& turn) {
   json& state = turn.state();
   return state["steps"][state.value("step_index", 0)];
@@ -288,6 +320,8 @@ absl::Status ProgressStep(const TurnDeps& deps, Turn& turn, const WorkflowDefini
     pending["operation"] = decision.pending.ToJson();
     if (!had_receipt && !decision.pending.provider_operation_id.empty()) {
       CurrentStep(turn)["status"] = "submitted";
+      AppendRunningAudit(deps, turn, pending.value("step_id", ""),
+                         decision.pending.provider_operation_id);
       AddEvent(turn, deps.now_ms, "step.submitted",
                {{"step_id", pending.value("step_id", "")},
                 {"operation_id", decision.pending.provider_operation_id}});
@@ -358,17 +392,19 @@ absl::Status AuditStep(const TurnDeps& deps, Turn& turn) {
   json& state = turn.state();
   json& intent = state["audit_intent"];
   const json& frozen = intent["record"];
-  AuditRecord record;
-  record.kind = frozen.value("kind", "");
-  record.run_id = frozen.value("run_id", "");
-  record.workflow_id = frozen.value("workflow_id", "");
-  record.step_id = frozen.value("step_id", "");
-  record.call_id = frozen.value("call_id", "");
-  record.correlation_id = frozen.value("correlation_id", "");
-  record.causation_id = frozen.value("causation_id", "");
-  record.fact = frozen["fact"];
-  record.occurred_at_ms = frozen.value("occurred_at_ms", int64_t{0});
-  record.trace.trace_id = base::RandomId("tr_");  // delivery tracing differs per replay
+  AuditRecord record = RecordFromJson(frozen);
+  // A running audit that could not be written yet goes first.
+  if (state["running_audit_pending"].is_object()) {
+    auto running = deps.audit->Append(RecordFromJson(state["running_audit_pending"]));
+    if (!running.ok()) {
+      const int attempts = intent.value("attempts", 0) + 1;
+      intent["attempts"] = attempts;
+      AddEvent(turn, deps.now_ms, "audit.retry", {{"attempts", attempts}, {"conflict", false}});
+      turn.next_due_ms = deps.now_ms + BackoffMs(attempts);
+      return Commit(deps, turn);
+    }
+    state["running_audit_pending"] = nullptr;
+  }
   auto appended = deps.audit->Append(record);
   const int attempts = intent.value("attempts", 0) + 1;
   intent["attempts"] = attempts;

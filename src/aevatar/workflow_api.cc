@@ -179,6 +179,26 @@ http::Response HandleStartRun(const HttpApiDeps& deps, http::Request& request, R
     definition = WorkflowFromJson(saved->definition);
     if (!definition.ok()) return Problem(definition.status(), note);
     proof = saved->admission_proof;
+    if (auto sealed = SealedRoute(proof); !sealed.ok()) {
+      // A plan from before v6 carries no proof. Only a source-readable
+      // (human) caller may still run it, on a route resolved now; v5 proofs
+      // and every other caller need a rebind.
+      const bool pre_v6 = !proof.is_object() || !proof.contains("version") ||
+                          proof.value("version", "") == "external-capability-admission.v4";
+      if (!pre_v6 || caller->kind != CredentialKind::kHumanBearer) {
+        if (pre_v6) {
+          return Problem(
+              base::ApiError(absl::StatusCode::kFailedPrecondition, "ADMISSION_PROOF_REQUIRED",
+                             "this caller can run only workflows bound with a v6 "
+                             "admission proof; bind the workflow first"),
+              note);
+        }
+        return Problem(sealed.status(), note);
+      }
+      auto admitted = Admit(deps, *caller, note);
+      if (!admitted.ok()) return Problem(admitted.status(), note);
+      proof = *admitted;
+    }
   }
   auto inputs = BindInputs(*definition, body->value("inputs", json::object()));
   if (!inputs.ok()) return Problem(inputs.status(), note);

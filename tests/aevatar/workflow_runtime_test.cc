@@ -114,9 +114,10 @@ TEST_F(WorkflowRuntimeTest, RunCompletesThroughSubmitPollAndResultOnce) {
   }
   auto records = audit_->ForRun(run_id);
   ASSERT_TRUE(records.ok());
-  ASSERT_EQ(records->size(), 1u);
-  EXPECT_EQ((*records)[0].kind, "tool.terminal");
-  EXPECT_EQ((*records)[0].fact.value("outcome", ""), "succeeded");
+  ASSERT_EQ(records->size(), 2u);
+  EXPECT_EQ((*records)[0].kind, "tool.running");
+  EXPECT_EQ((*records)[1].kind, "tool.terminal");
+  EXPECT_EQ((*records)[1].fact.value("outcome", ""), "succeeded");
   auto run = store_->GetRun(run_id);
   EXPECT_EQ(run->state["steps"][0]["output"]["stdout"], "done\n");
 }
@@ -129,7 +130,7 @@ TEST_F(WorkflowRuntimeTest, AFreshRuntimeResumesFromPersistedState) {
   RunUntil([&] { return Phase(run_id) == "succeeded"; });
   EXPECT_EQ(Phase(run_id), "succeeded");
   EXPECT_EQ(executor_.CountOf("submit"), 1);
-  EXPECT_EQ(audit_->ForRun(run_id)->size(), 1u);
+  EXPECT_EQ(audit_->ForRun(run_id)->size(), 2u);  // one running, one terminal
 }
 
 TEST_F(WorkflowRuntimeTest, StopFreezesOneDeadlineAndCancelCarriesIt) {
@@ -153,8 +154,9 @@ TEST_F(WorkflowRuntimeTest, StopFreezesOneDeadlineAndCancelCarriesIt) {
     }
   }
   auto records = audit_->ForRun(run_id);
-  ASSERT_EQ(records->size(), 1u);
-  EXPECT_EQ((*records)[0].fact.value("outcome", ""), "code_execution_cancelled");
+  ASSERT_EQ(records->size(), 2u);
+  EXPECT_EQ(records->back().kind, "tool.terminal");
+  EXPECT_EQ(records->back().fact.value("outcome", ""), "code_execution_cancelled");
 }
 
 TEST_F(WorkflowRuntimeTest, PastTheStopDeadlineTheUncertainOutcomeIsFrozen) {
@@ -168,8 +170,8 @@ TEST_F(WorkflowRuntimeTest, PastTheStopDeadlineTheUncertainOutcomeIsFrozen) {
   ASSERT_EQ(Phase(run_id), "stopped");
   EXPECT_GE(now_.load(), *deadline);
   auto records = audit_->ForRun(run_id);
-  ASSERT_EQ(records->size(), 1u);
-  EXPECT_EQ((*records)[0].fact.value("outcome", ""), "code_execution_cancel_outcome_uncertain");
+  ASSERT_EQ(records->size(), 2u);
+  EXPECT_EQ(records->back().fact.value("outcome", ""), "code_execution_cancel_outcome_uncertain");
   // Nothing new started after the deadline: no exchange is later than it.
   const int cancels = executor_.CountOf("cancel");
   runtime_->DrainDueForTest();
@@ -184,13 +186,28 @@ TEST_F(WorkflowRuntimeTest, AuditOutageIsReplayedIntoExactlyOneRecord) {
   ASSERT_EQ(Phase(run_id), "succeeded");
   auto records = audit_->ForRun(run_id);
   ASSERT_TRUE(records.ok());
-  EXPECT_EQ(records->size(), 1u);
+  int terminal = 0;
+  for (const AuditRecord& record : *records) terminal += record.kind == "tool.terminal";
+  EXPECT_EQ(terminal, 1);
+  EXPECT_EQ(records->size(), 2u);
   auto events = store_->EventsAfter(run_id, 0);
   ASSERT_TRUE(events.ok());
   const std::vector<RunEvent> list = *events;
   int retries = 0;
   for (const RunEvent& e : list) retries += e.type == "audit.retry";
   EXPECT_EQ(retries, 3);
+}
+
+TEST_F(WorkflowRuntimeTest, RunningAuditMissedAtSubmitIsWrittenBeforeTheTerminalOne) {
+  flaky_->FailNext(1);  // the running audit at the receipt fails
+  const std::string run_id = Start();
+  RunUntil([&] { return Phase(run_id) == "succeeded"; });
+  ASSERT_EQ(Phase(run_id), "succeeded");
+  auto records = audit_->ForRun(run_id);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 2u);
+  EXPECT_EQ((*records)[0].kind, "tool.running");
+  EXPECT_EQ((*records)[1].kind, "tool.terminal");
 }
 
 TEST_F(WorkflowRuntimeTest, SecretsNeverReachStateOrEvents) {

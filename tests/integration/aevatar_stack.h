@@ -31,6 +31,8 @@ class AevatarStack {
   NyxidFixture& nyxid() { return *nyxid_; }
   ServiceProcess& aevatar() { return *aevatar_; }
   ServiceProcess& chrono() { return *chrono_; }
+  // The stack's private directory (aevatar's state is under aevatar/).
+  const std::string& dir() const { return dir_.path(); }
 
   // Logs `username` in at NyxID ("" on failure).
   std::string Login(const std::string& username);

@@ -125,7 +125,7 @@ TEST_F(AevatarWorkflow, KillNineOfAevatarResumesTheRunWhichCompletesOnce) {
   EXPECT_NE(chrono_log.find(operation_id), std::string::npos);
   auto audit = stack_->Aevatar("GET", "/api/audit?run_id=" + run_id, token_);
   ASSERT_EQ(audit.status, 200);
-  EXPECT_EQ(JsonOf(audit)["records"].size(), 1u);
+  EXPECT_EQ(JsonOf(audit)["records"].size(), 2u);  // running + terminal, each once
 }
 
 TEST_F(AevatarWorkflow, KillNineOfTheExecutorEndsTheStepOutcomeUncertain) {
@@ -159,8 +159,36 @@ TEST_F(AevatarWorkflow, StopCancelsWithOneFrozenDeadline) {
   }
   EXPECT_GE(cancels, 1);
   auto audit = JsonOf(stack_->Aevatar("GET", "/api/audit?run_id=" + run_id, token_));
-  ASSERT_EQ(audit["records"].size(), 1u);
-  EXPECT_EQ(audit["records"][0]["fact"].value("outcome", ""), "code_execution_cancelled");
+  ASSERT_EQ(audit["records"].size(), 2u);
+  EXPECT_EQ(audit["records"][1]["kind"], "tool.terminal");
+  EXPECT_EQ(audit["records"][1]["fact"].value("outcome", ""), "code_execution_cancelled");
+}
+
+TEST_F(AevatarWorkflow, PlanFromBeforeV6RunsOnlyForASourceReadableCaller) {
+  StartStack();
+  auto saved = stack_->Aevatar("POST", "/api/workflows", token_,
+                               json{{"workflow_yaml", SleepWorkflow("current-plan", 0)}}.dump());
+  ASSERT_EQ(saved.status, 201) << saved.body;
+  // A plan saved by an older release: the same definition, no admission proof.
+  const std::string db = stack_->dir() + "/aevatar/workflows.db";
+  const std::string sql =
+      "INSERT INTO workflows SELECT owner, 'legacy-plan', definition, digest, 'null', saved_at_ms "
+      "FROM workflows WHERE workflow_id = 'current-plan';";
+  ASSERT_EQ(std::system(("sqlite3 " + db + " \"" + sql + "\"").c_str()), 0);
+  auto human = stack_->Aevatar("POST", "/api/workflow-runs", token_,
+                               json{{"workflow_id", "legacy-plan"}}.dump());
+  ASSERT_EQ(human.status, 202) << human.body;
+  EXPECT_EQ(WaitFor(JsonOf(human).value("run_id", ""), Done).value("status", ""), "succeeded");
+  const std::string key = stack_->nyxid().CreateAgentKey(token_, "legacy").value("key", "");
+  ASSERT_FALSE(key.empty());
+  auto agent = stack_->Aevatar("POST", "/api/workflow-runs", key,
+                               json{{"workflow_id", "legacy-plan"}}.dump());
+  ExpectProblem(agent, 409, "ADMISSION_PROOF_REQUIRED");
+  // The bound plan runs for the Agent Key on its sealed route.
+  auto bound = stack_->Aevatar("POST", "/api/workflow-runs", key,
+                               json{{"workflow_id", "current-plan"}}.dump());
+  ASSERT_EQ(bound.status, 202) << bound.body;
+  EXPECT_EQ(WaitFor(JsonOf(bound).value("run_id", ""), Done).value("status", ""), "succeeded");
 }
 
 TEST_F(AevatarWorkflow, PlantedSecretsStayInTheRunsOwnOutputOnly) {
