@@ -60,7 +60,7 @@ json Mounts(const OciConfigInput& input) {
 }  // namespace
 
 uint64_t CpuLimitSecs(const Limits& limits) {
-  return static_cast<uint64_t>(limits.cpu_secs > 0 ? limits.cpu_secs : limits.wall_timeout_secs);
+  return static_cast<uint64_t>(EffectiveCpuLimitSecs(limits));
 }
 
 absl::StatusOr<std::string> BuildOciConfig(const OciConfigInput& input) {

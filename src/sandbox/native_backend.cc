@@ -35,8 +35,7 @@ struct CArgv {
 };
 
 std::vector<os::ChildRlimit> BuildRlimits(const Limits& limits) {
-  const rlim_t cpu =
-      static_cast<rlim_t>(limits.cpu_secs > 0 ? limits.cpu_secs : limits.wall_timeout_secs);
+  const auto cpu = static_cast<rlim_t>(EffectiveCpuLimitSecs(limits));
   return {
       {RLIMIT_CPU, cpu, cpu + 1},
       {RLIMIT_FSIZE, limits.max_file_bytes, limits.max_file_bytes},

@@ -24,6 +24,10 @@ std::string_view LanguageName(Language language) {
   return "unknown";
 }
 
+int EffectiveCpuLimitSecs(const Limits& limits) {
+  return limits.cpu_secs > 0 ? limits.cpu_secs : limits.wall_timeout_secs + 1;
+}
+
 std::optional<BackendKind> ParseBackend(std::string_view name) {
   if (name == "native") return BackendKind::kNative;
   if (name == "gvisor") return BackendKind::kGvisor;

@@ -29,6 +29,11 @@ struct Limits {
   uint32_t max_open_files = 1024;          // RLIMIT_NOFILE
 };
 
+// The RLIMIT_CPU soft limit of a run: the explicit cpu_secs, else one second
+// past the wall timeout (CPU of a multi-threaded program can outrun wall
+// time, and the wall deadline must be what ends such a run).
+int EffectiveCpuLimitSecs(const Limits& limits);
+
 enum class BackendKind { kNative, kGvisor };
 std::optional<BackendKind> ParseBackend(std::string_view name);
 std::string_view BackendName(BackendKind kind);

@@ -48,7 +48,7 @@ TEST(ParseWorkflowYaml, ParsesTheBundledDurableCheck) {
 
 // The example in docs/workflows.md stays valid.
 TEST(ParseWorkflowYaml, ParsesTheDocumentedExample) {
-  std::ifstream in(std::filesystem::path(__FILE__).parent_path() / "../../docs/workflows.md");
+  std::ifstream in(std::filesystem::path(AEVATAR_SOURCE_DIR) / "docs/workflows.md");
   std::stringstream doc;
   doc << in.rdbuf();
   const std::string text = doc.str();

@@ -16,8 +16,7 @@ namespace aevatar::orchestrator::wftest {
 
 // The bundled skill's workflow, read from the source tree.
 inline std::string BundledDurableCheckYaml() {
-  const std::filesystem::path path = std::filesystem::path(__FILE__).parent_path() /
-                                     "../../skills" /
+  const std::filesystem::path path = std::filesystem::path(AEVATAR_SOURCE_DIR) / "skills" /
                                      "aevatar-code-execute-durable-check/workflow.yaml";
   std::ifstream in(path);
   EXPECT_TRUE(in.good()) << "cannot read " << path;
