@@ -229,7 +229,11 @@ void ResetSignals(const ChildPlan& plan) {
 
 // Runs one stage and reaps every process until that stage's program exits.
 ChildExitReport RunStage(const ChildPlan& plan, int index) {
-  pid_t pid = static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0));
+  // vfork: the program shares the init's memory until its execve, so the
+  // init's (large, service-sized) address space is not copied. Safe here
+  // because ExecStage never returns, changes only per-task state (fds, creds,
+  // rlimits, seccomp) and ends in execve or _exit, while the init waits.
+  pid_t pid = ::vfork();
   if (pid < 0) Fail(plan, ChildStep::kFork, errno, index);
   if (pid == 0) ExecStage(plan, plan.stages[index], index);
   ChildExitReport report;
