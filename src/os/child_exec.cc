@@ -76,6 +76,11 @@ int RunFsStep(const FsStep& step) {
                  : errno;
     case FsStep::Kind::kSymlink:
       return ::symlink(step.source, step.path) == 0 ? 0 : errno;
+    case FsStep::Kind::kCharDevice:
+      // chmod after mknod: the umask inherited from the service must not
+      // narrow the mode.
+      if (::mknod(step.path, S_IFCHR | step.mode, static_cast<dev_t>(step.flags)) != 0) return errno;
+      return ::chmod(step.path, step.mode) == 0 ? 0 : errno;
     case FsStep::Kind::kWriteFile:
     case FsStep::Kind::kTouch: {
       int fd = ::open(step.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, step.mode);

@@ -26,6 +26,7 @@ struct FsStep {
     kSymlink,    // symlink(source, path)
     kWriteFile,  // create path with mode, write data[0..data_len)
     kTouch,      // create an empty file at path (a bind target)
+    kCharDevice, // mknod a character device (flags = its dev_t) with exactly `mode`
   };
   Kind kind;
   const char* path = nullptr;
