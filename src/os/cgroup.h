@@ -35,6 +35,11 @@ class RunCgroup {
   virtual ~RunCgroup() = default;
   // Moves process `pid` (and later its descendants) into this cgroup.
   virtual absl::Status AddProcess(pid_t pid) = 0;
+  // Applies `limits` (memory and swap, pids, CPU weight) to an empty cgroup;
+  // it may be applied again with other limits before the next run.
+  virtual absl::Status SetLimits(const CgroupLimits& limits) = 0;
+  // True when no process is in the cgroup (in any of its hierarchies).
+  virtual bool IsEmpty() const = 0;
   // The cgroup.procs files a process writes "0" to, to join this cgroup itself.
   virtual std::vector<std::string> ProcsFiles() const = 0;
   virtual absl::StatusOr<CgroupUsage> ReadUsage() = 0;
@@ -51,9 +56,20 @@ class CgroupManager {
   virtual ~CgroupManager() = default;
   // "v1" or "v2".
   virtual std::string_view version() const = 0;
+  // Removes empty run cgroups `<prefix><pid>-<n>` left behind by processes
+  // that no longer exist (a service killed with -9, a test that leaked its
+  // engine). Best effort; returns how many were removed.
+  virtual int RemoveStale(std::string_view prefix) = 0;
+  // Creates `<parent>/<name>` without limits of its own.
+  virtual absl::StatusOr<std::unique_ptr<RunCgroup>> CreateUnlimited(std::string_view name) = 0;
   // Creates `<parent>/<name>` with `limits` applied.
-  virtual absl::StatusOr<std::unique_ptr<RunCgroup>> Create(std::string_view name,
-                                                            const CgroupLimits& limits) = 0;
+  absl::StatusOr<std::unique_ptr<RunCgroup>> Create(std::string_view name,
+                                                    const CgroupLimits& limits) {
+    auto cgroup = CreateUnlimited(name);
+    if (!cgroup.ok()) return cgroup;
+    if (absl::Status st = (*cgroup)->SetLimits(limits); !st.ok()) return st;
+    return cgroup;
+  }
 };
 
 // Detects the host's cgroup layout from /proc/self/mountinfo and returns a

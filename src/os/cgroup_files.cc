@@ -1,11 +1,13 @@
 #include "os/cgroup_files.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -87,6 +89,24 @@ absl::Status RemoveDir(const std::string& path) {
     if (errno != EBUSY || attempt >= 200) return ErrnoError("rmdir " + path, errno);
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+}
+
+int RemoveStaleRunDirs(const std::string& parent, const std::string& prefix) {
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(parent, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_directory(ec) || name.rfind(prefix, 0) != 0) continue;
+    const size_t dash = name.find('-', prefix.size());
+    int pid = 0;
+    if (dash == std::string::npos ||
+        !absl::SimpleAtoi(name.substr(prefix.size(), dash - prefix.size()), &pid) || pid <= 0) {
+      continue;
+    }
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // its owner still runs
+    if (::rmdir(entry.path().c_str()) == 0) ++removed;
+  }
+  return removed;
 }
 
 absl::StatusOr<std::vector<CgroupMount>> ListCgroupMounts() {

@@ -25,6 +25,11 @@ absl::Status MakeDir(const std::string& path);
 // rmdir, retrying while the kernel still sees tasks (EBUSY) up to ~2 s.
 absl::Status RemoveDir(const std::string& path);
 
+// Removes the subdirectories of `parent` named `<prefix><pid>-<n>` whose pid
+// is not a live process; non-empty ones fail to rmdir and stay. Returns how
+// many were removed.
+int RemoveStaleRunDirs(const std::string& parent, const std::string& prefix);
+
 struct CgroupMount {
   std::string fstype;       // "cgroup" or "cgroup2"
   std::string mount_point;  // e.g. /sys/fs/cgroup/memory

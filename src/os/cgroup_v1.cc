@@ -32,6 +32,39 @@ class CgroupV1 : public RunCgroup {
     return absl::OkStatus();
   }
 
+  absl::Status SetLimits(const CgroupLimits& limits) override {
+    const std::string& memory = dirs_.at("memory");
+    const std::string bytes = std::to_string(limits.memory_bytes);
+    // The memory limit may not exceed the memory+swap one: when raising, the
+    // first write fails with EINVAL, so raise memory+swap first and retry.
+    absl::Status st = files::WriteFile(memory + "/memory.limit_in_bytes", bytes);
+    if (!st.ok()) {
+      (void)files::WriteFile(memory + "/memory.memsw.limit_in_bytes", bytes);
+      st = files::WriteFile(memory + "/memory.limit_in_bytes", bytes);
+      if (!st.ok()) return st;
+    }
+    // Absent when swap accounting is off; then there is no swap to limit.
+    (void)files::WriteFile(memory + "/memory.memsw.limit_in_bytes", bytes);
+    (void)files::WriteFile(memory + "/memory.swappiness", "0");
+    (void)files::WriteFile(memory + "/memory.max_usage_in_bytes", "0");  // per-run peak on reuse
+    if (auto pids =
+            files::WriteFile(dirs_.at("pids") + "/pids.max", std::to_string(limits.max_pids));
+        !pids.ok()) {
+      return pids;
+    }
+    // v2 weight 100 == v1 shares 1024.
+    const uint64_t shares = std::max<uint64_t>(2, uint64_t{limits.cpu_weight} * 1024 / 100);
+    return files::WriteFile(dirs_.at("cpu") + "/cpu.shares", std::to_string(shares));
+  }
+
+  bool IsEmpty() const override {
+    for (const std::string& dir : UniqueDirs()) {
+      auto procs = files::ReadFile(dir + "/cgroup.procs");
+      if (!procs.ok() || !procs->empty()) return false;
+    }
+    return true;
+  }
+
   std::vector<std::string> ProcsFiles() const override {
     std::vector<std::string> files;
     for (const std::string& dir : UniqueDirs()) files.push_back(dir + "/cgroup.procs");
@@ -105,30 +138,23 @@ class CgroupV1Manager : public CgroupManager {
 
   std::string_view version() const override { return "v1"; }
 
-  absl::StatusOr<std::unique_ptr<RunCgroup>> Create(std::string_view name,
-                                                    const CgroupLimits& limits) override {
+  int RemoveStale(std::string_view prefix) override {
+    int removed = 0;
+    for (const auto& [controller, parent] : parents_) {
+      removed += files::RemoveStaleRunDirs(parent, std::string(prefix));
+    }
+    return removed;
+  }
+
+  absl::StatusOr<std::unique_ptr<RunCgroup>> CreateUnlimited(std::string_view name) override {
     std::map<std::string, std::string> dirs;
-    for (const auto& [controller, parent] : parents_)
+    for (const auto& [controller, parent] : parents_) {
       dirs[controller] = absl::StrCat(parent, "/", std::string(name));
+    }
     // Construct first so a partial creation is cleaned up by the destructor.
     auto cgroup = std::make_unique<CgroupV1>(dirs);
     for (const auto& [controller, dir] : dirs) {
       if (auto st = files::MakeDir(dir); !st.ok()) return st;
-    }
-    const std::string& memory = dirs["memory"];
-    std::string bytes = std::to_string(limits.memory_bytes);
-    if (auto st = files::WriteFile(memory + "/memory.limit_in_bytes", bytes); !st.ok()) return st;
-    // Absent when swap accounting is off; then there is no swap to limit.
-    (void)files::WriteFile(memory + "/memory.memsw.limit_in_bytes", bytes);
-    (void)files::WriteFile(memory + "/memory.swappiness", "0");
-    if (auto st = files::WriteFile(dirs["pids"] + "/pids.max", std::to_string(limits.max_pids));
-        !st.ok()) {
-      return st;
-    }
-    // v2 weight 100 == v1 shares 1024.
-    uint64_t shares = std::max<uint64_t>(2, uint64_t{limits.cpu_weight} * 1024 / 100);
-    if (auto st = files::WriteFile(dirs["cpu"] + "/cpu.shares", std::to_string(shares)); !st.ok()) {
-      return st;
     }
     return std::unique_ptr<RunCgroup>(std::move(cgroup));
   }

@@ -22,6 +22,24 @@ class CgroupV2 : public RunCgroup {
     return files::WriteFile(dir_ + "/cgroup.procs", std::to_string(pid));
   }
 
+  absl::Status SetLimits(const CgroupLimits& limits) override {
+    if (auto st = files::WriteFile(dir_ + "/memory.max", std::to_string(limits.memory_bytes));
+        !st.ok()) {
+      return st;
+    }
+    (void)files::WriteFile(dir_ + "/memory.swap.max", "0");
+    if (auto st = files::WriteFile(dir_ + "/pids.max", std::to_string(limits.max_pids)); !st.ok()) {
+      return st;
+    }
+    (void)files::WriteFile(dir_ + "/cpu.weight", std::to_string(limits.cpu_weight));
+    return absl::OkStatus();
+  }
+
+  bool IsEmpty() const override {
+    auto procs = files::ReadFile(dir_ + "/cgroup.procs");
+    return procs.ok() && procs->empty();
+  }
+
   std::vector<std::string> ProcsFiles() const override { return {dir_ + "/cgroup.procs"}; }
 
   absl::StatusOr<CgroupUsage> ReadUsage() override {
@@ -63,21 +81,14 @@ class CgroupV2Manager : public CgroupManager {
 
   std::string_view version() const override { return "v2"; }
 
-  absl::StatusOr<std::unique_ptr<RunCgroup>> Create(std::string_view name,
-                                                    const CgroupLimits& limits) override {
+  int RemoveStale(std::string_view prefix) override {
+    return files::RemoveStaleRunDirs(parent_, std::string(prefix));
+  }
+
+  absl::StatusOr<std::unique_ptr<RunCgroup>> CreateUnlimited(std::string_view name) override {
     std::string dir = absl::StrCat(parent_, "/", std::string(name));
     if (auto st = files::MakeDir(dir); !st.ok()) return st;
-    auto cgroup = std::make_unique<CgroupV2>(dir);
-    if (auto st = files::WriteFile(dir + "/memory.max", std::to_string(limits.memory_bytes));
-        !st.ok()) {
-      return st;
-    }
-    (void)files::WriteFile(dir + "/memory.swap.max", "0");
-    if (auto st = files::WriteFile(dir + "/pids.max", std::to_string(limits.max_pids)); !st.ok()) {
-      return st;
-    }
-    (void)files::WriteFile(dir + "/cpu.weight", std::to_string(limits.cpu_weight));
-    return std::unique_ptr<RunCgroup>(std::move(cgroup));
+    return std::unique_ptr<RunCgroup>(std::make_unique<CgroupV2>(dir));
   }
 
  private:

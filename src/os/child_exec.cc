@@ -79,7 +79,8 @@ int RunFsStep(const FsStep& step) {
     case FsStep::Kind::kCharDevice:
       // chmod after mknod: the umask inherited from the service must not
       // narrow the mode.
-      if (::mknod(step.path, S_IFCHR | step.mode, static_cast<dev_t>(step.flags)) != 0) return errno;
+      if (::mknod(step.path, S_IFCHR | step.mode, static_cast<dev_t>(step.flags)) != 0)
+        return errno;
       return ::chmod(step.path, step.mode) == 0 ? 0 : errno;
     case FsStep::Kind::kWriteFile:
     case FsStep::Kind::kTouch: {

@@ -20,13 +20,13 @@ namespace aevatar::os {
 // point).
 struct FsStep {
   enum class Kind : uint8_t {
-    kMkdir,      // mkdir(path, mode)
-    kMount,      // mount(source, path, fstype, flags, data)
-    kBindRo,     // bind source onto path, then remount read-only with flags
-    kSymlink,    // symlink(source, path)
-    kWriteFile,  // create path with mode, write data[0..data_len)
-    kTouch,      // create an empty file at path (a bind target)
-    kCharDevice, // mknod a character device (flags = its dev_t) with exactly `mode`
+    kMkdir,       // mkdir(path, mode)
+    kMount,       // mount(source, path, fstype, flags, data)
+    kBindRo,      // bind source onto path, then remount read-only with flags
+    kSymlink,     // symlink(source, path)
+    kWriteFile,   // create path with mode, write data[0..data_len)
+    kTouch,       // create an empty file at path (a bind target)
+    kCharDevice,  // mknod a character device (flags = its dev_t) with exactly `mode`
   };
   Kind kind;
   const char* path = nullptr;

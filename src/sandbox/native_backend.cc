@@ -70,12 +70,15 @@ absl::StatusOr<std::unique_ptr<NativeBackend>> NativeBackend::Create() {
   if (!seccomp.ok()) return seccomp.status();
   auto cgroups = os::DetectCgroupManager("chrono-sandbox");
   if (!cgroups.ok()) return cgroups.status();
+  (*cgroups)->RemoveStale("run-");
   return std::unique_ptr<NativeBackend>(
       new NativeBackend(std::move(*seccomp), std::move(*cgroups)));
 }
 
 NativeBackend::NativeBackend(os::SeccompProgram seccomp, std::unique_ptr<os::CgroupManager> cgroups)
-    : seccomp_(std::move(seccomp)), cgroups_(std::move(cgroups)) {}
+    : seccomp_(std::move(seccomp)),
+      cgroups_(std::move(cgroups)),
+      cgroup_pool_(cgroups_.get(), absl::StrCat("run-", ::getpid(), "-")) {}
 
 absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunControl& control) {
   const RunSpec& spec = *run.spec;
@@ -106,9 +109,17 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   if (!netns.ok()) return netns.status();
 
   os::CgroupLimits cgroup_limits{limits.memory_bytes, limits.max_pids, 100};
-  auto cgroup = cgroups_->Create(absl::StrCat("run-", ::getpid(), "-", next_run_.fetch_add(1)),
-                                 cgroup_limits);
+  auto cgroup = cgroup_pool_.Take(cgroup_limits);
   if (!cgroup.ok()) return cgroup.status();
+  // Given back on every path: reused when the run left nothing behind.
+  struct GiveBackOnExit {
+    os::CgroupPool& pool;
+    std::unique_ptr<os::RunCgroup>& cgroup;
+    ~GiveBackOnExit() { pool.GiveBack(std::move(cgroup)); }
+  } give_back{cgroup_pool_, *cgroup};
+  // A recycled cgroup's counters run on; the run's usage is the difference.
+  auto baseline = (*cgroup)->ReadUsage();
+  if (!baseline.ok()) return baseline.status();
 
   const std::vector<std::string> procs_files = (*cgroup)->ProcsFiles();
   std::vector<const char*> procs_ptrs;
@@ -176,9 +187,9 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
     return absl::InternalError("sandbox init exited without a report");
   }
 
-  auto usage = (*cgroup)->ReadUsage();
-  if (!usage.ok()) return usage.status();
-  if (auto st = (*cgroup)->Destroy(); !st.ok()) return st;
+  auto totals = (*cgroup)->ReadUsage();
+  if (!totals.ok()) return totals.status();
+  const os::CgroupUsage usage = os::CgroupUsageDelta(*baseline, *totals);
 
   RunResult result;
   result.stdout_data = std::move(pumped->out.data);
@@ -187,7 +198,7 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   result.stderr_truncated = pumped->err.truncated;
   result.wall_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(finished - started).count();
-  result.cpu_ms = static_cast<int64_t>(usage->cpu_ns / 1'000'000);
+  result.cpu_ms = static_cast<int64_t>(usage.cpu_ns / 1'000'000);
   result.max_rss_kb = reported ? report.usage.ru_maxrss : 0;
 
   RunFacts facts;
@@ -198,8 +209,8 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   facts.stage_cpu_ms =
       reported ? TimevalMs(report.usage.ru_utime) + TimevalMs(report.usage.ru_stime) : 0;
   facts.cpu_limit_secs = static_cast<int>(rlimits[0].soft);
-  facts.oom_kills = usage->oom_kills;
-  facts.pids_max_events = usage->pids_max_events;
+  facts.oom_kills = usage.oom_kills;
+  facts.pids_max_events = usage.pids_max_events;
   facts.output_truncated = result.stdout_truncated || result.stderr_truncated;
   ApplyVerdict(facts, result);
   return result;

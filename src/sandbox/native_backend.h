@@ -1,11 +1,11 @@
 #ifndef AEVATAR_SANDBOX_NATIVE_BACKEND_H_
 #define AEVATAR_SANDBOX_NATIVE_BACKEND_H_
 
-#include <atomic>
 #include <memory>
 
 #include "absl/status/statusor.h"
 #include "os/cgroup.h"
+#include "os/cgroup_pool.h"
 #include "os/netns_pool.h"
 #include "os/seccomp_program.h"
 #include "sandbox/backend.h"
@@ -29,8 +29,8 @@ class NativeBackend : public Backend {
 
   const os::SeccompProgram seccomp_;
   const std::unique_ptr<os::CgroupManager> cgroups_;
-  std::atomic<uint64_t> next_run_{0};
   os::NetnsPool netns_pool_;
+  os::CgroupPool cgroup_pool_;
 };
 
 }  // namespace aevatar::sandbox

@@ -54,3 +54,20 @@ TEST(CgroupMounts, ListsTheHostsCgroupMounts) {
 
 }  // namespace
 }  // namespace aevatar::os::cgroup_files
+
+namespace aevatar::os::cgroup_files {
+namespace {
+
+TEST_F(CgroupFilesTest, RemovesOnlyRunDirsOfDeadProcesses) {
+  const std::string dead = dir_ + "/run-2147483646-3";  // no such pid
+  const std::string alive = dir_ + "/run-" + std::to_string(::getpid()) + "-0";
+  const std::string other = dir_ + "/gvisor-2147483646-1";
+  for (const std::string& d : {dead, alive, other}) ASSERT_TRUE(MakeDir(d).ok());
+  EXPECT_EQ(RemoveStaleRunDirs(dir_, "run-"), 1);
+  EXPECT_FALSE(std::filesystem::exists(dead));
+  EXPECT_TRUE(std::filesystem::exists(alive));
+  EXPECT_TRUE(std::filesystem::exists(other));
+}
+
+}  // namespace
+}  // namespace aevatar::os::cgroup_files

@@ -127,7 +127,13 @@ HostSnapshot TakeHostSnapshot() {
     for (const auto& entry : fs::directory_iterator(point + "/chrono-sandbox", ec)) {
       const std::string name = entry.path().filename().string();
       if (entry.is_directory() && name.rfind(prefix, 0) == 0) {
-        snapshot.own_run_cgroups.push_back(entry.path().string());
+        // An empty run cgroup is one the engine keeps for the next run; one
+        // that still holds a process is a leftover of a run.
+        if (ReadFileOrEmpty(entry.path().string() + "/cgroup.procs").empty()) {
+          ++snapshot.idle_run_cgroups;
+        } else {
+          snapshot.own_run_cgroups.push_back(entry.path().string());
+        }
       }
     }
   }
@@ -158,6 +164,12 @@ std::string DescribeLeftovers(const HostSnapshot& before, const HostSnapshot& af
     out << "run cgroups left: " << before.own_run_cgroups.size() << " -> "
         << after.own_run_cgroups.size() << "\n";
     list("  now", after.own_run_cgroups);
+  }
+  // The engine's cgroup pool keeps at most 8 idle cgroups (one directory per
+  // hierarchy each); more means removal is leaking.
+  constexpr int kMaxIdleDirs = 8 * 8;
+  if (after.idle_run_cgroups > kMaxIdleDirs) {
+    out << "idle run cgroups beyond the pool bound: " << after.idle_run_cgroups << "\n";
   }
   if (after.mounts != before.mounts) {
     out << "host mounts changed: " << before.mounts << " -> " << after.mounts << "\n";

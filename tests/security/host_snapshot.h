@@ -29,8 +29,10 @@ struct HostSnapshot {
   std::vector<std::string> own_processes;
   // Distinct namespace ids ("net:[4026...]") held by own processes.
   std::set<std::string> own_namespaces;
-  // Paths of this binary's run cgroups, under every cgroup hierarchy.
+  // This binary's run cgroups that still hold a process (any hierarchy).
   std::vector<std::string> own_run_cgroups;
+  // Empty run cgroups kept by the engine for reuse (bounded by its pool).
+  int idle_run_cgroups = 0;
   // Lines of /proc/self/mountinfo (the host mount namespace).
   int mounts = 0;
   // Host-wide figures, for messages only (other users change them).
