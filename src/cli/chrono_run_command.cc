@@ -89,7 +89,9 @@ int RunRunCommand(const RunCommandOptions& options) {
   spec.limits.memory_bytes = static_cast<uint64_t>(options.memory_mb) << 20;
   spec.limits.cpu_secs = options.cpu_secs;
 
-  auto engine = sandbox::Engine::Create();
+  sandbox::EngineOptions engine_options;
+  engine_options.prepared_namespaces = 0;  // one run: nothing to prepare ahead for
+  auto engine = sandbox::Engine::Create(engine_options);
   if (!engine.ok()) {
     std::cerr << "chrono-sandbox run: sandbox unavailable: " << engine.status().message() << "\n";
     return kSandboxFailure;

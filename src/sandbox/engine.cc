@@ -9,7 +9,7 @@
 namespace aevatar::sandbox {
 
 absl::StatusOr<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
-  auto native = NativeBackend::Create();
+  auto native = NativeBackend::Create(options.prepared_namespaces);
   if (!native.ok()) return native.status();
   std::unique_ptr<Backend> gvisor;
   if (::access(options.runsc_path.c_str(), X_OK) == 0) {

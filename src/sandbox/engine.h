@@ -22,6 +22,8 @@ struct EngineOptions {
       .tmpfs_bytes = 1ull << 30,
       .max_open_files = 4096,
   };
+  // Network namespaces the native backend keeps ready (see NetnsPool).
+  size_t prepared_namespaces = 4;
   // The gVisor runtime; the gvisor backend is unavailable when it is missing.
   std::string runsc_path = "/usr/bin/runsc";
 };

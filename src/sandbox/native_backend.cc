@@ -20,8 +20,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The network namespace comes from the pool (joined with setns), made ahead
-// of time because creating one is the slowest namespace to set up.
+// The network namespace comes from the pool (joined with setns) when there
+// is one, made ahead of time because it is the slowest namespace to set up.
 constexpr int kNamespaceFlags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
 
 // argv/envp as the NULL-terminated char* arrays execve wants; points into the
@@ -61,7 +61,7 @@ int64_t TimevalMs(const timeval& tv) { return tv.tv_sec * 1000 + tv.tv_usec / 10
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<NativeBackend>> NativeBackend::Create() {
+absl::StatusOr<std::unique_ptr<NativeBackend>> NativeBackend::Create(size_t prepared_namespaces) {
   if (::geteuid() != 0) {
     return absl::FailedPreconditionError(
         "the native backend needs root (it creates namespaces, mounts and cgroups)");
@@ -72,12 +72,15 @@ absl::StatusOr<std::unique_ptr<NativeBackend>> NativeBackend::Create() {
   if (!cgroups.ok()) return cgroups.status();
   (*cgroups)->RemoveStale("run-");
   return std::unique_ptr<NativeBackend>(
-      new NativeBackend(std::move(*seccomp), std::move(*cgroups)));
+      new NativeBackend(std::move(*seccomp), std::move(*cgroups), prepared_namespaces));
 }
 
-NativeBackend::NativeBackend(os::SeccompProgram seccomp, std::unique_ptr<os::CgroupManager> cgroups)
+NativeBackend::NativeBackend(os::SeccompProgram seccomp, std::unique_ptr<os::CgroupManager> cgroups,
+                             size_t prepared_namespaces)
     : seccomp_(std::move(seccomp)),
       cgroups_(std::move(cgroups)),
+      netns_pool_(prepared_namespaces > 0 ? std::make_unique<os::NetnsPool>(prepared_namespaces)
+                                          : nullptr),
       cgroup_pool_(cgroups_.get(), absl::StrCat("run-", ::getpid(), "-")) {}
 
 absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunControl& control) {
@@ -105,8 +108,12 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   }
   auto stdin_fd = os::MakeMemfdWithContents("stdin", spec.stdin_data);
   if (!stdin_fd.ok()) return stdin_fd.status();
-  auto netns = netns_pool_.Take();
-  if (!netns.ok()) return netns.status();
+  os::UniqueFd netns;
+  if (netns_pool_) {
+    auto taken = netns_pool_->Take();
+    if (!taken.ok()) return taken.status();
+    netns = std::move(*taken);
+  }
 
   os::CgroupLimits cgroup_limits{limits.memory_bytes, limits.max_pids, 100};
   auto cgroup = cgroup_pool_.Take(cgroup_limits);
@@ -141,8 +148,8 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   plan.stage_count = stages.size();
   plan.seccomp = seccomp_.program();
   plan.unshare_cgroup = true;
-  plan.loopback_up = false;  // the pooled namespace has lo up already
-  plan.netns_fd = netns->get();
+  plan.loopback_up = !netns.valid();  // a pooled namespace has lo up already
+  plan.netns_fd = netns.valid() ? netns.get() : -1;
   plan.cgroup_procs_files = procs_ptrs.data();
   plan.cgroup_procs_count = procs_ptrs.size();
   plan.stdin_fd = stdin_fd->get();
@@ -152,7 +159,8 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   plan.status_fd = status->write_end.get();
 
   const Clock::time_point started = Clock::now();
-  auto child = os::CloneWithNamespaces(kNamespaceFlags, [&plan] { os::RunSandboxInit(plan); });
+  const int flags = kNamespaceFlags | (netns.valid() ? 0 : CLONE_NEWNET);
+  auto child = os::CloneWithNamespaces(flags, [&plan] { os::RunSandboxInit(plan); });
   if (!child.ok()) return child.status();
   // The child has its own copies now; close ours so EOF means "child done".
   out->write_end.reset();
@@ -160,7 +168,7 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   failure->write_end.reset();
   status->write_end.reset();
   stdin_fd->reset();
-  netns->reset();
+  netns.reset();
 
   for (int fd : {out->read_end.get(), err->read_end.get()}) {
     if (auto st = os::SetNonBlocking(fd); !st.ok()) return st;

@@ -19,17 +19,21 @@ class NativeBackend : public Backend {
  public:
   // Builds the seccomp program and detects cgroups once; fails closed when
   // either is unavailable or the process is not root.
-  static absl::StatusOr<std::unique_ptr<NativeBackend>> Create();
+  // `prepared_namespaces`: how many network namespaces to keep ready (a
+  // service wants a few); 0 creates each run's namespace in its clone (best
+  // for a one-shot run, which would waste the refill).
+  static absl::StatusOr<std::unique_ptr<NativeBackend>> Create(size_t prepared_namespaces = 4);
 
   std::string_view name() const override { return "native"; }
   absl::StatusOr<RunResult> Run(const PreparedRun& run, const RunControl& control) override;
 
  private:
-  NativeBackend(os::SeccompProgram seccomp, std::unique_ptr<os::CgroupManager> cgroups);
+  NativeBackend(os::SeccompProgram seccomp, std::unique_ptr<os::CgroupManager> cgroups,
+                size_t prepared_namespaces);
 
   const os::SeccompProgram seccomp_;
   const std::unique_ptr<os::CgroupManager> cgroups_;
-  os::NetnsPool netns_pool_;
+  std::unique_ptr<os::NetnsPool> netns_pool_;  // null: a namespace per clone
   os::CgroupPool cgroup_pool_;
 };
 

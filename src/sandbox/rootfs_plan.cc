@@ -122,8 +122,8 @@ void RootfsPlan::AddDev(const Limits& limits) {
                     .data = "size=64k,nr_inodes=64,mode=0755"});
   // The same devices as the host's (Linux's fixed numbers for the memory
   // devices), made in place: cheaper than binding the host's nodes.
-  for (auto [node, minor] : {std::pair{"null", 3u}, {"zero", 5u}, {"full", 7u}, {"random", 8u},
-                             {"urandom", 9u}}) {
+  for (auto [node, minor] :
+       {std::pair{"null", 3u}, {"zero", 5u}, {"full", 7u}, {"random", 8u}, {"urandom", 9u}}) {
     steps_.push_back({.kind = Kind::kCharDevice,
                       .path = Under(absl::StrCat("/dev/", node)),
                       .flags = static_cast<unsigned long>(makedev(1, minor)),
