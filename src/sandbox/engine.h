@@ -2,8 +2,10 @@
 #define AEVATAR_SANDBOX_ENGINE_H_
 
 #include <memory>
+#include <mutex>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "sandbox/backend.h"
 #include "sandbox/run_spec.h"
@@ -36,8 +38,9 @@ struct EngineOptions {
 // thread that started it).
 class Engine {
  public:
-  // Creates the native backend (fails closed when it cannot isolate) and,
-  // when runsc is installed, the gvisor backend.
+  // Creates the native backend (fails closed when it cannot isolate). The
+  // gvisor backend is set up on its first run (FailedPrecondition then when
+  // runsc is missing), so native-only users never pay for it.
   static absl::StatusOr<std::unique_ptr<Engine>> Create(const EngineOptions& options = {});
 
   absl::StatusOr<RunResult> Run(const RunSpec& spec, const RunControl& control = {});
@@ -45,11 +48,13 @@ class Engine {
   const EngineOptions& options() const { return options_; }
 
  private:
-  Engine(EngineOptions options, std::unique_ptr<Backend> native, std::unique_ptr<Backend> gvisor);
+  Engine(EngineOptions options, std::unique_ptr<Backend> native);
+  absl::StatusOr<Backend*> Gvisor();
 
   const EngineOptions options_;
   const std::unique_ptr<Backend> native_;
-  const std::unique_ptr<Backend> gvisor_;  // null when runsc is not installed
+  std::mutex gvisor_mu_;
+  std::unique_ptr<Backend> gvisor_ ABSL_GUARDED_BY(gvisor_mu_);  // made on first use
 };
 
 }  // namespace aevatar::sandbox
