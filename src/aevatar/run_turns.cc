@@ -71,34 +71,31 @@ void FinishRun(Turn& turn, int64_t now, const std::string& phase, const std::str
   turn.next_due_ms.reset();
 }
 
+// The audit record of a tool call of this run, in its persisted (frozen) form.
+json ToolAuditJson(const Turn& turn, const std::string& kind, const std::string& step_id,
+                   const std::string& causation_id, json fact, int64_t now) {
+  return {{"kind", kind},
+          {"run_id", turn.run.run_id},
+          {"workflow_id", turn.run.workflow_id},
+          {"step_id", step_id},
+          {"call_id", turn.run.run_id + "/" + step_id},
+          {"correlation_id", turn.run.run_id},
+          {"causation_id", causation_id},
+          {"fact", std::move(fact)},
+          {"occurred_at_ms", now}};
+}
+
 // Freezes the audit intent of a terminal tool outcome and enters
 // finalizing_audit; `then` says what follows once the audit is written.
 void FreezeAuditIntent(Turn& turn, int64_t now, const std::string& step_id, json fact,
                        const std::string& then) {
   json& state = turn.state();
   if (state["audit_intent"].is_object()) return;  // a frozen intent is immutable
-  AuditRecord record;
-  record.kind = "tool.terminal";
-  record.run_id = turn.run.run_id;
-  record.workflow_id = turn.run.workflow_id;
-  record.step_id = step_id;
-  record.call_id = turn.run.run_id + "/" + step_id;
-  record.correlation_id = turn.run.run_id;
-  record.causation_id = state.value("callback_id", "");
-  record.fact = std::move(fact);
-  record.occurred_at_ms = now;
-  state["audit_intent"] = {{"record",
-                            {{"kind", record.kind},
-                             {"run_id", record.run_id},
-                             {"workflow_id", record.workflow_id},
-                             {"step_id", record.step_id},
-                             {"call_id", record.call_id},
-                             {"correlation_id", record.correlation_id},
-                             {"causation_id", record.causation_id},
-                             {"fact", record.fact},
-                             {"occurred_at_ms", now}}},
-                           {"then", then},
-                           {"attempts", 0}};
+  state["audit_intent"] = {
+      {"record", ToolAuditJson(turn, "tool.terminal", step_id, state.value("callback_id", ""),
+                               std::move(fact), now)},
+      {"then", then},
+      {"attempts", 0}};
   turn.run.phase = "finalizing_audit";
   AddEvent(turn, now, "audit.frozen", {{"step_id", step_id}, {"then", then}});
   ScheduleIn(turn, now, 1);
@@ -123,15 +120,9 @@ AuditRecord RecordFromJson(const json& frozen) {
 // take it now it is kept in the state and written before the terminal one.
 void AppendRunningAudit(const TurnDeps& deps, Turn& turn, const std::string& step_id,
                         const std::string& operation_id) {
-  const json frozen = {{"kind", "tool.running"},
-                       {"run_id", turn.run.run_id},
-                       {"workflow_id", turn.run.workflow_id},
-                       {"step_id", step_id},
-                       {"call_id", turn.run.run_id + "/" + step_id},
-                       {"correlation_id", turn.run.run_id},
-                       {"causation_id", ""},
-                       {"fact", {{"status", "running"}, {"provider_operation_id", operation_id}}},
-                       {"occurred_at_ms", deps.now_ms}};
+  const json frozen =
+      ToolAuditJson(turn, "tool.running", step_id, "",
+                    {{"status", "running"}, {"provider_operation_id", operation_id}}, deps.now_ms);
   auto appended = deps.audit->Append(RecordFromJson(frozen));
   if (!appended.ok()) turn.state()["running_audit_pending"] = frozen;
 }
