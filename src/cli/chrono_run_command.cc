@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -18,11 +19,16 @@ constexpr int kBadArguments = 2;
 constexpr int kSandboxFailure = 125;
 constexpr int kWallTimeoutExit = 124;
 
+// False for anything but a readable regular file (a directory opens fine
+// with ifstream and reads as empty, which would run an empty program).
 bool ReadWholeFile(const std::string& path, std::string& out) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) return false;
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
   std::ostringstream buf;
   buf << in.rdbuf();
+  if (in.bad()) return false;
   out = buf.str();
   return true;
 }
@@ -90,7 +96,7 @@ int RunRunCommand(const RunCommandOptions& options) {
   spec.limits.cpu_secs = options.cpu_secs;
 
   sandbox::EngineOptions engine_options;
-  engine_options.prepared_namespaces = 0;  // one run: nothing to prepare ahead for
+  engine_options.one_shot = true;
   auto engine = sandbox::Engine::Create(engine_options);
   if (!engine.ok()) {
     std::cerr << "chrono-sandbox run: sandbox unavailable: " << engine.status().message() << "\n";

@@ -47,6 +47,9 @@ class RunCgroup {
   virtual absl::Status KillAll() = 0;
   // Kills what is left, removes the directories; reports leftovers.
   virtual absl::Status Destroy() = 0;
+  // From now on the destructor leaves the directories in place, for the
+  // next holder of a shared cgroup (see ClaimSharedCgroup).
+  virtual void Keep() = 0;
 };
 
 // Creates run cgroups under one parent ("chrono-sandbox") of the detected

@@ -1,11 +1,16 @@
 #include "os/cgroup_pool.h"
 
 #include "base/log.h"
+#include "os/shared_cgroup.h"
 
 namespace aevatar::os {
 
-CgroupPool::CgroupPool(CgroupManager* manager, std::string name_prefix, size_t max_idle)
-    : manager_(manager), prefix_(std::move(name_prefix)), max_idle_(max_idle) {}
+CgroupPool::CgroupPool(CgroupManager* manager, std::string name_prefix, size_t max_idle,
+                       size_t shared_slots)
+    : manager_(manager),
+      prefix_(std::move(name_prefix)),
+      max_idle_(max_idle),
+      shared_slots_(shared_slots) {}
 
 CgroupPool::~CgroupPool() {
   std::lock_guard lock(mu_);
@@ -23,6 +28,14 @@ absl::StatusOr<std::unique_ptr<RunCgroup>> CgroupPool::Take(const CgroupLimits& 
     } else {
       name = prefix_ + std::to_string(next_++);
     }
+  }
+  if (!cgroup && shared_slots_ > 0) {
+    auto claimed = ClaimSharedCgroup(*manager_, "shared-", shared_slots_);
+    if (claimed.ok()) {
+      cgroup = std::move(*claimed);
+    } else if (!absl::IsResourceExhausted(claimed.status())) {
+      return claimed.status();
+    }  // every slot busy: a cgroup of our own
   }
   if (!cgroup) {
     auto made = manager_->CreateUnlimited(name);

@@ -22,7 +22,11 @@ namespace aevatar::os {
 class CgroupPool {
  public:
   // `manager` must outlive the pool. New cgroups are named `<prefix><n>`.
-  CgroupPool(CgroupManager* manager, std::string name_prefix, size_t max_idle = 8);
+  // With `shared_slots` > 0 the pool first claims one of that many cgroups
+  // shared with other processes (ClaimSharedCgroup), for one-shot callers
+  // whose own pool dies with them.
+  CgroupPool(CgroupManager* manager, std::string name_prefix, size_t max_idle = 8,
+             size_t shared_slots = 0);
   ~CgroupPool();  // removes every idle cgroup
 
   // Returns an empty cgroup with `limits` applied.
@@ -35,6 +39,7 @@ class CgroupPool {
   CgroupManager* const manager_;
   const std::string prefix_;
   const size_t max_idle_;
+  const size_t shared_slots_;
   std::mutex mu_;
   std::vector<std::unique_ptr<RunCgroup>> idle_ ABSL_GUARDED_BY(mu_);
   uint64_t next_ ABSL_GUARDED_BY(mu_) = 0;

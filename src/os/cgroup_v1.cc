@@ -22,7 +22,9 @@ class CgroupV1 : public RunCgroup {
  public:
   // `dirs` maps controller -> this run's directory (co-mounted controllers share one).
   explicit CgroupV1(std::map<std::string, std::string> dirs) : dirs_(std::move(dirs)) {}
-  ~CgroupV1() override { (void)Destroy(); }
+  ~CgroupV1() override {
+    if (!kept_) (void)Destroy();
+  }
 
   absl::Status AddProcess(pid_t pid) override {
     std::string text = std::to_string(pid);
@@ -103,6 +105,8 @@ class CgroupV1 : public RunCgroup {
     return files::WriteFile(freezer + "/freezer.state", "THAWED");
   }
 
+  void Keep() override { kept_ = true; }
+
   absl::Status Destroy() override {
     if (destroyed_) return absl::OkStatus();
     destroyed_ = true;
@@ -129,6 +133,7 @@ class CgroupV1 : public RunCgroup {
 
   std::map<std::string, std::string> dirs_;
   bool destroyed_ = false;
+  bool kept_ = false;
 };
 
 class CgroupV1Manager : public CgroupManager {

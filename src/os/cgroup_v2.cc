@@ -16,7 +16,9 @@ namespace files = cgroup_files;
 class CgroupV2 : public RunCgroup {
  public:
   explicit CgroupV2(std::string dir) : dir_(std::move(dir)) {}
-  ~CgroupV2() override { (void)Destroy(); }
+  ~CgroupV2() override {
+    if (!kept_) (void)Destroy();
+  }
 
   absl::Status AddProcess(pid_t pid) override {
     return files::WriteFile(dir_ + "/cgroup.procs", std::to_string(pid));
@@ -62,6 +64,8 @@ class CgroupV2 : public RunCgroup {
 
   absl::Status KillAll() override { return files::WriteFile(dir_ + "/cgroup.kill", "1"); }
 
+  void Keep() override { kept_ = true; }
+
   absl::Status Destroy() override {
     if (destroyed_) return absl::OkStatus();
     destroyed_ = true;
@@ -73,6 +77,7 @@ class CgroupV2 : public RunCgroup {
  private:
   std::string dir_;
   bool destroyed_ = false;
+  bool kept_ = false;
 };
 
 class CgroupV2Manager : public CgroupManager {

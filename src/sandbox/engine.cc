@@ -9,7 +9,7 @@
 namespace aevatar::sandbox {
 
 absl::StatusOr<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
-  auto native = NativeBackend::Create(options.prepared_namespaces);
+  auto native = NativeBackend::Create(options.prepared_namespaces, options.one_shot);
   if (!native.ok()) return native.status();
   return std::unique_ptr<Engine>(new Engine(options, std::move(*native)));
 }

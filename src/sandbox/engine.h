@@ -26,6 +26,12 @@ struct EngineOptions {
   };
   // Network namespaces the native backend keeps ready (see NetnsPool).
   size_t prepared_namespaces = 4;
+  // For a process that runs one program and exits (`chrono-sandbox run`):
+  // no network namespaces are prepared ahead (the refill would be wasted),
+  // run cgroups are shared with other such processes instead of made and
+  // removed per run (os::ClaimSharedCgroup), and stale run cgroups are left
+  // for the next service start to sweep.
+  bool one_shot = false;
   // The gVisor runtime; the gvisor backend is unavailable when it is missing.
   std::string runsc_path = "/usr/bin/runsc";
 };

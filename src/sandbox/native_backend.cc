@@ -24,6 +24,10 @@ using Clock = std::chrono::steady_clock;
 // is one, made ahead of time because it is the slowest namespace to set up.
 constexpr int kNamespaceFlags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
 
+// One-shot processes share this many run cgroups (os::ClaimSharedCgroup):
+// more concurrent `chrono-sandbox run`s than this make cgroups of their own.
+constexpr size_t kSharedCgroupSlots = 8;
+
 // argv/envp as the NULL-terminated char* arrays execve wants; points into the
 // owning strings, which must outlive it.
 struct CArgv {
@@ -61,7 +65,8 @@ int64_t TimevalMs(const timeval& tv) { return tv.tv_sec * 1000 + tv.tv_usec / 10
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<NativeBackend>> NativeBackend::Create(size_t prepared_namespaces) {
+absl::StatusOr<std::unique_ptr<NativeBackend>> NativeBackend::Create(size_t prepared_namespaces,
+                                                                     bool one_shot) {
   if (::geteuid() != 0) {
     return absl::FailedPreconditionError(
         "the native backend needs root (it creates namespaces, mounts and cgroups)");
@@ -70,18 +75,20 @@ absl::StatusOr<std::unique_ptr<NativeBackend>> NativeBackend::Create(size_t prep
   if (!seccomp.ok()) return seccomp.status();
   auto cgroups = os::DetectCgroupManager("chrono-sandbox");
   if (!cgroups.ok()) return cgroups.status();
-  (*cgroups)->RemoveStale("run-");
+  if (!one_shot) (*cgroups)->RemoveStale("run-");
   return std::unique_ptr<NativeBackend>(
-      new NativeBackend(std::move(*seccomp), std::move(*cgroups), prepared_namespaces));
+      new NativeBackend(std::move(*seccomp), std::move(*cgroups), prepared_namespaces, one_shot));
 }
 
 NativeBackend::NativeBackend(os::SeccompProgram seccomp, std::unique_ptr<os::CgroupManager> cgroups,
-                             size_t prepared_namespaces)
+                             size_t prepared_namespaces, bool one_shot)
     : seccomp_(std::move(seccomp)),
       cgroups_(std::move(cgroups)),
-      netns_pool_(prepared_namespaces > 0 ? std::make_unique<os::NetnsPool>(prepared_namespaces)
-                                          : nullptr),
-      cgroup_pool_(cgroups_.get(), absl::StrCat("run-", ::getpid(), "-")) {}
+      netns_pool_(prepared_namespaces > 0 && !one_shot
+                      ? std::make_unique<os::NetnsPool>(prepared_namespaces)
+                      : nullptr),
+      cgroup_pool_(cgroups_.get(), absl::StrCat("run-", ::getpid(), "-"), /*max_idle=*/8,
+                   one_shot ? kSharedCgroupSlots : 0) {}
 
 absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunControl& control) {
   const RunSpec& spec = *run.spec;

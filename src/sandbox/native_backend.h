@@ -20,16 +20,17 @@ class NativeBackend : public Backend {
   // Builds the seccomp program and detects cgroups once; fails closed when
   // either is unavailable or the process is not root.
   // `prepared_namespaces`: how many network namespaces to keep ready (a
-  // service wants a few); 0 creates each run's namespace in its clone (best
-  // for a one-shot run, which would waste the refill).
-  static absl::StatusOr<std::unique_ptr<NativeBackend>> Create(size_t prepared_namespaces = 4);
+  // service wants a few); 0 creates each run's namespace in its clone.
+  // `one_shot`: see EngineOptions::one_shot (implies no prepared namespaces).
+  static absl::StatusOr<std::unique_ptr<NativeBackend>> Create(size_t prepared_namespaces = 4,
+                                                               bool one_shot = false);
 
   std::string_view name() const override { return "native"; }
   absl::StatusOr<RunResult> Run(const PreparedRun& run, const RunControl& control) override;
 
  private:
   NativeBackend(os::SeccompProgram seccomp, std::unique_ptr<os::CgroupManager> cgroups,
-                size_t prepared_namespaces);
+                size_t prepared_namespaces, bool one_shot);
 
   const os::SeccompProgram seccomp_;
   const std::unique_ptr<os::CgroupManager> cgroups_;
