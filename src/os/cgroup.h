@@ -82,9 +82,15 @@ class CgroupManager {
 // can enforce the limits.
 absl::StatusOr<std::unique_ptr<CgroupManager>> DetectCgroupManager(std::string_view parent_name);
 
-// The two implementations, exposed for tests that pin a version.
-absl::StatusOr<std::unique_ptr<CgroupManager>> MakeCgroupV1Manager(std::string_view parent_name);
-absl::StatusOr<std::unique_ptr<CgroupManager>> MakeCgroupV2Manager(std::string_view parent_name);
+// The two implementations, exposed for tests that pin a version; `mounts`
+// is the host's cgroup mounts (cgroup_files::ListCgroupMounts).
+namespace cgroup_files {
+struct CgroupMount;
+}
+absl::StatusOr<std::unique_ptr<CgroupManager>> MakeCgroupV1Manager(
+    std::string_view parent_name, const std::vector<cgroup_files::CgroupMount>& mounts);
+absl::StatusOr<std::unique_ptr<CgroupManager>> MakeCgroupV2Manager(
+    std::string_view parent_name, const std::vector<cgroup_files::CgroupMount>& mounts);
 
 }  // namespace aevatar::os
 

@@ -116,6 +116,7 @@ absl::StatusOr<std::vector<CgroupMount>> ListCgroupMounts() {
   std::string line;
   // Format: id parent major:minor root mount_point options [optional...] - fstype source super
   while (std::getline(in, line)) {
+    if (line.find(" - cgroup") == std::string::npos) continue;  // most lines; skip the split
     std::vector<std::string> fields = absl::StrSplit(line, ' ');
     size_t dash = 0;
     while (dash < fields.size() && fields[dash] != "-") ++dash;

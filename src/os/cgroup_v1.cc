@@ -170,12 +170,11 @@ class CgroupV1Manager : public CgroupManager {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<CgroupManager>> MakeCgroupV1Manager(std::string_view parent_name) {
-  auto mounts = files::ListCgroupMounts();
-  if (!mounts.ok()) return mounts.status();
+absl::StatusOr<std::unique_ptr<CgroupManager>> MakeCgroupV1Manager(
+    std::string_view parent_name, const std::vector<files::CgroupMount>& mounts) {
   std::map<std::string, std::string> parents;
   for (const char* controller : kControllers) {
-    for (const auto& mount : *mounts) {
+    for (const auto& mount : mounts) {
       if (mount.fstype != "cgroup") continue;
       std::vector<std::string> options = absl::StrSplit(mount.options, ',');
       if (std::find(options.begin(), options.end(), controller) == options.end()) continue;

@@ -112,10 +112,9 @@ bool HasControllers(const std::string& dir) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<CgroupManager>> MakeCgroupV2Manager(std::string_view parent_name) {
-  auto mounts = files::ListCgroupMounts();
-  if (!mounts.ok()) return mounts.status();
-  for (const auto& mount : *mounts) {
+absl::StatusOr<std::unique_ptr<CgroupManager>> MakeCgroupV2Manager(
+    std::string_view parent_name, const std::vector<files::CgroupMount>& mounts) {
+  for (const auto& mount : mounts) {
     if (mount.fstype != "cgroup2" || !HasControllers(mount.mount_point)) continue;
     std::string parent = absl::StrCat(mount.mount_point, "/", std::string(parent_name));
     // The root may hold processes and still delegate; enable for our parent
@@ -132,9 +131,11 @@ absl::StatusOr<std::unique_ptr<CgroupManager>> MakeCgroupV2Manager(std::string_v
 }
 
 absl::StatusOr<std::unique_ptr<CgroupManager>> DetectCgroupManager(std::string_view parent_name) {
-  auto v2 = MakeCgroupV2Manager(parent_name);
+  auto mounts = files::ListCgroupMounts();
+  if (!mounts.ok()) return mounts.status();
+  auto v2 = MakeCgroupV2Manager(parent_name, *mounts);
   if (v2.ok()) return v2;
-  auto v1 = MakeCgroupV1Manager(parent_name);
+  auto v1 = MakeCgroupV1Manager(parent_name, *mounts);
   if (v1.ok()) return v1;
   return absl::FailedPreconditionError(absl::StrCat(
       "no usable cgroup hierarchy: v2: ", v2.status().message(), "; v1: ", v1.status().message()));

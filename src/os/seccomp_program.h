@@ -3,6 +3,7 @@
 
 #include <linux/filter.h>
 
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -21,6 +22,12 @@ class SeccompProgram {
   // similar. clone3 gets ENOSYS so libc falls back to clone, whose flags the
   // filter can inspect. Foreign architectures (x32, i386) kill the process.
   static absl::StatusOr<SeccompProgram> BuildSandboxPolicy();
+
+  // Wraps an already compiled program (see PrecompiledSandboxPolicy).
+  static SeccompProgram FromFilters(std::vector<sock_filter> filters) {
+    return SeccompProgram(std::move(filters));
+  }
+  const std::vector<sock_filter>& filters() const { return filters_; }
 
   // Valid for the lifetime of this object.
   const sock_fprog* program() const { return &program_; }

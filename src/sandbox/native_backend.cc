@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "os/child_exec.h"
 #include "os/output_pump.h"
+#include "os/precompiled_seccomp_policy.h"
 #include "os/process.h"
 #include "os/unique_fd.h"
 #include "sandbox/rootfs_plan.h"
@@ -71,13 +72,11 @@ absl::StatusOr<std::unique_ptr<NativeBackend>> NativeBackend::Create(size_t prep
     return absl::FailedPreconditionError(
         "the native backend needs root (it creates namespaces, mounts and cgroups)");
   }
-  auto seccomp = os::SeccompProgram::BuildSandboxPolicy();
-  if (!seccomp.ok()) return seccomp.status();
   auto cgroups = os::DetectCgroupManager("chrono-sandbox");
   if (!cgroups.ok()) return cgroups.status();
   if (!one_shot) (*cgroups)->RemoveStale("run-");
   return std::unique_ptr<NativeBackend>(
-      new NativeBackend(std::move(*seccomp), std::move(*cgroups), prepared_namespaces, one_shot));
+      new NativeBackend(os::PrecompiledSandboxPolicy(), std::move(*cgroups), prepared_namespaces, one_shot));
 }
 
 NativeBackend::NativeBackend(os::SeccompProgram seccomp, std::unique_ptr<os::CgroupManager> cgroups,

@@ -17,8 +17,8 @@ namespace aevatar::sandbox {
 // this process itself (no helper binary, no shell). Requires root.
 class NativeBackend : public Backend {
  public:
-  // Builds the seccomp program and detects cgroups once; fails closed when
-  // either is unavailable or the process is not root.
+  // Detects cgroups once (the seccomp program is compiled at build time);
+  // fails closed when they are unusable or the process is not root.
   // `prepared_namespaces`: how many network namespaces to keep ready (a
   // service wants a few); 0 creates each run's namespace in its clone.
   // `one_shot`: see EngineOptions::one_shot (implies no prepared namespaces).

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "gtest/gtest.h"
+#include "os/precompiled_seccomp_policy.h"
 
 namespace aevatar::os {
 namespace {
@@ -70,6 +71,21 @@ TEST(SeccompProgram, AllowsOrdinarySyscalls) {
   auto program = SeccompProgram::BuildSandboxPolicy();
   ASSERT_TRUE(program.ok());
   EXPECT_EQ(ErrnoUnderPolicy(*program, [] { return long{getpid() > 0 ? 0 : -1}; }), 0);
+}
+
+// The engine loads the build-time copy; it must be the policy above, byte
+// for byte (a stale copy would silently weaken or break every run).
+TEST(SeccompProgram, PrecompiledPolicyIsTheBuiltOne) {
+  auto built = SeccompProgram::BuildSandboxPolicy();
+  ASSERT_TRUE(built.ok());
+  const SeccompProgram precompiled = PrecompiledSandboxPolicy();
+  ASSERT_EQ(precompiled.filters().size(), built->filters().size());
+  for (size_t i = 0; i < built->filters().size(); ++i) {
+    const sock_filter& a = precompiled.filters()[i];
+    const sock_filter& b = built->filters()[i];
+    EXPECT_TRUE(a.code == b.code && a.jt == b.jt && a.jf == b.jf && a.k == b.k) << "at " << i;
+  }
+  EXPECT_EQ(ErrnoUnderPolicy(precompiled, [] { return syscall(SYS_bpf, 0, 0, 0); }), EPERM);
 }
 
 }  // namespace
