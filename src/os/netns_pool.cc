@@ -33,8 +33,10 @@ absl::StatusOr<UniqueFd> MakeNamespace() {
 
 }  // namespace
 
-NetnsPool::NetnsPool(size_t target_size)
-    : target_size_(target_size == 0 ? 1 : target_size), refill_([this] { RefillLoop(); }) {}
+NetnsPool::NetnsPool(size_t target_size, size_t lifetime_total)
+    : target_size_(target_size == 0 ? 1 : target_size),
+      lifetime_total_(lifetime_total),
+      refill_([this] { RefillLoop(); }) {}
 
 NetnsPool::~NetnsPool() {
   {
@@ -47,10 +49,13 @@ NetnsPool::~NetnsPool() {
 
 absl::StatusOr<UniqueFd> NetnsPool::Take() {
   std::unique_lock lock(mu_);
-  changed_.wait(lock, [this] { return !ready_.empty() || !last_error_.ok() || stopping_; });
+  changed_.wait(lock, [this] {
+    return !ready_.empty() || !last_error_.ok() || stopping_ || Exhausted();
+  });
   if (ready_.empty()) {
-    return last_error_.ok() ? absl::UnavailableError("the namespace pool is stopping")
-                            : last_error_;
+    if (!last_error_.ok()) return last_error_;
+    return absl::UnavailableError(Exhausted() ? "the namespace pool made all it may"
+                                              : "the namespace pool is stopping");
   }
   UniqueFd fd = std::move(ready_.front());
   ready_.pop_front();
@@ -63,12 +68,13 @@ void NetnsPool::RefillLoop() {
     {
       std::unique_lock lock(mu_);
       changed_.wait(lock, [this] { return stopping_ || ready_.size() < target_size_; });
-      if (stopping_) return;
+      if (stopping_ || Exhausted()) return;
     }
     auto made = MakeNamespace();
     std::lock_guard lock(mu_);
     if (made.ok()) {
       ready_.push_back(std::move(*made));
+      ++made_;
       last_error_ = absl::OkStatus();
     } else {
       last_error_ = made.status();

@@ -19,7 +19,10 @@ namespace aevatar::os {
 // setns(2) and it dies with the run. Thread-safe.
 class NetnsPool {
  public:
-  explicit NetnsPool(size_t target_size = 4);
+  // Keeps `target_size` namespaces ready. With `lifetime_total` > 0 the pool
+  // makes only that many in all (a one-shot process that runs once wants its
+  // one namespace made while it does other set-up, and no refill after).
+  explicit NetnsPool(size_t target_size = 4, size_t lifetime_total = 0);
   ~NetnsPool();
   NetnsPool(const NetnsPool&) = delete;
   NetnsPool& operator=(const NetnsPool&) = delete;
@@ -30,8 +33,13 @@ class NetnsPool {
 
  private:
   void RefillLoop();
+  bool Exhausted() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return lifetime_total_ > 0 && made_ >= lifetime_total_;
+  }
 
   const size_t target_size_;
+  const size_t lifetime_total_;
+  size_t made_ ABSL_GUARDED_BY(mu_) = 0;
   std::mutex mu_;
   std::condition_variable changed_;
   std::deque<UniqueFd> ready_ ABSL_GUARDED_BY(mu_);

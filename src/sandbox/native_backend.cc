@@ -72,22 +72,28 @@ absl::StatusOr<std::unique_ptr<NativeBackend>> NativeBackend::Create(size_t prep
     return absl::FailedPreconditionError(
         "the native backend needs root (it creates namespaces, mounts and cgroups)");
   }
+  // Started first: its thread makes a namespace while this one finds the
+  // cgroups. A one-shot process gets exactly one, off its critical path.
+  std::unique_ptr<os::NetnsPool> netns_pool;
+  if (one_shot) {
+    netns_pool = std::make_unique<os::NetnsPool>(1, /*lifetime_total=*/1);
+  } else if (prepared_namespaces > 0) {
+    netns_pool = std::make_unique<os::NetnsPool>(prepared_namespaces);
+  }
   auto cgroups = os::DetectCgroupManager("chrono-sandbox");
   if (!cgroups.ok()) return cgroups.status();
   if (!one_shot) (*cgroups)->RemoveStale("run-");
-  return std::unique_ptr<NativeBackend>(
-      new NativeBackend(os::PrecompiledSandboxPolicy(), std::move(*cgroups), prepared_namespaces, one_shot));
+  return std::unique_ptr<NativeBackend>(new NativeBackend(
+      std::move(*cgroups), std::move(netns_pool), one_shot ? kSharedCgroupSlots : 0));
 }
 
-NativeBackend::NativeBackend(os::SeccompProgram seccomp, std::unique_ptr<os::CgroupManager> cgroups,
-                             size_t prepared_namespaces, bool one_shot)
-    : seccomp_(std::move(seccomp)),
+NativeBackend::NativeBackend(std::unique_ptr<os::CgroupManager> cgroups,
+                             std::unique_ptr<os::NetnsPool> netns_pool, size_t shared_cgroups)
+    : seccomp_(os::PrecompiledSandboxPolicy()),
       cgroups_(std::move(cgroups)),
-      netns_pool_(prepared_namespaces > 0 && !one_shot
-                      ? std::make_unique<os::NetnsPool>(prepared_namespaces)
-                      : nullptr),
+      netns_pool_(std::move(netns_pool)),
       cgroup_pool_(cgroups_.get(), absl::StrCat("run-", ::getpid(), "-"), /*max_idle=*/8,
-                   one_shot ? kSharedCgroupSlots : 0) {}
+                   shared_cgroups) {}
 
 absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunControl& control) {
   const RunSpec& spec = *run.spec;

@@ -29,8 +29,8 @@ class NativeBackend : public Backend {
   absl::StatusOr<RunResult> Run(const PreparedRun& run, const RunControl& control) override;
 
  private:
-  NativeBackend(os::SeccompProgram seccomp, std::unique_ptr<os::CgroupManager> cgroups,
-                size_t prepared_namespaces, bool one_shot);
+  NativeBackend(std::unique_ptr<os::CgroupManager> cgroups,
+                std::unique_ptr<os::NetnsPool> netns_pool, size_t shared_cgroups);
 
   const os::SeccompProgram seccomp_;
   const std::unique_ptr<os::CgroupManager> cgroups_;
