@@ -8,10 +8,11 @@
 //
 // Process tree of one run:
 //
-//   service thread ──clone(NEWNS|NEWPID|NEWNET|NEWIPC|NEWUTS)──► sandbox init (pid 1)
-//                                                                │ builds the rootfs, pivots
-//                                                                └─fork─► stage program (pid 2+)
-//                                                                         hardens itself, execve
+//   service thread ──clone(NEWNS|NEWPID|NEWIPC|NEWUTS)──► sandbox init (pid 1)
+//                                                          │ builds the rootfs, pivots
+//   hand-off: cgroup.procs fds, netns fd (SCM_RIGHTS) ───► │ joins the cgroup and netns
+//                                                          └─vfork─► stage program (pid 2+)
+//                                                                    hardens itself, execve
 //
 // The init stays root inside its namespaces, non-dumpable, and outlives each
 // stage only to reap it; when it exits the kernel kills everything left in the
@@ -92,7 +93,7 @@ int RunFsStep(const FsStep& step) {
       return err;
     }
   }
-  return EINVAL;
+  return true;
 }
 
 int BringLoopbackUp() {
@@ -113,8 +114,8 @@ int BringLoopbackUp() {
 // the stage's dup2 onto 0..2 cannot clobber them.
 void KeepOnlyPlanFds(ChildPlan& plan) {
   int* fds[] = {&plan.stdin_fd, &plan.stdout_fd, &plan.stderr_fd,
-                &plan.error_fd, &plan.status_fd, &plan.netns_fd};
-  const int kCount = plan.netns_fd >= 0 ? 6 : 5;
+                &plan.error_fd, &plan.status_fd, &plan.handoff_fd};
+  constexpr int kCount = 6;
   for (int i = 0; i < kCount; ++i) {
     int* fd = fds[i];
     if (*fd < 3) {
@@ -123,7 +124,7 @@ void KeepOnlyPlanFds(ChildPlan& plan) {
       *fd = moved;
     }
   }
-  int keep[6];
+  int keep[kCount];
   for (int i = 0; i < kCount; ++i) keep[i] = *fds[i];
   for (int i = 1; i < kCount; ++i) {  // insertion sort: no library calls
     for (int j = i; j > 0 && keep[j - 1] > keep[j]; --j) {
@@ -166,6 +167,53 @@ void BuildFilesystem(const ChildPlan& plan) {
   if (::mount(nullptr, "/", nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
               nullptr) != 0) {
     Fail(plan, ChildStep::kRemountRootRo, errno);
+  }
+}
+
+// Blocks until the parent hands over the run's cgroup and network namespace
+// (ChildHandoff), then joins both. EOF means the parent gave up on the run
+// before it started; nobody is left to report to.
+void JoinRunResources(ChildPlan& plan) {
+  ChildHandoff header;
+  iovec iov{&header, sizeof(header)};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxHandoffFds)];
+  msghdr message;
+  std::memset(&message, 0, sizeof(message));
+  message.msg_iov = &iov;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof(control);
+  ssize_t n;
+  do {
+    n = ::recvmsg(plan.handoff_fd, &message, MSG_CMSG_CLOEXEC);
+  } while (n < 0 && errno == EINTR);
+  if (n == 0) ::_exit(127);
+  if (n < 0) Fail(plan, ChildStep::kHandoff, errno);
+  const cmsghdr* cmsg = CMSG_FIRSTHDR(&message);
+  const size_t count = size_t{header.cgroup_procs_count} + (header.has_netns != 0 ? 1 : 0);
+  if (n != sizeof(header) || (message.msg_flags & MSG_CTRUNC) != 0 || count == 0 ||
+      count > kMaxHandoffFds || cmsg == nullptr || cmsg->cmsg_type != SCM_RIGHTS ||
+      cmsg->cmsg_len != CMSG_LEN(sizeof(int) * count)) {
+    Fail(plan, ChildStep::kHandoff, EPROTO);
+  }
+  int fds[kMaxHandoffFds];
+  std::memcpy(fds, CMSG_DATA(cmsg), sizeof(int) * count);
+  ::close(plan.handoff_fd);
+  plan.handoff_fd = -1;
+
+  // Join the run's cgroup ("0" means the writing process) before anything
+  // of the program exists, so all of it is counted against the limits.
+  for (uint32_t i = 0; i < header.cgroup_procs_count; ++i) {
+    if (::write(fds[i], "0", 1) != 1) Fail(plan, ChildStep::kJoinCgroup, errno, static_cast<int>(i));
+    ::close(fds[i]);
+  }
+  if (plan.unshare_cgroup && ::unshare(CLONE_NEWCGROUP) != 0) {
+    Fail(plan, ChildStep::kUnshareCgroup, errno);
+  }
+  if (header.has_netns != 0) {
+    const int netns_fd = fds[header.cgroup_procs_count];
+    if (::setns(netns_fd, CLONE_NEWNET) != 0) Fail(plan, ChildStep::kSetns, errno);
+    ::close(netns_fd);
   }
 }
 
@@ -271,29 +319,13 @@ ChildExitReport RunStage(const ChildPlan& plan, int index) {
   if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) Fail(plan, ChildStep::kPrctl, errno);
   ResetSignals(plan);
 
-  // Join the run's cgroup first, so every page and process from here on is
-  // counted against its limits ("0" means the writing process).
-  for (size_t i = 0; i < plan.cgroup_procs_count; ++i) {
-    int fd = ::open(plan.cgroup_procs_files[i], O_WRONLY | O_CLOEXEC);
-    if (fd < 0) Fail(plan, ChildStep::kJoinCgroup, errno, static_cast<int>(i));
-    bool joined = ::write(fd, "0", 1) == 1;
-    int err = errno;
-    ::close(fd);
-    if (!joined) Fail(plan, ChildStep::kJoinCgroup, err, static_cast<int>(i));
-  }
-  if (plan.unshare_cgroup && ::unshare(CLONE_NEWCGROUP) != 0) {
-    Fail(plan, ChildStep::kUnshareCgroup, errno);
-  }
-
-  if (plan.netns_fd >= 0) {
-    if (::setns(plan.netns_fd, CLONE_NEWNET) != 0) Fail(plan, ChildStep::kSetns, errno);
-    ::close(plan.netns_fd);
-    plan.netns_fd = -1;
-  }
+  // The filesystem first: the parent claims the cgroup and waits for the
+  // network namespace meanwhile (see child_handoff.h).
   BuildFilesystem(plan);
   if (::sethostname(plan.hostname, std::strlen(plan.hostname)) != 0) {
     Fail(plan, ChildStep::kSethostname, errno);
   }
+  JoinRunResources(plan);
   if (plan.loopback_up) {
     int err = BringLoopbackUp();
     if (err != 0) Fail(plan, ChildStep::kLoopbackUp, err);

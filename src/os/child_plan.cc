@@ -56,6 +56,8 @@ const char* ChildStepName(ChildStep step) {
       return "execve";
     case ChildStep::kWait:
       return "wait for stage";
+    case ChildStep::kHandoff:
+      return "receive the hand-off";
   }
   return "unknown step";
 }

@@ -71,19 +71,23 @@ struct ChildPlan {
   const sock_fprog* seccomp;  // required
   bool unshare_cgroup;        // enter a cgroup namespace once attached
   bool loopback_up;           // bring up lo in the (empty) network namespace
-  // A prepared network namespace to join with setns (loopback already up),
-  // or -1 when the clone itself creates one.
-  int netns_fd = -1;
   int stdin_fd;
   int stdout_fd;
   int stderr_fd;
-  int error_fd;   // write end; receives a ChildFailure when setup fails
-  int status_fd;  // write end; receives a ChildExitReport when the run ends
-  // The run cgroup's cgroup.procs files; the init writes "0" to each to join
-  // the cgroup before it does anything else.
-  const char* const* cgroup_procs_files;
-  size_t cgroup_procs_count;
+  int error_fd;    // write end; receives a ChildFailure when setup fails
+  int status_fd;   // write end; receives a ChildExitReport when the run ends
+  int handoff_fd;  // the init's end of the hand-off channel (child_handoff.h)
 };
+
+// The hand-off message (os/child_handoff.h), sent once the init may start
+// the program. Its descriptors ride in SCM_RIGHTS, in this order: the run
+// cgroup's cgroup.procs files (the init writes "0" to each to join it), then
+// a prepared network namespace (loopback up) to setns into, if any.
+struct ChildHandoff {
+  uint32_t cgroup_procs_count;
+  uint32_t has_netns;
+};
+inline constexpr size_t kMaxHandoffFds = 8;
 
 // Which setup step failed; sent with errno on the error pipe.
 enum class ChildStep : int32_t {
@@ -113,6 +117,7 @@ enum class ChildStep : int32_t {
   kSeccomp,
   kExec,
   kWait,
+  kHandoff,
 };
 
 struct ChildFailure {

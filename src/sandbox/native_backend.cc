@@ -1,5 +1,6 @@
 #include "sandbox/native_backend.h"
 
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -8,7 +9,9 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "base/errno_error.h"
 #include "os/child_exec.h"
+#include "os/child_handoff.h"
 #include "os/output_pump.h"
 #include "os/precompiled_seccomp_policy.h"
 #include "os/process.h"
@@ -63,6 +66,19 @@ bool ReadRecord(int fd, T& record) {
 }
 
 int64_t TimevalMs(const timeval& tv) { return tv.tv_sec * 1000 + tv.tv_usec / 1000; }
+
+// Sends the init the run cgroup's cgroup.procs files, opened for writing, and
+// the network namespace (-1: the clone made one).
+absl::Status HandOff(int channel, const os::RunCgroup& cgroup, int netns_fd) {
+  std::vector<os::UniqueFd> procs;
+  std::vector<int> procs_fds;
+  for (const std::string& file : cgroup.ProcsFiles()) {
+    procs.emplace_back(::open(file.c_str(), O_WRONLY | O_CLOEXEC));
+    if (!procs.back().valid()) return base::ErrnoError("open " + file, errno);
+    procs_fds.push_back(procs.back().get());
+  }
+  return os::SendHandoff(channel, procs_fds, netns_fd);
+}
 
 }  // namespace
 
@@ -120,29 +136,17 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   }
   auto stdin_fd = os::MakeMemfdWithContents("stdin", spec.stdin_data);
   if (!stdin_fd.ok()) return stdin_fd.status();
-  os::UniqueFd netns;
-  if (netns_pool_) {
-    auto taken = netns_pool_->Take();
-    if (!taken.ok()) return taken.status();
-    netns = std::move(*taken);
-  }
+  auto handoff = os::MakeHandoffChannel();
+  if (!handoff.ok()) return handoff.status();
 
-  os::CgroupLimits cgroup_limits{limits.memory_bytes, limits.max_pids, 100};
-  auto cgroup = cgroup_pool_.Take(cgroup_limits);
-  if (!cgroup.ok()) return cgroup.status();
-  // Given back on every path: reused when the run left nothing behind.
+  // Declared before the init so that it is given back after the init is gone
+  // (destruction runs in reverse order); reused when the run left nothing.
+  std::unique_ptr<os::RunCgroup> cgroup;
   struct GiveBackOnExit {
     os::CgroupPool& pool;
     std::unique_ptr<os::RunCgroup>& cgroup;
     ~GiveBackOnExit() { pool.GiveBack(std::move(cgroup)); }
-  } give_back{cgroup_pool_, *cgroup};
-  // A recycled cgroup's counters run on; the run's usage is the difference.
-  auto baseline = (*cgroup)->ReadUsage();
-  if (!baseline.ok()) return baseline.status();
-
-  const std::vector<std::string> procs_files = (*cgroup)->ProcsFiles();
-  std::vector<const char*> procs_ptrs;
-  for (const std::string& file : procs_files) procs_ptrs.push_back(file.c_str());
+  } give_back{cgroup_pool_, cgroup};
 
   os::ChildPlan plan{};
   plan.root_mount_point = kRootMountPoint;
@@ -160,18 +164,16 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   plan.stage_count = stages.size();
   plan.seccomp = seccomp_.program();
   plan.unshare_cgroup = true;
-  plan.loopback_up = !netns.valid();  // a pooled namespace has lo up already
-  plan.netns_fd = netns.valid() ? netns.get() : -1;
-  plan.cgroup_procs_files = procs_ptrs.data();
-  plan.cgroup_procs_count = procs_ptrs.size();
+  plan.loopback_up = !netns_pool_;  // a pooled namespace has lo up already
   plan.stdin_fd = stdin_fd->get();
   plan.stdout_fd = out->write_end.get();
   plan.stderr_fd = err->write_end.get();
   plan.error_fd = failure->write_end.get();
   plan.status_fd = status->write_end.get();
+  plan.handoff_fd = handoff->child_end.get();
 
   const Clock::time_point started = Clock::now();
-  const int flags = kNamespaceFlags | (netns.valid() ? 0 : CLONE_NEWNET);
+  const int flags = kNamespaceFlags | (netns_pool_ ? 0 : CLONE_NEWNET);
   auto child = os::CloneWithNamespaces(flags, [&plan] { os::RunSandboxInit(plan); });
   if (!child.ok()) return child.status();
   // The child has its own copies now; close ours so EOF means "child done".
@@ -180,6 +182,24 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   failure->write_end.reset();
   status->write_end.reset();
   stdin_fd->reset();
+  handoff->child_end.reset();
+
+  // While the init builds its filesystem: the run's cgroup and network
+  // namespace, handed over when both are ready. On an error the init is
+  // killed (ChildProcess) before the cgroup goes back.
+  auto taken = cgroup_pool_.Take({limits.memory_bytes, limits.max_pids, 100});
+  if (!taken.ok()) return taken.status();
+  cgroup = std::move(*taken);
+  // A recycled cgroup's counters run on; the run's usage is the difference.
+  auto baseline = cgroup->ReadUsage();
+  if (!baseline.ok()) return baseline.status();
+  os::UniqueFd netns;
+  if (netns_pool_) {
+    auto made = netns_pool_->Take();
+    if (!made.ok()) return made.status();
+    netns = std::move(*made);
+  }
+  if (auto st = HandOff(handoff->parent_end.get(), *cgroup, netns.get()); !st.ok()) return st;
   netns.reset();
 
   for (int fd : {out->read_end.get(), err->read_end.get()}) {
@@ -207,7 +227,7 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
     return absl::InternalError("sandbox init exited without a report");
   }
 
-  auto totals = (*cgroup)->ReadUsage();
+  auto totals = cgroup->ReadUsage();
   if (!totals.ok()) return totals.status();
   const os::CgroupUsage usage = os::CgroupUsageDelta(*baseline, *totals);
 
