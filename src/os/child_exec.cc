@@ -217,8 +217,33 @@ void JoinRunResources(ChildPlan& plan) {
   }
 }
 
+// What the init gives up on behalf of its programs, which inherit it across
+// vfork and execve: their resource limits, the capability bounding set (so
+// no capability can ever come back) and no_new_privs (so execve of a setuid
+// binary or one with file capabilities grants nothing). The init keeps its
+// effective capabilities for what is left of its set-up (joining the cgroup
+// and network namespace, loopback). Done while the parent prepares the
+// hand-off, off the critical path.
+void GiveUpPrivilegesForPrograms(const ChildPlan& plan) {
+  for (size_t i = 0; i < plan.rlimit_count; ++i) {
+    struct rlimit limit {
+      plan.rlimits[i].soft, plan.rlimits[i].hard
+    };
+    if (::setrlimit(plan.rlimits[i].resource, &limit) != 0) {
+      Fail(plan, ChildStep::kRlimit, errno, static_cast<int>(i));
+    }
+  }
+  for (int cap = 0; cap <= CAP_LAST_CAP; ++cap) {
+    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
+      Fail(plan, ChildStep::kCapBoundingSet, errno, cap);
+    }
+  }
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) Fail(plan, ChildStep::kNoNewPrivs, errno);
+}
+
 // The program side: runs in the forked stage process and ends in execve.
-// Containment checklist, in order; seccomp last.
+// Containment checklist, in order; seccomp last (rlimits, the bounding set
+// and no_new_privs come from the init: GiveUpPrivilegesForPrograms).
 [[noreturn]] void ExecStage(const ChildPlan& plan, const ChildStage& stage, int index) {
   // 1. Own session, the run's stdio, everything else close-on-exec.
   if (::setsid() < 0) Fail(plan, ChildStep::kSetsid, errno, index);
@@ -230,22 +255,9 @@ void JoinRunResources(ChildPlan& plan) {
     Fail(plan, ChildStep::kDup, errno, index);
   }
   if (::chdir(plan.workdir) != 0) Fail(plan, ChildStep::kChdir, errno, index);
-  // 2. Resource limits.
-  for (size_t i = 0; i < plan.rlimit_count; ++i) {
-    struct rlimit limit {
-      plan.rlimits[i].soft, plan.rlimits[i].hard
-    };
-    if (::setrlimit(plan.rlimits[i].resource, &limit) != 0) {
-      Fail(plan, ChildStep::kRlimit, errno, static_cast<int>(i));
-    }
-  }
-  // 3. No capability can ever come back: empty the bounding set, then leave
-  //    root (setuid from 0 clears permitted, effective and ambient sets).
-  for (int cap = 0; cap <= CAP_LAST_CAP; ++cap) {
-    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
-      Fail(plan, ChildStep::kCapBoundingSet, errno, cap);
-    }
-  }
+  // 2. Leave root (setuid from 0 clears the permitted, effective and ambient
+  //    capability sets; the init emptied the bounding set, so none can come
+  //    back, and set no_new_privs, so execve grants nothing either).
   //    Raw syscalls, not the libc wrappers: glibc's set*id broadcasts the change
   //    to every thread it believes exists (copied from the multi-threaded
   //    parent) and waits for acknowledgements that never come.
@@ -256,9 +268,7 @@ void JoinRunResources(ChildPlan& plan) {
   if (::syscall(SYS_setresuid, plan.uid, plan.uid, plan.uid) != 0) {
     Fail(plan, ChildStep::kSetuid, errno, index);
   }
-  // 4. No privilege gain through execve (setuid binaries, file caps).
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) Fail(plan, ChildStep::kNoNewPrivs, errno);
-  // 5. seccomp last: from here on the filter applies to every syscall.
+  // 3. seccomp last: from here on the filter applies to every syscall.
   if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, plan.seccomp, 0, 0) != 0) {
     Fail(plan, ChildStep::kSeccomp, errno, index);
   }
@@ -325,6 +335,7 @@ ChildExitReport RunStage(const ChildPlan& plan, int index) {
   if (::sethostname(plan.hostname, std::strlen(plan.hostname)) != 0) {
     Fail(plan, ChildStep::kSethostname, errno);
   }
+  GiveUpPrivilegesForPrograms(plan);
   JoinRunResources(plan);
   if (plan.loopback_up) {
     int err = BringLoopbackUp();
