@@ -42,6 +42,9 @@ class RunCgroup {
   virtual bool IsEmpty() const = 0;
   // The cgroup.procs files a process writes "0" to, to join this cgroup itself.
   virtual std::vector<std::string> ProcsFiles() const = 0;
+  // The same files opened for writing, owned by this cgroup and kept open
+  // across reuse; they can be handed to the process that joins.
+  virtual absl::StatusOr<std::vector<int>> JoinFds() = 0;
   virtual absl::StatusOr<CgroupUsage> ReadUsage() = 0;
   // Kills every process in the cgroup and waits until it is empty.
   virtual absl::Status KillAll() = 0;

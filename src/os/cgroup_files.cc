@@ -50,24 +50,17 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   return text;
 }
 
-absl::StatusOr<uint64_t> ReadNumber(const std::string& path) {
-  auto text = ReadFile(path);
-  if (!text.ok()) return text.status();
+namespace {
+
+absl::StatusOr<uint64_t> ParseNumber(const std::string& path, std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   uint64_t value = 0;
-  std::string trimmed = *text;
-  while (!trimmed.empty() && (trimmed.back() == '\n' || trimmed.back() == ' ')) {
-    trimmed.pop_back();
-  }
-  if (!absl::SimpleAtoi(trimmed, &value)) {
-    return absl::InternalError("unexpected content in " + path);
-  }
+  if (!absl::SimpleAtoi(text, &value)) return absl::InternalError("unexpected content in " + path);
   return value;
 }
 
-absl::StatusOr<uint64_t> ReadKeyed(const std::string& path, std::string_view key) {
-  auto text = ReadFile(path);
-  if (!text.ok()) return text.status();
-  for (const std::string& line : std::vector<std::string>(absl::StrSplit(*text, '\n'))) {
+uint64_t ParseKeyed(const std::string& text, std::string_view key) {
+  for (const std::string& line : std::vector<std::string>(absl::StrSplit(text, '\n'))) {
     std::vector<std::string> parts = absl::StrSplit(line, ' ');
     if (parts.size() == 2 && parts[0] == key) {
       uint64_t value = 0;
@@ -76,6 +69,72 @@ absl::StatusOr<uint64_t> ReadKeyed(const std::string& path, std::string_view key
   }
   return 0;
 }
+
+}  // namespace
+
+absl::StatusOr<uint64_t> ReadNumber(const std::string& path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  return ParseNumber(path, std::move(*text));
+}
+
+absl::StatusOr<uint64_t> ReadKeyed(const std::string& path, std::string_view key) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  return ParseKeyed(*text, key);
+}
+
+absl::StatusOr<int> OpenFiles::Fd(const std::string& path, int flags) {
+  auto [it, inserted] = fds_.try_emplace({path, flags});
+  if (inserted) {
+    it->second.reset(::open(path.c_str(), flags | O_CLOEXEC));
+    if (!it->second.valid()) {
+      int err = errno;
+      fds_.erase(it);
+      return ErrnoError("open " + path, err);
+    }
+  }
+  return it->second.get();
+}
+
+absl::Status OpenFiles::Write(const std::string& path, std::string_view value) {
+  auto fd = Fd(path, O_WRONLY);
+  if (!fd.ok()) return fd.status();
+  if (::pwrite(*fd, value.data(), value.size(), 0) != static_cast<ssize_t>(value.size())) {
+    return ErrnoError("write " + path, errno);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> OpenFiles::Read(const std::string& path) {
+  auto fd = Fd(path, O_RDONLY);
+  if (!fd.ok()) return fd.status();
+  std::string text;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::pread(*fd, buf, sizeof(buf), static_cast<off_t>(text.size()));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoError("read " + path, errno);
+    }
+    if (n == 0) return text;
+    text.append(buf, static_cast<size_t>(n));
+  }
+}
+
+absl::StatusOr<uint64_t> OpenFiles::ReadNumber(const std::string& path) {
+  auto text = Read(path);
+  if (!text.ok()) return text.status();
+  return ParseNumber(path, std::move(*text));
+}
+
+absl::StatusOr<uint64_t> OpenFiles::ReadKeyed(const std::string& path, std::string_view key) {
+  auto text = Read(path);
+  if (!text.ok()) return text.status();
+  return ParseKeyed(*text, key);
+}
+
+absl::StatusOr<int> OpenFiles::WriteFd(const std::string& path) { return Fd(path, O_WRONLY); }
 
 absl::Status MakeDir(const std::string& path) {
   if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST)

@@ -2,6 +2,8 @@
 #define AEVATAR_OS_CGROUP_FILES_H_
 
 #include <cstdint>
+#include <map>
+#include <utility>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "os/unique_fd.h"
 
 // Small file helpers shared by the cgroup v1 and v2 implementations.
 namespace aevatar::os::cgroup_files {
@@ -20,6 +23,27 @@ absl::StatusOr<uint64_t> ReadNumber(const std::string& path);
 // Returns the value of `key` in a flat keyed file ("oom_kill 3\n…"), or 0 when
 // the key is absent.
 absl::StatusOr<uint64_t> ReadKeyed(const std::string& path, std::string_view key);
+// The control files of one cgroup, each opened once and then reused: a
+// recycled run cgroup is written and read about twenty times per run, and
+// every open walks the cgroupfs path again. Reads use pread at offset 0,
+// which regenerates the file's content. Not for cgroup.procs reads (cgroup
+// v1 caches an open file's pid list). Not thread-safe.
+class OpenFiles {
+ public:
+  absl::Status Write(const std::string& path, std::string_view value);
+  absl::StatusOr<std::string> Read(const std::string& path);
+  absl::StatusOr<uint64_t> ReadNumber(const std::string& path);
+  absl::StatusOr<uint64_t> ReadKeyed(const std::string& path, std::string_view key);
+  // The file opened for writing; owned by this cache.
+  absl::StatusOr<int> WriteFd(const std::string& path);
+  // Closes every file (before the cgroup is removed).
+  void Clear() { fds_.clear(); }
+
+ private:
+  absl::StatusOr<int> Fd(const std::string& path, int flags);
+  std::map<std::pair<std::string, int>, UniqueFd> fds_;  // (path, O_RDONLY|O_WRONLY)
+};
+
 // mkdir that accepts an existing directory.
 absl::Status MakeDir(const std::string& path);
 // rmdir, retrying while the kernel still sees tasks (EBUSY) up to ~2 s.

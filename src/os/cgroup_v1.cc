@@ -39,24 +39,24 @@ class CgroupV1 : public RunCgroup {
     const std::string bytes = std::to_string(limits.memory_bytes);
     // The memory limit may not exceed the memory+swap one: when raising, the
     // first write fails with EINVAL, so raise memory+swap first and retry.
-    absl::Status st = files::WriteFile(memory + "/memory.limit_in_bytes", bytes);
+    absl::Status st = open_.Write(memory + "/memory.limit_in_bytes", bytes);
     if (!st.ok()) {
-      (void)files::WriteFile(memory + "/memory.memsw.limit_in_bytes", bytes);
-      st = files::WriteFile(memory + "/memory.limit_in_bytes", bytes);
+      (void)open_.Write(memory + "/memory.memsw.limit_in_bytes", bytes);
+      st = open_.Write(memory + "/memory.limit_in_bytes", bytes);
       if (!st.ok()) return st;
     }
     // Absent when swap accounting is off; then there is no swap to limit.
-    (void)files::WriteFile(memory + "/memory.memsw.limit_in_bytes", bytes);
-    (void)files::WriteFile(memory + "/memory.swappiness", "0");
-    (void)files::WriteFile(memory + "/memory.max_usage_in_bytes", "0");  // per-run peak on reuse
+    (void)open_.Write(memory + "/memory.memsw.limit_in_bytes", bytes);
+    (void)open_.Write(memory + "/memory.swappiness", "0");
+    (void)open_.Write(memory + "/memory.max_usage_in_bytes", "0");  // per-run peak on reuse
     if (auto pids =
-            files::WriteFile(dirs_.at("pids") + "/pids.max", std::to_string(limits.max_pids));
+            open_.Write(dirs_.at("pids") + "/pids.max", std::to_string(limits.max_pids));
         !pids.ok()) {
       return pids;
     }
     // v2 weight 100 == v1 shares 1024.
     const uint64_t shares = std::max<uint64_t>(2, uint64_t{limits.cpu_weight} * 1024 / 100);
-    return files::WriteFile(dirs_.at("cpu") + "/cpu.shares", std::to_string(shares));
+    return open_.Write(dirs_.at("cpu") + "/cpu.shares", std::to_string(shares));
   }
 
   bool IsEmpty() const override {
@@ -73,18 +73,28 @@ class CgroupV1 : public RunCgroup {
     return files;
   }
 
+  absl::StatusOr<std::vector<int>> JoinFds() override {
+    std::vector<int> fds;
+    for (const std::string& file : ProcsFiles()) {
+      auto fd = open_.WriteFd(file);
+      if (!fd.ok()) return fd.status();
+      fds.push_back(*fd);
+    }
+    return fds;
+  }
+
   absl::StatusOr<CgroupUsage> ReadUsage() override {
     CgroupUsage usage;
-    auto cpu = files::ReadNumber(dirs_["cpuacct"] + "/cpuacct.usage");
+    auto cpu = open_.ReadNumber(dirs_["cpuacct"] + "/cpuacct.usage");
     if (!cpu.ok()) return cpu.status();
     usage.cpu_ns = *cpu;
-    auto peak = files::ReadNumber(dirs_["memory"] + "/memory.max_usage_in_bytes");
+    auto peak = open_.ReadNumber(dirs_["memory"] + "/memory.max_usage_in_bytes");
     if (!peak.ok()) return peak.status();
     usage.memory_peak_bytes = *peak;
-    auto oom = files::ReadKeyed(dirs_["memory"] + "/memory.oom_control", "oom_kill");
+    auto oom = open_.ReadKeyed(dirs_["memory"] + "/memory.oom_control", "oom_kill");
     if (!oom.ok()) return oom.status();
     usage.oom_kills = *oom;
-    auto pids = files::ReadKeyed(dirs_["pids"] + "/pids.events", "max");
+    auto pids = open_.ReadKeyed(dirs_["pids"] + "/pids.events", "max");
     if (!pids.ok()) return pids.status();
     usage.pids_max_events = *pids;
     return usage;
@@ -110,6 +120,7 @@ class CgroupV1 : public RunCgroup {
   absl::Status Destroy() override {
     if (destroyed_) return absl::OkStatus();
     destroyed_ = true;
+    open_.Clear();
     absl::Status result;
     for (const std::string& dir : UniqueDirs()) {
       auto procs = files::ReadFile(dir + "/cgroup.procs");
@@ -132,6 +143,7 @@ class CgroupV1 : public RunCgroup {
   }
 
   std::map<std::string, std::string> dirs_;
+  files::OpenFiles open_;
   bool destroyed_ = false;
   bool kept_ = false;
 };

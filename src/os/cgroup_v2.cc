@@ -25,15 +25,15 @@ class CgroupV2 : public RunCgroup {
   }
 
   absl::Status SetLimits(const CgroupLimits& limits) override {
-    if (auto st = files::WriteFile(dir_ + "/memory.max", std::to_string(limits.memory_bytes));
+    if (auto st = open_.Write(dir_ + "/memory.max", std::to_string(limits.memory_bytes));
         !st.ok()) {
       return st;
     }
-    (void)files::WriteFile(dir_ + "/memory.swap.max", "0");
-    if (auto st = files::WriteFile(dir_ + "/pids.max", std::to_string(limits.max_pids)); !st.ok()) {
+    (void)open_.Write(dir_ + "/memory.swap.max", "0");
+    if (auto st = open_.Write(dir_ + "/pids.max", std::to_string(limits.max_pids)); !st.ok()) {
       return st;
     }
-    (void)files::WriteFile(dir_ + "/cpu.weight", std::to_string(limits.cpu_weight));
+    (void)open_.Write(dir_ + "/cpu.weight", std::to_string(limits.cpu_weight));
     return absl::OkStatus();
   }
 
@@ -44,19 +44,25 @@ class CgroupV2 : public RunCgroup {
 
   std::vector<std::string> ProcsFiles() const override { return {dir_ + "/cgroup.procs"}; }
 
+  absl::StatusOr<std::vector<int>> JoinFds() override {
+    auto fd = open_.WriteFd(dir_ + "/cgroup.procs");
+    if (!fd.ok()) return fd.status();
+    return std::vector<int>{*fd};
+  }
+
   absl::StatusOr<CgroupUsage> ReadUsage() override {
     CgroupUsage usage;
-    auto cpu_us = files::ReadKeyed(dir_ + "/cpu.stat", "usage_usec");
+    auto cpu_us = open_.ReadKeyed(dir_ + "/cpu.stat", "usage_usec");
     if (!cpu_us.ok()) return cpu_us.status();
     usage.cpu_ns = *cpu_us * 1000;
     // memory.peak exists from Linux 5.19; older kernels leave it 0.
-    if (auto peak = files::ReadNumber(dir_ + "/memory.peak"); peak.ok()) {
+    if (auto peak = open_.ReadNumber(dir_ + "/memory.peak"); peak.ok()) {
       usage.memory_peak_bytes = *peak;
     }
-    auto oom = files::ReadKeyed(dir_ + "/memory.events", "oom_kill");
+    auto oom = open_.ReadKeyed(dir_ + "/memory.events", "oom_kill");
     if (!oom.ok()) return oom.status();
     usage.oom_kills = *oom;
-    auto pids = files::ReadKeyed(dir_ + "/pids.events", "max");
+    auto pids = open_.ReadKeyed(dir_ + "/pids.events", "max");
     if (!pids.ok()) return pids.status();
     usage.pids_max_events = *pids;
     return usage;
@@ -69,6 +75,7 @@ class CgroupV2 : public RunCgroup {
   absl::Status Destroy() override {
     if (destroyed_) return absl::OkStatus();
     destroyed_ = true;
+    open_.Clear();
     auto procs = files::ReadFile(dir_ + "/cgroup.procs");
     if (procs.ok() && !procs->empty()) (void)KillAll();
     return files::RemoveDir(dir_);
@@ -76,6 +83,7 @@ class CgroupV2 : public RunCgroup {
 
  private:
   std::string dir_;
+  files::OpenFiles open_;
   bool destroyed_ = false;
   bool kept_ = false;
 };

@@ -30,6 +30,7 @@ class SharedCgroup : public RunCgroup {
   }
   bool IsEmpty() const override { return cgroup_->IsEmpty(); }
   std::vector<std::string> ProcsFiles() const override { return cgroup_->ProcsFiles(); }
+  absl::StatusOr<std::vector<int>> JoinFds() override { return cgroup_->JoinFds(); }
   absl::StatusOr<CgroupUsage> ReadUsage() override { return cgroup_->ReadUsage(); }
   absl::Status KillAll() override { return cgroup_->KillAll(); }
   // A shared slot is emptied, never removed (see the header).

@@ -69,15 +69,10 @@ int64_t TimevalMs(const timeval& tv) { return tv.tv_sec * 1000 + tv.tv_usec / 10
 
 // Sends the init the run cgroup's cgroup.procs files, opened for writing, and
 // the network namespace (-1: the clone made one).
-absl::Status HandOff(int channel, const os::RunCgroup& cgroup, int netns_fd) {
-  std::vector<os::UniqueFd> procs;
-  std::vector<int> procs_fds;
-  for (const std::string& file : cgroup.ProcsFiles()) {
-    procs.emplace_back(::open(file.c_str(), O_WRONLY | O_CLOEXEC));
-    if (!procs.back().valid()) return base::ErrnoError("open " + file, errno);
-    procs_fds.push_back(procs.back().get());
-  }
-  return os::SendHandoff(channel, procs_fds, netns_fd);
+absl::Status HandOff(int channel, os::RunCgroup& cgroup, int netns_fd) {
+  auto procs = cgroup.JoinFds();
+  if (!procs.ok()) return procs.status();
+  return os::SendHandoff(channel, *procs, netns_fd);
 }
 
 }  // namespace
