@@ -118,6 +118,13 @@ absl::StatusOr<SeccompProgram> SeccompProgram::BuildSandboxPolicy() {
       !st.ok()) {
     return st;
   }
+  // A binary tree of syscall numbers instead of a linear chain: the kernel
+  // evaluates the filter for every syscall number when it is loaded (to
+  // cache the always-allowed ones), and a chain made that cost ~70 us per run.
+  if (auto st = Check(seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_OPTIMIZE, 2), "optimize");
+      !st.ok()) {
+    return st;
+  }
   for (const char* name : kDeniedSyscalls) {
     int nr = seccomp_syscall_resolve_name(name);
     if (nr == __NR_SCMP_ERROR) continue;  // not on this kernel/arch
