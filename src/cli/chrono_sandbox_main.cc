@@ -5,13 +5,21 @@
 #include "cli/chrono_run_command.h"
 #include "cli/chrono_serve_command.h"
 
+#include <string_view>
+
 int main(int argc, char** argv) {
   CLI::App app{"chrono-sandbox: runs programs in isolated one-shot sandboxes"};
   app.require_subcommand(1);
+  // A named subcommand registers only its own options: setting up the
+  // server's ~30 as well was ~2% of a one-shot `run`. `--help` and mistakes
+  // see both.
+  const std::string_view first = argc > 1 ? argv[1] : "";
+  const bool only_run = first == "run";
+  const bool only_serve = first == "serve";
   aevatar::cli::RunCommandOptions run_options;
-  CLI::App* run = aevatar::cli::AddRunCommand(app, run_options);
+  CLI::App* run = only_serve ? nullptr : aevatar::cli::AddRunCommand(app, run_options);
   aevatar::chrono::ServiceConfig serve_config;
-  CLI::App* serve = aevatar::cli::AddServeCommand(app, serve_config);
+  CLI::App* serve = only_run ? nullptr : aevatar::cli::AddServeCommand(app, serve_config);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -20,7 +28,7 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;  // bad arguments
   }
-  if (run->parsed()) return aevatar::cli::RunRunCommand(run_options);
-  if (serve->parsed()) return aevatar::cli::RunServeCommand(serve_config);
+  if (run != nullptr && run->parsed()) return aevatar::cli::RunRunCommand(run_options);
+  if (serve != nullptr && serve->parsed()) return aevatar::cli::RunServeCommand(serve_config);
   return 2;
 }

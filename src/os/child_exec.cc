@@ -77,12 +77,9 @@ int RunFsStep(const FsStep& step) {
                  : errno;
     case FsStep::Kind::kSymlink:
       return ::symlink(step.source, step.path) == 0 ? 0 : errno;
-    case FsStep::Kind::kCharDevice:
-      // chmod after mknod: the umask inherited from the service must not
-      // narrow the mode.
-      if (::mknod(step.path, S_IFCHR | step.mode, static_cast<dev_t>(step.flags)) != 0)
-        return errno;
-      return ::chmod(step.path, step.mode) == 0 ? 0 : errno;
+    case FsStep::Kind::kCharDevice:  // exactly `mode`: BuildFilesystem runs with umask 0
+      return ::mknod(step.path, S_IFCHR | step.mode, static_cast<dev_t>(step.flags)) == 0 ? 0
+                                                                                        : errno;
     case FsStep::Kind::kWriteFile:
     case FsStep::Kind::kTouch: {
       int fd = ::open(step.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, step.mode);
@@ -93,7 +90,7 @@ int RunFsStep(const FsStep& step) {
       return err;
     }
   }
-  return true;
+  return EINVAL;
 }
 
 int BringLoopbackUp() {
@@ -145,6 +142,9 @@ void KeepOnlyPlanFds(ChildPlan& plan) {
 // Builds the new root and pivots into it: rootfs steps, then pivot_root and a
 // detached old root, then a read-only root.
 void BuildFilesystem(const ChildPlan& plan) {
+  // Every mode in the plan is exact; the service's umask must not narrow it.
+  // Programs get the conventional 022 back afterwards.
+  ::umask(0);
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
     Fail(plan, ChildStep::kMakePrivate, errno);
   }
@@ -168,6 +168,7 @@ void BuildFilesystem(const ChildPlan& plan) {
               nullptr) != 0) {
     Fail(plan, ChildStep::kRemountRootRo, errno);
   }
+  ::umask(022);
 }
 
 // Blocks until the parent hands over the run's cgroup and network namespace

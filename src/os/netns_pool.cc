@@ -1,6 +1,6 @@
 #include "os/netns_pool.h"
 
-#include <fcntl.h>
+#include <linux/sockios.h>
 #include <net/if.h>
 #include <sched.h>
 #include <sys/ioctl.h>
@@ -26,8 +26,9 @@ absl::StatusOr<UniqueFd> MakeNamespace() {
   std::memcpy(ifr.ifr_name, "lo", 3);
   ifr.ifr_flags = IFF_UP | IFF_RUNNING;
   if (::ioctl(sock.get(), SIOCSIFFLAGS, &ifr) != 0) return base::ErrnoError("bring up lo", errno);
-  UniqueFd ns(::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC));
-  if (!ns.valid()) return base::ErrnoError("open /proc/thread-self/ns/net", errno);
+  // The socket's namespace as an fd (O_CLOEXEC), without a /proc lookup.
+  UniqueFd ns(::ioctl(sock.get(), SIOCGSKNS));
+  if (!ns.valid()) return base::ErrnoError("SIOCGSKNS", errno);
   return ns;
 }
 
