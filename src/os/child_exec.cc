@@ -1,18 +1,17 @@
-// DANGER: everything in this file runs between clone and execve.
-//
-// Async-signal-safe calls only: no malloc, no locks, no logging, no C++
-// exceptions, no std::string. The process was cloned from a multi-threaded
-// parent, so any lock another thread held at clone time stays held forever
-// here. Every input was built in the parent (ChildPlan); failures are reported
-// as a fixed-size ChildFailure on plan.error_fd, then the process calls _exit.
+// The sandbox init: this file is compiled into chrono-sandbox-init only, a
+// static executable without a C library (init/freestanding_libc.cc gives it
+// the few calls below as raw syscalls; no malloc, no locks, no exceptions,
+// no std::string). Its plan arrives as an image (init_image.h). Failures are
+// reported as a fixed-size ChildFailure on plan.error_fd, then the process
+// calls _exit.
 //
 // Process tree of one run:
 //
-//   service thread ──clone(NEWNS|NEWPID|NEWIPC|NEWUTS)──► sandbox init (pid 1)
-//                                                          │ builds the rootfs, pivots
-//   hand-off: cgroup.procs fds, netns fd (SCM_RIGHTS) ───► │ joins the cgroup and netns
-//                                                          └─vfork─► stage program (pid 2+)
-//                                                                    hardens itself, execve
+//   service thread ──clone(VM|VFORK|NEW{NS,PID,IPC,UTS}) + execve──► chrono-sandbox-init (pid 1)
+//     (init_spawn.cc: only the plan's descriptors, at 3..9)           │ builds the rootfs, pivots
+//   hand-off: cgroup.procs fds, netns fd (SCM_RIGHTS) ──────────────► │ joins the cgroup and netns
+//                                                                     └─vfork─► stage program
+//                                                                               hardens itself, execve
 //
 // The init stays root inside its namespaces, non-dumpable, and outlives each
 // stage only to reap it; when it exits the kernel kills everything left in the
@@ -103,40 +102,6 @@ int BringLoopbackUp() {
   int err = ::ioctl(sock, SIOCSIFFLAGS, &ifr) == 0 ? 0 : errno;
   ::close(sock);
   return err;
-}
-
-// Keeps only the plan's descriptors. The clone copied the whole fd table of a
-// multi-threaded service, including other runs' pipe ends, which would hold
-// their EOF hostage until this run ends. Descriptors below 3 are moved up so
-// the stage's dup2 onto 0..2 cannot clobber them.
-void KeepOnlyPlanFds(ChildPlan& plan) {
-  int* fds[] = {&plan.stdin_fd, &plan.stdout_fd, &plan.stderr_fd,
-                &plan.error_fd, &plan.status_fd, &plan.handoff_fd};
-  constexpr int kCount = 6;
-  for (int i = 0; i < kCount; ++i) {
-    int* fd = fds[i];
-    if (*fd < 3) {
-      int moved = ::fcntl(*fd, F_DUPFD_CLOEXEC, 3);
-      if (moved < 0) Fail(plan, ChildStep::kDup, errno);
-      *fd = moved;
-    }
-  }
-  int keep[kCount];
-  for (int i = 0; i < kCount; ++i) keep[i] = *fds[i];
-  for (int i = 1; i < kCount; ++i) {  // insertion sort: no library calls
-    for (int j = i; j > 0 && keep[j - 1] > keep[j]; --j) {
-      int t = keep[j];
-      keep[j] = keep[j - 1];
-      keep[j - 1] = t;
-    }
-  }
-  unsigned next = 0;
-  for (int i = 0; i < kCount; ++i) {
-    unsigned fd = static_cast<unsigned>(keep[i]);
-    if (fd > next) ::syscall(SYS_close_range, next, fd - 1, 0U);
-    next = fd + 1;
-  }
-  ::syscall(SYS_close_range, next, ~0U, 0U);
 }
 
 // Builds the new root and pivots into it: rootfs steps, then pivot_root and a
@@ -324,7 +289,6 @@ ChildExitReport RunStage(const ChildPlan& plan, int index) {
 
 [[noreturn]] void RunSandboxInit(const ChildPlan& shared_plan) {
   ChildPlan plan = shared_plan;  // a plain struct copy: no allocation
-  KeepOnlyPlanFds(plan);
   // Die with the service thread that cloned us; keep /proc/1 unreadable.
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) Fail(plan, ChildStep::kPrctl, errno);
   if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) Fail(plan, ChildStep::kPrctl, errno);

@@ -5,9 +5,9 @@
 
 namespace aevatar::os {
 
-// The body of the sandbox init process: runs in the freshly cloned child (pid 1
-// of the new pid namespace), builds the filesystem, then runs each stage of
-// `plan` as a hardened grandchild and reports its wait status on
+// The body of the sandbox init (chrono-sandbox-init, pid 1 of the run's pid
+// namespace): builds the filesystem, waits for the hand-off, then runs each
+// stage of `plan` as a hardened grandchild and reports its wait status on
 // plan.status_fd. Never returns. See child_exec.cc for the rules that bind it.
 [[noreturn]] void RunSandboxInit(const ChildPlan& plan);
 

@@ -41,21 +41,6 @@ absl::StatusOr<int> ChildProcess::Wait() {
   return info.si_status & 0x7f;
 }
 
-absl::StatusOr<ChildProcess> CloneWithNamespaces(int namespace_flags,
-                                                 const std::function<void()>& child_main) {
-  int pidfd = -1;
-  // Raw clone without a stack behaves like fork(2) but takes namespace flags
-  // and returns a pidfd in `pidfd`.
-  long pid = ::syscall(SYS_clone, namespace_flags | CLONE_PIDFD | SIGCHLD, nullptr, &pidfd, nullptr,
-                       nullptr);
-  if (pid < 0) return ErrnoError("clone", errno);
-  if (pid == 0) {
-    child_main();
-    ::_exit(127);  // child_main must not return
-  }
-  return ChildProcess(static_cast<pid_t>(pid), UniqueFd(pidfd));
-}
-
 absl::StatusOr<ChildProcess> SpawnProgram(const std::vector<std::string>& argv,
                                           const std::vector<std::string>& envp, int stdin_fd,
                                           int stdout_fd, int stderr_fd) {

@@ -3,7 +3,6 @@
 
 #include <sys/types.h>
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,12 +36,6 @@ class ChildProcess {
   UniqueFd pidfd_;
   bool reaped_ = false;
 };
-
-// Clones a child with `namespace_flags` (CLONE_NEW*) and a pidfd, fork-style
-// (copy-on-write memory, no new stack). In the child `child_main` runs and must
-// never return; it is bound by the after-fork rules of child_exec.cc.
-absl::StatusOr<ChildProcess> CloneWithNamespaces(int namespace_flags,
-                                                 const std::function<void()>& child_main);
 
 // Spawns `argv` with posix_spawn, stdin from `stdin_fd` and stdout/stderr to the
 // given fds (-1 leaves them as the caller's), in a new session. For helper

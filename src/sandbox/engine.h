@@ -32,6 +32,9 @@ struct EngineOptions {
   // removed per run (os::ClaimSharedCgroup), and stale run cgroups are left
   // for the next service start to sweep.
   bool one_shot = false;
+  // The sandbox init executable; empty: chrono-sandbox-init beside the
+  // running executable (build/bin, or wherever the binaries are installed).
+  std::string init_path;
   // The gVisor runtime; the gvisor backend is unavailable when it is missing.
   std::string runsc_path = "/usr/bin/runsc";
 };

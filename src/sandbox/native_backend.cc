@@ -10,8 +10,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/errno_error.h"
-#include "os/child_exec.h"
 #include "os/child_handoff.h"
+#include "os/init_image.h"
+#include "os/init_spawn.h"
 #include "os/output_pump.h"
 #include "os/precompiled_seccomp_policy.h"
 #include "os/process.h"
@@ -78,11 +79,15 @@ absl::Status HandOff(int channel, os::RunCgroup& cgroup, int netns_fd) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<NativeBackend>> NativeBackend::Create(size_t prepared_namespaces,
-                                                                     bool one_shot) {
+                                                                     bool one_shot,
+                                                                     const std::string& init_path) {
   if (::geteuid() != 0) {
     return absl::FailedPreconditionError(
         "the native backend needs root (it creates namespaces, mounts and cgroups)");
   }
+  auto init_exe =
+      os::OpenInitExecutable(init_path.empty() ? os::DefaultInitExecutablePath() : init_path);
+  if (!init_exe.ok()) return init_exe.status();
   // Started first: its thread makes a namespace while this one finds the
   // cgroups. A one-shot process gets exactly one, off its critical path.
   std::unique_ptr<os::NetnsPool> netns_pool;
@@ -94,13 +99,15 @@ absl::StatusOr<std::unique_ptr<NativeBackend>> NativeBackend::Create(size_t prep
   auto cgroups = os::DetectCgroupManager("chrono-sandbox");
   if (!cgroups.ok()) return cgroups.status();
   if (!one_shot) (*cgroups)->RemoveStale("run-");
-  return std::unique_ptr<NativeBackend>(new NativeBackend(
-      std::move(*cgroups), std::move(netns_pool), one_shot ? kSharedCgroupSlots : 0));
+  return std::unique_ptr<NativeBackend>(
+      new NativeBackend(std::move(*init_exe), std::move(*cgroups), std::move(netns_pool),
+                        one_shot ? kSharedCgroupSlots : 0));
 }
 
-NativeBackend::NativeBackend(std::unique_ptr<os::CgroupManager> cgroups,
+NativeBackend::NativeBackend(os::UniqueFd init_exe, std::unique_ptr<os::CgroupManager> cgroups,
                              std::unique_ptr<os::NetnsPool> netns_pool, size_t shared_cgroups)
-    : seccomp_(os::PrecompiledSandboxPolicy()),
+    : init_exe_(std::move(init_exe)),
+      seccomp_(os::PrecompiledSandboxPolicy()),
       cgroups_(std::move(cgroups)),
       netns_pool_(std::move(netns_pool)),
       cgroup_pool_(cgroups_.get(), absl::StrCat("run-", ::getpid(), "-"), /*max_idle=*/8,
@@ -169,8 +176,14 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
 
   const Clock::time_point started = Clock::now();
   const int flags = kNamespaceFlags | (netns_pool_ ? 0 : CLONE_NEWNET);
-  auto child = os::CloneWithNamespaces(flags, [&plan] { os::RunSandboxInit(plan); });
+  auto image = os::MakeMemfdWithContents("sandbox-plan", os::WriteInitImage(plan));
+  if (!image.ok()) return image.status();
+  auto child = os::SpawnSandboxInit(
+      flags, init_exe_.get(),
+      {image->get(), plan.stdin_fd, plan.stdout_fd, plan.stderr_fd, plan.error_fd,
+       plan.status_fd, plan.handoff_fd});
   if (!child.ok()) return child.status();
+  image->reset();
   // The child has its own copies now; close ours so EOF means "child done".
   out->write_end.reset();
   err->write_end.reset();

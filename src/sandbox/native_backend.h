@@ -22,16 +22,19 @@ class NativeBackend : public Backend {
   // `prepared_namespaces`: how many network namespaces to keep ready (a
   // service wants a few); 0 creates each run's namespace in its clone.
   // `one_shot`: see EngineOptions::one_shot (implies no prepared namespaces).
+  // `init_path`: chrono-sandbox-init (empty: beside the running executable).
   static absl::StatusOr<std::unique_ptr<NativeBackend>> Create(size_t prepared_namespaces = 4,
-                                                               bool one_shot = false);
+                                                               bool one_shot = false,
+                                                               const std::string& init_path = "");
 
   std::string_view name() const override { return "native"; }
   absl::StatusOr<RunResult> Run(const PreparedRun& run, const RunControl& control) override;
 
  private:
-  NativeBackend(std::unique_ptr<os::CgroupManager> cgroups,
+  NativeBackend(os::UniqueFd init_exe, std::unique_ptr<os::CgroupManager> cgroups,
                 std::unique_ptr<os::NetnsPool> netns_pool, size_t shared_cgroups);
 
+  const os::UniqueFd init_exe_;  // chrono-sandbox-init, O_PATH
   const os::SeccompProgram seccomp_;
   const std::unique_ptr<os::CgroupManager> cgroups_;
   std::unique_ptr<os::NetnsPool> netns_pool_;  // null: a namespace per clone
