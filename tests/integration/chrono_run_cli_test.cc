@@ -211,6 +211,22 @@ nlohmann::json ParseResult(const std::string& out) {
 }
 
 // Checks every field of the --json contract is present with its type.
+// What a --json run reported, compared field by field.
+struct Outcome {
+  std::string verdict;
+  int exit_code;
+  int signal;
+  std::string out;
+  std::string err;
+};
+void ExpectOutcome(const nlohmann::json& result, const Outcome& expected) {
+  EXPECT_EQ(result.value("verdict", ""), expected.verdict);
+  EXPECT_EQ(result.value("exit_code", -1), expected.exit_code);
+  EXPECT_EQ(result.value("signal", -1), expected.signal);
+  EXPECT_EQ(result.value("stdout", "?"), expected.out);
+  EXPECT_EQ(result.value("stderr", "?"), expected.err);
+}
+
 void ExpectResultShape(const nlohmann::json& result) {
   ASSERT_TRUE(result.is_object());
   for (const char* key : {"exit_code", "signal", "wall_ms", "cpu_ms", "max_rss_kb"}) {
@@ -275,11 +291,7 @@ TEST(ChronoRunCli, JsonDescribesASuccessfulRunAndExitsZero) {
   EXPECT_EQ(run.out.find('\n'), run.out.size() - 1) << run.out;
   nlohmann::json result = ParseResult(run.out);
   ExpectResultShape(result);
-  EXPECT_EQ(result.value("verdict", ""), "ok");
-  EXPECT_EQ(result.value("exit_code", -1), 0);
-  EXPECT_EQ(result.value("signal", -1), 0);
-  EXPECT_EQ(result.value("stdout", ""), "hi\n");
-  EXPECT_EQ(result.value("stderr", "?"), "");
+  ExpectOutcome(result, {"ok", 0, 0, "hi\n", ""});
   EXPECT_FALSE(result.value("stdout_truncated", true));
   EXPECT_FALSE(result.value("stderr_truncated", true));
   EXPECT_GE(result.value("wall_ms", -1), 0);
@@ -292,11 +304,7 @@ TEST(ChronoRunCli, JsonReportsNonzeroExitWithSeparateStreamsAndExitsZero) {
   ASSERT_EQ(run.exit_code(), 0) << run.Describe();
   nlohmann::json result = ParseResult(run.out);
   ExpectResultShape(result);
-  EXPECT_EQ(result.value("verdict", ""), "nonzero_exit");
-  EXPECT_EQ(result.value("exit_code", -1), 3);
-  EXPECT_EQ(result.value("signal", -1), 0);
-  EXPECT_EQ(result.value("stdout", ""), "out\n");
-  EXPECT_EQ(result.value("stderr", ""), "err\n");
+  ExpectOutcome(result, {"nonzero_exit", 3, 0, "out\n", "err\n"});
   // The program's output is in the object, not on the CLI's own streams.
   EXPECT_EQ(run.err, "");
 }
@@ -306,9 +314,7 @@ TEST(ChronoRunCli, JsonReportsASignalledRunAndExitsZero) {
   ASSERT_EQ(run.exit_code(), 0) << run.Describe();
   nlohmann::json result = ParseResult(run.out);
   ExpectResultShape(result);
-  EXPECT_EQ(result.value("verdict", ""), "signaled");
-  EXPECT_EQ(result.value("signal", -1), SIGSEGV);
-  EXPECT_EQ(result.value("exit_code", -1), 128 + SIGSEGV);
+  ExpectOutcome(result, {"signaled", 128 + SIGSEGV, SIGSEGV, "", ""});
 }
 
 TEST(ChronoRunCli, JsonReportsAWallTimeoutAndExitsZero) {
