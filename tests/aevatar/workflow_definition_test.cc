@@ -212,6 +212,8 @@ struct YamlCase {
   std::string yaml;
   std::string detail;
 };
+// gtest prints a parameter by this (the test name), not as raw bytes.
+void PrintTo(const YamlCase& c, std::ostream* os) { *os << c.name; }
 
 class YamlRejection : public ::testing::TestWithParam<YamlCase> {};
 

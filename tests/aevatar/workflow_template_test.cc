@@ -151,6 +151,8 @@ struct RenderCase {
   std::string path;
   int64_t timeout_ms = 240'000;
 };
+// gtest prints a parameter by this (the test name), not as raw bytes.
+void PrintTo(const RenderCase& c, std::ostream* os) { *os << c.name; }
 
 class RenderRejection : public ::testing::TestWithParam<RenderCase> {};
 

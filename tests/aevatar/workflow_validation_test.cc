@@ -25,6 +25,8 @@ struct TreeCase {
   std::string code;
   std::string path;  // the detail starts with "<path>:"
 };
+// gtest prints a parameter by this (the test name), not as raw bytes.
+void PrintTo(const TreeCase& c, std::ostream* os) { *os << c.name; }
 
 class TreeRejection : public ::testing::TestWithParam<TreeCase> {};
 
