@@ -46,7 +46,8 @@ class RunCgroup {
   // across reuse; they can be handed to the process that joins.
   virtual absl::StatusOr<std::vector<int>> JoinFds() = 0;
   virtual absl::StatusOr<CgroupUsage> ReadUsage() = 0;
-  // Kills every process in the cgroup and waits until it is empty.
+  // Sends SIGKILL to every process in the cgroup; they leave it as they die,
+  // which may take a moment (IsEmpty tells).
   virtual absl::Status KillAll() = 0;
   // Kills what is left, removes the directories; reports leftovers.
   virtual absl::Status Destroy() = 0;

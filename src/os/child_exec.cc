@@ -157,7 +157,11 @@ void JoinRunResources(ChildPlan& plan) {
   if (n < 0) Fail(plan, ChildStep::kHandoff, errno);
   const cmsghdr* cmsg = CMSG_FIRSTHDR(&message);
   const size_t count = size_t{header.cgroup_procs_count} + (header.has_netns != 0 ? 1 : 0);
-  if (n != sizeof(header) || (message.msg_flags & MSG_CTRUNC) != 0 || count == 0 ||
+  // Fail closed on anything but what this run needs: a program must never
+  // start outside a cgroup or in the namespace the init was cloned in.
+  const bool expected = header.cgroup_procs_count >= 1 &&
+                        (header.has_netns != 0) == plan.netns_from_handoff;
+  if (n != sizeof(header) || (message.msg_flags & MSG_CTRUNC) != 0 || !expected ||
       count > kMaxHandoffFds || cmsg == nullptr || cmsg->cmsg_type != SCM_RIGHTS ||
       cmsg->cmsg_len != CMSG_LEN(sizeof(int) * count)) {
     Fail(plan, ChildStep::kHandoff, EPROTO);
@@ -199,12 +203,15 @@ void GiveUpPrivilegesForPrograms(const ChildPlan& plan) {
       Fail(plan, ChildStep::kRlimit, errno, static_cast<int>(i));
     }
   }
-  for (int cap = 0; cap <= CAP_LAST_CAP; ++cap) {
-    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
+  // Up to the largest number a capability set can hold, not CAP_LAST_CAP of
+  // the headers this was built with: a newer kernel may know more (EINVAL
+  // for the ones it does not).
+  for (int cap = 0; cap < 64; ++cap) {
+    if (::prctl(PR_CAPBSET_DROP, static_cast<unsigned long>(cap), 0UL, 0UL, 0UL) != 0 && errno != EINVAL) {
       Fail(plan, ChildStep::kCapBoundingSet, errno, cap);
     }
   }
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) Fail(plan, ChildStep::kNoNewPrivs, errno);
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1UL, 0UL, 0UL, 0UL) != 0) Fail(plan, ChildStep::kNoNewPrivs, errno);
 }
 
 // The program side: runs in the forked stage process and ends in execve.
@@ -234,8 +241,16 @@ void GiveUpPrivilegesForPrograms(const ChildPlan& plan) {
   if (::syscall(SYS_setresuid, plan.uid, plan.uid, plan.uid) != 0) {
     Fail(plan, ChildStep::kSetuid, errno, index);
   }
+  //    Leaving root made the memory this vfork child shares with the init
+  //    dumpable again (fs.suid_dumpable): a leftover process of the same uid
+  //    could open its /proc/<pid>/mem until execve. And the inheritable set
+  //    survives setuid: empty it too.
+  if (::prctl(PR_SET_DUMPABLE, 0UL, 0UL, 0UL, 0UL) != 0) Fail(plan, ChildStep::kPrctl, errno);
+  __user_cap_header_struct cap_header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct no_caps[2] = {};
+  if (::syscall(SYS_capset, &cap_header, no_caps) != 0) Fail(plan, ChildStep::kCapset, errno);
   // 3. seccomp last: from here on the filter applies to every syscall.
-  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, plan.seccomp, 0, 0) != 0) {
+  if (::prctl(PR_SET_SECCOMP, static_cast<unsigned long>(SECCOMP_MODE_FILTER), plan.seccomp, 0UL, 0UL) != 0) {
     Fail(plan, ChildStep::kSeccomp, errno, index);
   }
   ::execve(stage.path, stage.argv, stage.envp);
@@ -289,9 +304,13 @@ ChildExitReport RunStage(const ChildPlan& plan, int index) {
 
 [[noreturn]] void RunSandboxInit(const ChildPlan& shared_plan) {
   ChildPlan plan = shared_plan;  // a plain struct copy: no allocation
+  // A plan that would run a program as root or without seccomp is refused.
+  if (plan.uid == 0 || plan.gid == 0 || plan.seccomp == nullptr || plan.seccomp->len == 0) {
+    Fail(plan, ChildStep::kHandoff, EINVAL);
+  }
   // Die with the service thread that cloned us; keep /proc/1 unreadable.
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) Fail(plan, ChildStep::kPrctl, errno);
-  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) Fail(plan, ChildStep::kPrctl, errno);
+  if (::prctl(PR_SET_PDEATHSIG, static_cast<unsigned long>(SIGKILL), 0UL, 0UL, 0UL) != 0) Fail(plan, ChildStep::kPrctl, errno);
+  if (::prctl(PR_SET_DUMPABLE, 0UL, 0UL, 0UL, 0UL) != 0) Fail(plan, ChildStep::kPrctl, errno);
   ResetSignals(plan);
 
   // The filesystem first: the parent claims the cgroup and waits for the
@@ -311,6 +330,8 @@ ChildExitReport RunStage(const ChildPlan& plan, int index) {
   std::memset(&report, 0, sizeof(report));
   for (size_t i = 0; i < plan.stage_count; ++i) {
     report = RunStage(plan, static_cast<int>(i));
+    // Nothing a stage left running may live on into the next one.
+    ::kill(-1, SIGKILL);
     if (!WIFEXITED(report.wait_status) || WEXITSTATUS(report.wait_status) != 0) break;
   }
   WriteAll(plan.status_fd, reinterpret_cast<const char*>(&report), sizeof(report));

@@ -58,6 +58,8 @@ const char* ChildStepName(ChildStep step) {
       return "wait for stage";
     case ChildStep::kHandoff:
       return "receive the hand-off";
+    case ChildStep::kCapset:
+      return "clear the inheritable capabilities";
   }
   return "unknown step";
 }

@@ -71,6 +71,9 @@ struct ChildPlan {
   const sock_fprog* seccomp;  // required
   bool unshare_cgroup;        // enter a cgroup namespace once attached
   bool loopback_up;           // bring up lo in the (empty) network namespace
+  // The network namespace comes in the hand-off (the clone made none); the
+  // init refuses a hand-off without one.
+  bool netns_from_handoff;
   int stdin_fd;
   int stdout_fd;
   int stderr_fd;
@@ -118,6 +121,7 @@ enum class ChildStep : int32_t {
   kExec,
   kWait,
   kHandoff,
+  kCapset,
 };
 
 struct ChildFailure {

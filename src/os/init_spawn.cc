@@ -59,20 +59,36 @@ int ExecInit(void* raw) {
 }  // namespace
 
 absl::StatusOr<UniqueFd> OpenInitExecutable(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_PATH | O_CLOEXEC));
+  const std::filesystem::path file(path);
+  if (!file.is_absolute()) {
+    return absl::InvalidArgumentError("the sandbox init path must be absolute: " + path);
+  }
+  // Neither the file nor the directory holding it may be replaceable by
+  // anyone but root; the file itself must not be a symlink.
+  struct stat dir {};
+  const std::string dir_path = file.parent_path().string();
+  if (::stat(dir_path.c_str(), &dir) != 0) return base::ErrnoError("stat " + dir_path, errno);
+  if (dir.st_uid != 0 || (dir.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    return absl::FailedPreconditionError(
+        "the directory of the sandbox init " + dir_path + " must be root-owned and only root may write it");
+  }
+  UniqueFd fd(::open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.valid()) return base::ErrnoError("open the sandbox init " + path, errno);
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) return base::ErrnoError("stat " + path, errno);
   if (!S_ISREG(info.st_mode) || info.st_uid != 0 || (info.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
     return absl::FailedPreconditionError(
-        "the sandbox init " + path + " must be a root-owned file that only root can write");
+        "the sandbox init " + path + " must be a root-owned file (not a link) only root may write");
   }
   return fd;
 }
 
-std::string DefaultInitExecutablePath() {
+absl::StatusOr<std::string> DefaultInitExecutablePath() {
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error || !self.is_absolute()) {
+    return absl::FailedPreconditionError("cannot find the running executable to locate chrono-sandbox-init");
+  }
   return (self.parent_path() / "chrono-sandbox-init").string();
 }
 
@@ -81,17 +97,18 @@ absl::StatusOr<ChildProcess> SpawnSandboxInit(int namespace_flags, int init_exe,
   void* stack = ::mmap(nullptr, kChildStackBytes, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) return base::ErrnoError("mmap the init's stack", errno);
-  // No handler of ours may run in the child while it shares our memory.
-  sigset_t all, previous;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  // No handler of ours may run in the child while it shares our memory. The
+  // raw syscall, because pthread_sigmask leaves glibc's two internal signals
+  // (cancellation, set*id broadcast) unblocked.
+  uint64_t all = ~uint64_t{0}, previous = 0;
+  ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &previous, sizeof(all));
   SpawnArgs args{init_exe, fds.data()};
   int pidfd = -1;
   const int pid = ::clone(ExecInit, static_cast<char*>(stack) + kChildStackBytes,
                           namespace_flags | CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &args,
                           &pidfd);
   const int clone_errno = errno;
-  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &previous, nullptr, sizeof(previous));
   ::munmap(stack, kChildStackBytes);
   if (pid < 0) return base::ErrnoError("clone the sandbox init", clone_errno);
   return ChildProcess(pid, UniqueFd(pidfd));

@@ -11,12 +11,14 @@
 
 namespace aevatar::os {
 
-// Opens chrono-sandbox-init for execveat (O_PATH). It must be a regular file
-// owned by root and writable by nobody else: it runs as root in every run.
+// Opens chrono-sandbox-init for execveat (O_PATH), once: it runs as root in
+// every sandbox, so `path` must be absolute and name a regular file (not a
+// symlink) that is root-owned and writable by nobody else, in a directory
+// with the same rule.
 absl::StatusOr<UniqueFd> OpenInitExecutable(const std::string& path);
 
 // Where chrono-sandbox-init is by default: beside the running executable.
-std::string DefaultInitExecutablePath();
+absl::StatusOr<std::string> DefaultInitExecutablePath();
 
 // Starts the sandbox init in new namespaces (`namespace_flags`). The child is
 // made with clone(CLONE_VM|CLONE_VFORK) on a private stack, so nothing of

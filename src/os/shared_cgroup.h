@@ -20,6 +20,11 @@ namespace aevatar::os {
 // never removed by a run (a remover would race the next claimer); they stay
 // as empty cgroups, like any idle run cgroup the service keeps.
 //
+// A known, bounded imprecision: when a holder dies, the kernel releases its
+// lock before its sandbox init gets the parent-death SIGKILL, so a new holder
+// may briefly see that dying init join the slot; it is killed moments later
+// and counted against the new run's limits meanwhile (never more lenient).
+//
 // Claims a free slot, creating its directories when missing, and returns it
 // empty. The returned cgroup keeps the directories when destroyed: what is
 // left of a run is killed and the lock released. ResourceExhausted when

@@ -68,6 +68,16 @@ bool ReadRecord(int fd, T& record) {
 
 int64_t TimevalMs(const timeval& tv) { return tv.tv_sec * 1000 + tv.tv_usec / 1000; }
 
+// The init's report of a failed set-up step, if it sent one (call once the
+// init is gone: reads until EOF).
+absl::Status SetupFailure(int error_pipe) {
+  os::ChildFailure failure{};
+  if (!ReadRecord(error_pipe, failure)) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat("sandbox setup failed at ",
+                                          os::ChildStepName(failure.step), " (", failure.index,
+                                          "): ", strerror(failure.err)));
+}
+
 // Sends the init the run cgroup's cgroup.procs files, opened for writing, and
 // the network namespace (-1: the clone made one).
 absl::Status HandOff(int channel, os::RunCgroup& cgroup, int netns_fd) {
@@ -85,8 +95,9 @@ absl::StatusOr<std::unique_ptr<NativeBackend>> NativeBackend::Create(size_t prep
     return absl::FailedPreconditionError(
         "the native backend needs root (it creates namespaces, mounts and cgroups)");
   }
-  auto init_exe =
-      os::OpenInitExecutable(init_path.empty() ? os::DefaultInitExecutablePath() : init_path);
+  auto default_init = os::DefaultInitExecutablePath();
+  if (init_path.empty() && !default_init.ok()) return default_init.status();
+  auto init_exe = os::OpenInitExecutable(init_path.empty() ? *default_init : init_path);
   if (!init_exe.ok()) return init_exe.status();
   // Started first: its thread makes a namespace while this one finds the
   // cgroups. A one-shot process gets exactly one, off its critical path.
@@ -167,6 +178,7 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   plan.seccomp = seccomp_.program();
   plan.unshare_cgroup = true;
   plan.loopback_up = !netns_pool_;  // a pooled namespace has lo up already
+  plan.netns_from_handoff = netns_pool_ != nullptr;
   plan.stdin_fd = stdin_fd->get();
   plan.stdout_fd = out->write_end.get();
   plan.stderr_fd = err->write_end.get();
@@ -207,7 +219,11 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
     if (!made.ok()) return made.status();
     netns = std::move(*made);
   }
-  if (auto st = HandOff(handoff->parent_end.get(), *cgroup, netns.get()); !st.ok()) return st;
+  if (auto st = HandOff(handoff->parent_end.get(), *cgroup, netns.get()); !st.ok()) {
+    (void)child->Wait();  // the init may have failed first; its reason says more
+    if (auto setup = SetupFailure(failure->read_end.get()); !setup.ok()) return setup;
+    return st;
+  }
   netns.reset();
 
   for (int fd : {out->read_end.get(), err->read_end.get()}) {
@@ -222,12 +238,7 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   if (auto waited = child->Wait(); !waited.ok()) return waited.status();
   const Clock::time_point finished = Clock::now();
 
-  os::ChildFailure setup_failure{};
-  if (ReadRecord(failure->read_end.get(), setup_failure)) {
-    return absl::InternalError(
-        absl::StrCat("sandbox setup failed at ", os::ChildStepName(setup_failure.step), " (",
-                     setup_failure.index, "): ", strerror(setup_failure.err)));
-  }
+  if (auto setup = SetupFailure(failure->read_end.get()); !setup.ok()) return setup;
   os::ChildExitReport report{};
   const bool reported = ReadRecord(status->read_end.get(), report);
   const bool killed = pumped->end != os::PumpEnd::kExited;

@@ -96,22 +96,34 @@ TEST(InitImage, RejectsAnImageWhoseOffsetsPointOutside) {
 }
 
 // The init runs as root in every sandbox: only a file nobody but root can
-// replace is accepted.
-TEST(InitExecutable, MustBeARootOwnedFileOnlyRootCanWrite) {
-  char path[] = "/tmp/init-exe-test-XXXXXX";
-  int fd = ::mkstemp(path);
-  ASSERT_GE(fd, 0);
-  ::close(fd);
-  ::chmod(path, 0755);
+// replace, in a directory nobody but root can change, is accepted.
+TEST(InitExecutable, MustBeARootOwnedFileOnlyRootCanReplace) {
+  char dir_template[] = "/tmp/init-exe-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir_template), nullptr);  // 0700, root's
+  const std::string dir = dir_template;
+  const std::string path = dir + "/chrono-sandbox-init";
+  std::ofstream(path) << "#";
+  ::chmod(path.c_str(), 0755);
   EXPECT_TRUE(OpenInitExecutable(path).ok());
-  ::chmod(path, 0777);
+  EXPECT_TRUE(absl::IsInvalidArgument(OpenInitExecutable("chrono-sandbox-init").status()));
+  ::chmod(path.c_str(), 0777);
   EXPECT_TRUE(absl::IsFailedPrecondition(OpenInitExecutable(path).status()));
-  ::chmod(path, 0755);
-  ASSERT_EQ(::chown(path, 65534, 65534), 0);
+  ::chmod(path.c_str(), 0755);
+  ASSERT_EQ(::chown(path.c_str(), 65534, 65534), 0);
   EXPECT_TRUE(absl::IsFailedPrecondition(OpenInitExecutable(path).status()));
-  ::unlink(path);
+  ASSERT_EQ(::chown(path.c_str(), 0, 0), 0);
+  const std::string link = dir + "/link";
+  ASSERT_EQ(::symlink(path.c_str(), link.c_str()), 0);
+  EXPECT_FALSE(OpenInitExecutable(link).ok());  // a symlink is refused
+  ::chmod(dir.c_str(), 0777);
+  EXPECT_TRUE(absl::IsFailedPrecondition(OpenInitExecutable(path).status()));
+  ::unlink(link.c_str());
+  ::unlink(path.c_str());
+  ::rmdir(dir.c_str());
   EXPECT_FALSE(OpenInitExecutable(path).ok());  // missing: fail closed
-  EXPECT_TRUE(OpenInitExecutable(DefaultInitExecutablePath()).ok());  // built beside the tests
+  auto built = DefaultInitExecutablePath();
+  ASSERT_TRUE(built.ok());
+  EXPECT_TRUE(OpenInitExecutable(*built).ok());  // built beside the tests
 }
 
 }  // namespace

@@ -179,6 +179,7 @@ int socket(int domain, int type, int protocol) {
 ssize_t recvmsg(int fd, struct msghdr* message, int flags) {
   return Sys(SYS_recvmsg, fd, reinterpret_cast<long>(message), flags);
 }
+int kill(pid_t pid, int sig) { return static_cast<int>(Sys(SYS_kill, pid, sig)); }
 int setns(int fd, int nstype) { return static_cast<int>(Sys(SYS_setns, fd, nstype)); }
 int unshare(int flags) { return static_cast<int>(Sys(SYS_unshare, flags)); }
 pid_t setsid() { return static_cast<pid_t>(Sys(SYS_setsid)); }
