@@ -10,10 +10,10 @@
 
 namespace aevatar::os {
 
-// Everything the after-fork code needs, built completely in the parent before
-// the clone: the child only reads these plain structs and calls syscalls. All
-// pointers must stay valid until the clone has happened (the child gets a
-// copy-on-write snapshot of them).
+// Everything the sandbox init (chrono-sandbox-init) needs, built completely
+// by the engine: plain structs the init only reads before making syscalls.
+// The engine copies a plan into an image (init_image.h) for the exec'd init;
+// the pointers must stay valid until WriteInitImage has run.
 
 // One filesystem step, run inside the new mount namespace before pivot_root.
 // Paths are absolute on the host side of the pivot (under the new root's mount

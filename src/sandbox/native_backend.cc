@@ -128,7 +128,7 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   const RunSpec& spec = *run.spec;
   const Limits& limits = spec.limits;
 
-  // Everything the child touches is built here, before the clone.
+  // The init's whole plan is built here and copied into an image for it.
   RootfsPlan rootfs(limits, run.runtime.source_path, spec.source);
   const std::vector<os::ChildRlimit> rlimits = BuildRlimits(limits);
   CArgv envp(run.envp);
@@ -179,21 +179,17 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   plan.unshare_cgroup = true;
   plan.loopback_up = !netns_pool_;  // a pooled namespace has lo up already
   plan.netns_from_handoff = netns_pool_ != nullptr;
-  plan.stdin_fd = stdin_fd->get();
-  plan.stdout_fd = out->write_end.get();
-  plan.stderr_fd = err->write_end.get();
-  plan.error_fd = failure->write_end.get();
-  plan.status_fd = status->write_end.get();
-  plan.handoff_fd = handoff->child_end.get();
+  // The descriptors are not in the plan: the spawn places them at the fixed
+  // numbers the image names (init_image.h).
+  auto image = os::MakeMemfdWithContents("sandbox-plan", os::WriteInitImage(plan));
+  if (!image.ok()) return image.status();
 
   const Clock::time_point started = Clock::now();
   const int flags = kNamespaceFlags | (netns_pool_ ? 0 : CLONE_NEWNET);
-  auto image = os::MakeMemfdWithContents("sandbox-plan", os::WriteInitImage(plan));
-  if (!image.ok()) return image.status();
   auto child = os::SpawnSandboxInit(
       flags, init_exe_.get(),
-      {image->get(), plan.stdin_fd, plan.stdout_fd, plan.stderr_fd, plan.error_fd,
-       plan.status_fd, plan.handoff_fd});
+      {image->get(), stdin_fd->get(), out->write_end.get(), err->write_end.get(),
+       failure->write_end.get(), status->write_end.get(), handoff->child_end.get()});
   if (!child.ok()) return child.status();
   image->reset();
   // The child has its own copies now; close ours so EOF means "child done".
