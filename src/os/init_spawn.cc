@@ -21,6 +21,13 @@ namespace {
 
 constexpr size_t kChildStackBytes = 64 << 10;
 
+// Only root may change it: owned by root, not world-writable, and writable
+// by its group only when that group is root's (a umask of 002 gives that).
+bool OnlyRootMayWrite(const struct stat& info) {
+  return info.st_uid == 0 && (info.st_mode & S_IWOTH) == 0 &&
+         ((info.st_mode & S_IWGRP) == 0 || info.st_gid == 0);
+}
+
 struct SpawnArgs {
   int init_exe;
   const int* fds;
@@ -68,17 +75,17 @@ absl::StatusOr<UniqueFd> OpenInitExecutable(const std::string& path) {
   struct stat dir {};
   const std::string dir_path = file.parent_path().string();
   if (::stat(dir_path.c_str(), &dir) != 0) return base::ErrnoError("stat " + dir_path, errno);
-  if (dir.st_uid != 0 || (dir.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+  if (!OnlyRootMayWrite(dir)) {
     return absl::FailedPreconditionError(
-        "the directory of the sandbox init " + dir_path + " must be root-owned and only root may write it");
+        "only root may write the directory of the sandbox init " + dir_path);
   }
   UniqueFd fd(::open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.valid()) return base::ErrnoError("open the sandbox init " + path, errno);
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) return base::ErrnoError("stat " + path, errno);
-  if (!S_ISREG(info.st_mode) || info.st_uid != 0 || (info.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+  if (!S_ISREG(info.st_mode) || !OnlyRootMayWrite(info)) {
     return absl::FailedPreconditionError(
-        "the sandbox init " + path + " must be a root-owned file (not a link) only root may write");
+        "the sandbox init " + path + " must be a file (not a link) only root may write");
   }
   return fd;
 }

@@ -13,8 +13,8 @@ namespace aevatar::os {
 
 // Opens chrono-sandbox-init for execveat (O_PATH), once: it runs as root in
 // every sandbox, so `path` must be absolute and name a regular file (not a
-// symlink) that is root-owned and writable by nobody else, in a directory
-// with the same rule.
+// symlink) that only root may write (root-owned, not world-writable,
+// group-writable only by group root), in a directory with the same rule.
 absl::StatusOr<UniqueFd> OpenInitExecutable(const std::string& path);
 
 // Where chrono-sandbox-init is by default: beside the running executable.

@@ -106,10 +106,15 @@ TEST(InitExecutable, MustBeARootOwnedFileOnlyRootCanReplace) {
   ::chmod(path.c_str(), 0755);
   EXPECT_TRUE(OpenInitExecutable(path).ok());
   EXPECT_TRUE(absl::IsInvalidArgument(OpenInitExecutable("chrono-sandbox-init").status()));
-  ::chmod(path.c_str(), 0777);
+  ::chmod(path.c_str(), 0775);  // group root may write (umask 002): still only root
+  EXPECT_TRUE(OpenInitExecutable(path).ok());
+  ASSERT_EQ(::chown(path.c_str(), 0, 65534), 0);  // ... but not another group
+  EXPECT_TRUE(absl::IsFailedPrecondition(OpenInitExecutable(path).status()));
+  ::chmod(path.c_str(), 0757);
+  ASSERT_EQ(::chown(path.c_str(), 0, 0), 0);
   EXPECT_TRUE(absl::IsFailedPrecondition(OpenInitExecutable(path).status()));
   ::chmod(path.c_str(), 0755);
-  ASSERT_EQ(::chown(path.c_str(), 65534, 65534), 0);
+  ASSERT_EQ(::chown(path.c_str(), 65534, 0), 0);
   EXPECT_TRUE(absl::IsFailedPrecondition(OpenInitExecutable(path).status()));
   ASSERT_EQ(::chown(path.c_str(), 0, 0), 0);
   const std::string link = dir + "/link";
