@@ -117,14 +117,6 @@ int open(const char* path, int flags, ...) {
   return static_cast<int>(Sys(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), flags, mode));
 }
 
-int fcntl(int fd, int cmd, ...) {
-  va_list args;
-  va_start(args, cmd);
-  long arg = va_arg(args, long);
-  va_end(args);
-  return static_cast<int>(Sys(SYS_fcntl, fd, cmd, arg));
-}
-
 int ioctl(int fd, unsigned long request, ...) {
   va_list args;
   va_start(args, request);
