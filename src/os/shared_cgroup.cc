@@ -15,7 +15,7 @@ namespace aevatar::os {
 namespace {
 
 // A claimed slot: the run's cgroup plus the lock that makes it ours.
-class SharedCgroup : public RunCgroup {
+class SharedCgroup final : public RunCgroup {
  public:
   SharedCgroup(std::unique_ptr<RunCgroup> cgroup, UniqueFd lock)
       : cgroup_(std::move(cgroup)), lock_(std::move(lock)) {
