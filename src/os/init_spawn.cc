@@ -53,7 +53,9 @@ int ExecInit(void* raw) {
   if (::dup3(moved[kInitFdCount], kExeSlot, O_CLOEXEC) < 0) ::_exit(127);
   ::syscall(SYS_close_range, 0U, static_cast<unsigned>(kInitImageFd - 1), 0U);
   ::syscall(SYS_close_range, static_cast<unsigned>(kExeSlot + 1), ~0U, 0U);
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) ::_exit(127);
+  if (::prctl(PR_SET_PDEATHSIG, static_cast<unsigned long>(SIGKILL), 0UL, 0UL, 0UL) != 0) {
+    ::_exit(127);
+  }
   char name[] = "chrono-sandbox-init";
   char* argv[] = {name, nullptr};
   char* envp[] = {nullptr};
