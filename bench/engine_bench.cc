@@ -342,8 +342,8 @@ void PrintSummary(const CapturingReporter& reporter, const std::string& load_bef
                                     std::pair{"engine, 256MiB caller", "engine_large_caller"}}) {
     std::vector<double> s = Collect(name, 1);
     if (s.empty()) continue;
-    std::printf("%-22s %7s %6zu %9.3f %9.3f %9.3f %10s\n", label, "1", s.size(),
-                Percentile(s, 0.5), Percentile(s, 0.9), s.back(), "-");
+    std::printf("%-22s %7s %6zu %9.3f %9.3f %9.3f %10s\n", label, "1", s.size(), Percentile(s, 0.5),
+                Percentile(s, 0.9), s.back(), "-");
   }
   auto overhead = [&](int threads, int base, const char* base_label) {
     if (p50[2][threads] == 0 || p50[base][threads] == 0) return;

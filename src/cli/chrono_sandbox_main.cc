@@ -1,11 +1,11 @@
 // chrono-sandbox: the executor.
 //   run    one program in a one-shot sandbox, from the shell
 //   serve  the HTTP API (/execute, /executions, …)
+#include <string_view>
+
 #include "CLI/CLI.hpp"
 #include "cli/chrono_run_command.h"
 #include "cli/chrono_serve_command.h"
-
-#include <string_view>
 
 int main(int argc, char** argv) {
   CLI::App app{"chrono-sandbox: runs programs in isolated one-shot sandboxes"};

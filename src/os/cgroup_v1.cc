@@ -49,8 +49,7 @@ class CgroupV1 : public RunCgroup {
     (void)open_.Write(memory + "/memory.memsw.limit_in_bytes", bytes);
     (void)open_.Write(memory + "/memory.swappiness", "0");
     (void)open_.Write(memory + "/memory.max_usage_in_bytes", "0");  // per-run peak on reuse
-    if (auto pids =
-            open_.Write(dirs_.at("pids") + "/pids.max", std::to_string(limits.max_pids));
+    if (auto pids = open_.Write(dirs_.at("pids") + "/pids.max", std::to_string(limits.max_pids));
         !pids.ok()) {
       return pids;
     }

@@ -1,4 +1,5 @@
-// The sandbox init: this file is compiled into chrono-sandbox-init only, a
+// DANGER: this is the sandbox init, root in the run's namespaces until its
+// programs drop privileges. Compiled into chrono-sandbox-init only, a
 // static executable without a C library (init/freestanding_libc.cc gives it
 // the few calls below as raw syscalls; no malloc, no locks, no exceptions,
 // no std::string). Its plan arrives as an image (init_image.h). Failures are
@@ -11,7 +12,8 @@
 //     (init_spawn.cc: only the plan's descriptors, at 3..9)           │ builds the rootfs, pivots
 //   hand-off: cgroup.procs fds, netns fd (SCM_RIGHTS) ──────────────► │ joins the cgroup and netns
 //                                                                     └─vfork─► stage program
-//                                                                               hardens itself, execve
+//                                                                               hardens itself,
+//                                                                               execve
 //
 // The init stays root inside its namespaces, non-dumpable, and outlives each
 // stage only to reap it; when it exits the kernel kills everything left in the
@@ -78,7 +80,7 @@ int RunFsStep(const FsStep& step) {
       return ::symlink(step.source, step.path) == 0 ? 0 : errno;
     case FsStep::Kind::kCharDevice:  // exactly `mode`: BuildFilesystem runs with umask 0
       return ::mknod(step.path, S_IFCHR | step.mode, static_cast<dev_t>(step.flags)) == 0 ? 0
-                                                                                        : errno;
+                                                                                          : errno;
     case FsStep::Kind::kWriteFile:
     case FsStep::Kind::kTouch: {
       int fd = ::open(step.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, step.mode);
@@ -159,8 +161,8 @@ void JoinRunResources(ChildPlan& plan) {
   const size_t count = size_t{header.cgroup_procs_count} + (header.has_netns != 0 ? 1 : 0);
   // Fail closed on anything but what this run needs: a program must never
   // start outside a cgroup or in the namespace the init was cloned in.
-  const bool expected = header.cgroup_procs_count >= 1 &&
-                        (header.has_netns != 0) == plan.netns_from_handoff;
+  const bool expected =
+      header.cgroup_procs_count >= 1 && (header.has_netns != 0) == plan.netns_from_handoff;
   if (n != sizeof(header) || (message.msg_flags & MSG_CTRUNC) != 0 || !expected ||
       count > kMaxHandoffFds || cmsg == nullptr || cmsg->cmsg_type != SCM_RIGHTS ||
       cmsg->cmsg_len != CMSG_LEN(sizeof(int) * count)) {
@@ -174,7 +176,8 @@ void JoinRunResources(ChildPlan& plan) {
   // Join the run's cgroup ("0" means the writing process) before anything
   // of the program exists, so all of it is counted against the limits.
   for (uint32_t i = 0; i < header.cgroup_procs_count; ++i) {
-    if (::write(fds[i], "0", 1) != 1) Fail(plan, ChildStep::kJoinCgroup, errno, static_cast<int>(i));
+    if (::write(fds[i], "0", 1) != 1)
+      Fail(plan, ChildStep::kJoinCgroup, errno, static_cast<int>(i));
     ::close(fds[i]);
   }
   if (plan.unshare_cgroup && ::unshare(CLONE_NEWCGROUP) != 0) {
@@ -207,11 +210,13 @@ void GiveUpPrivilegesForPrograms(const ChildPlan& plan) {
   // the headers this was built with: a newer kernel may know more (EINVAL
   // for the ones it does not).
   for (int cap = 0; cap < 64; ++cap) {
-    if (::prctl(PR_CAPBSET_DROP, static_cast<unsigned long>(cap), 0UL, 0UL, 0UL) != 0 && errno != EINVAL) {
+    if (::prctl(PR_CAPBSET_DROP, static_cast<unsigned long>(cap), 0UL, 0UL, 0UL) != 0 &&
+        errno != EINVAL) {
       Fail(plan, ChildStep::kCapBoundingSet, errno, cap);
     }
   }
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1UL, 0UL, 0UL, 0UL) != 0) Fail(plan, ChildStep::kNoNewPrivs, errno);
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1UL, 0UL, 0UL, 0UL) != 0)
+    Fail(plan, ChildStep::kNoNewPrivs, errno);
 }
 
 // The program side: runs in the forked stage process and ends in execve.
@@ -250,7 +255,8 @@ void GiveUpPrivilegesForPrograms(const ChildPlan& plan) {
   __user_cap_data_struct no_caps[2] = {};
   if (::syscall(SYS_capset, &cap_header, no_caps) != 0) Fail(plan, ChildStep::kCapset, errno);
   // 3. seccomp last: from here on the filter applies to every syscall.
-  if (::prctl(PR_SET_SECCOMP, static_cast<unsigned long>(SECCOMP_MODE_FILTER), plan.seccomp, 0UL, 0UL) != 0) {
+  if (::prctl(PR_SET_SECCOMP, static_cast<unsigned long>(SECCOMP_MODE_FILTER), plan.seccomp, 0UL,
+              0UL) != 0) {
     Fail(plan, ChildStep::kSeccomp, errno, index);
   }
   ::execve(stage.path, stage.argv, stage.envp);
@@ -309,7 +315,8 @@ ChildExitReport RunStage(const ChildPlan& plan, int index) {
     Fail(plan, ChildStep::kHandoff, EINVAL);
   }
   // Die with the service thread that cloned us; keep /proc/1 unreadable.
-  if (::prctl(PR_SET_PDEATHSIG, static_cast<unsigned long>(SIGKILL), 0UL, 0UL, 0UL) != 0) Fail(plan, ChildStep::kPrctl, errno);
+  if (::prctl(PR_SET_PDEATHSIG, static_cast<unsigned long>(SIGKILL), 0UL, 0UL, 0UL) != 0)
+    Fail(plan, ChildStep::kPrctl, errno);
   if (::prctl(PR_SET_DUMPABLE, 0UL, 0UL, 0UL, 0UL) != 0) Fail(plan, ChildStep::kPrctl, errno);
   ResetSignals(plan);
 

@@ -78,16 +78,16 @@ absl::StatusOr<UniqueFd> OpenInitExecutable(const std::string& path) {
   const std::string dir_path = file.parent_path().string();
   if (::stat(dir_path.c_str(), &dir) != 0) return base::ErrnoError("stat " + dir_path, errno);
   if (!OnlyRootMayWrite(dir)) {
-    return absl::FailedPreconditionError(
-        "only root may write the directory of the sandbox init " + dir_path);
+    return absl::FailedPreconditionError("only root may write the directory of the sandbox init " +
+                                         dir_path);
   }
   UniqueFd fd(::open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.valid()) return base::ErrnoError("open the sandbox init " + path, errno);
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) return base::ErrnoError("stat " + path, errno);
   if (!S_ISREG(info.st_mode) || !OnlyRootMayWrite(info)) {
-    return absl::FailedPreconditionError(
-        "the sandbox init " + path + " must be a file (not a link) only root may write");
+    return absl::FailedPreconditionError("the sandbox init " + path +
+                                         " must be a file (not a link) only root may write");
   }
   return fd;
 }
@@ -96,7 +96,8 @@ absl::StatusOr<std::string> DefaultInitExecutablePath() {
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
   if (error || !self.is_absolute()) {
-    return absl::FailedPreconditionError("cannot find the running executable to locate chrono-sandbox-init");
+    return absl::FailedPreconditionError(
+        "cannot find the running executable to locate chrono-sandbox-init");
   }
   return (self.parent_path() / "chrono-sandbox-init").string();
 }
@@ -113,9 +114,9 @@ absl::StatusOr<ChildProcess> SpawnSandboxInit(int namespace_flags, int init_exe,
   ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &previous, sizeof(all));
   SpawnArgs args{init_exe, fds.data()};
   int pidfd = -1;
-  const int pid = ::clone(ExecInit, static_cast<char*>(stack) + kChildStackBytes,
-                          namespace_flags | CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &args,
-                          &pidfd);
+  const int pid =
+      ::clone(ExecInit, static_cast<char*>(stack) + kChildStackBytes,
+              namespace_flags | CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &args, &pidfd);
   const int clone_errno = errno;
   ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &previous, nullptr, sizeof(previous));
   ::munmap(stack, kChildStackBytes);

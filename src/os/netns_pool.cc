@@ -50,9 +50,8 @@ NetnsPool::~NetnsPool() {
 
 absl::StatusOr<UniqueFd> NetnsPool::Take() {
   std::unique_lock lock(mu_);
-  changed_.wait(lock, [this] {
-    return !ready_.empty() || !last_error_.ok() || stopping_ || Exhausted();
-  });
+  changed_.wait(
+      lock, [this] { return !ready_.empty() || !last_error_.ok() || stopping_ || Exhausted(); });
   if (ready_.empty()) {
     if (!last_error_.ok()) return last_error_;
     return absl::UnavailableError(Exhausted() ? "the namespace pool made all it may"

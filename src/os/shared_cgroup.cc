@@ -25,9 +25,7 @@ class SharedCgroup final : public RunCgroup {
   ~SharedCgroup() override { (void)Destroy(); }
 
   absl::Status AddProcess(pid_t pid) override { return cgroup_->AddProcess(pid); }
-  absl::Status SetLimits(const CgroupLimits& limits) override {
-    return cgroup_->SetLimits(limits);
-  }
+  absl::Status SetLimits(const CgroupLimits& limits) override { return cgroup_->SetLimits(limits); }
   bool IsEmpty() const override { return cgroup_->IsEmpty(); }
   std::vector<std::string> ProcsFiles() const override { return cgroup_->ProcsFiles(); }
   absl::StatusOr<std::vector<int>> JoinFds() override { return cgroup_->JoinFds(); }
@@ -54,7 +52,8 @@ absl::StatusOr<UniqueFd> TryLock(const std::string& dir) {
     if (errno == EWOULDBLOCK) return UniqueFd();
     return base::ErrnoError("flock " + dir, errno);
   }
-  struct stat locked {}, current {};
+  struct stat locked {
+  }, current{};
   if (::fstat(fd.get(), &locked) != 0 || ::stat(dir.c_str(), &current) != 0 ||
       locked.st_ino != current.st_ino || locked.st_dev != current.st_dev) {
     return UniqueFd();

@@ -30,8 +30,7 @@ namespace aevatar::os {
 // left of a run is killed and the lock released. ResourceExhausted when
 // every slot is held by another process.
 absl::StatusOr<std::unique_ptr<RunCgroup>> ClaimSharedCgroup(CgroupManager& manager,
-                                                             std::string_view prefix,
-                                                             size_t slots);
+                                                             std::string_view prefix, size_t slots);
 
 }  // namespace aevatar::os
 

@@ -9,7 +9,8 @@
 namespace aevatar::sandbox {
 
 absl::StatusOr<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
-  auto native = NativeBackend::Create(options.prepared_namespaces, options.one_shot, options.init_path);
+  auto native =
+      NativeBackend::Create(options.prepared_namespaces, options.one_shot, options.init_path);
   if (!native.ok()) return native.status();
   return std::unique_ptr<Engine>(new Engine(options, std::move(*native)));
 }

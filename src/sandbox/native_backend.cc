@@ -110,9 +110,9 @@ absl::StatusOr<std::unique_ptr<NativeBackend>> NativeBackend::Create(size_t prep
   auto cgroups = os::DetectCgroupManager("chrono-sandbox");
   if (!cgroups.ok()) return cgroups.status();
   if (!one_shot) (*cgroups)->RemoveStale("run-");
-  return std::unique_ptr<NativeBackend>(
-      new NativeBackend(std::move(*init_exe), std::move(*cgroups), std::move(netns_pool),
-                        one_shot ? kSharedCgroupSlots : 0));
+  return std::unique_ptr<NativeBackend>(new NativeBackend(std::move(*init_exe), std::move(*cgroups),
+                                                          std::move(netns_pool),
+                                                          one_shot ? kSharedCgroupSlots : 0));
 }
 
 NativeBackend::NativeBackend(os::UniqueFd init_exe, std::unique_ptr<os::CgroupManager> cgroups,

@@ -50,8 +50,7 @@ InitOutcome RunInitWithHandoff(bool netns_from_handoff, std::span<const int> pro
   auto out = MakePipe(), error = MakePipe(), status = MakePipe();
   auto handoff = MakeHandoffChannel();
   auto stdin_fd = MakeMemfdWithContents("stdin", "");
-  EXPECT_TRUE(image.ok() && out.ok() && error.ok() && status.ok() && handoff.ok() &&
-              stdin_fd.ok());
+  EXPECT_TRUE(image.ok() && out.ok() && error.ok() && status.ok() && handoff.ok() && stdin_fd.ok());
   auto init_path = DefaultInitExecutablePath();
   EXPECT_TRUE(init_path.ok());
   auto init_exe = OpenInitExecutable(*init_path);
@@ -61,10 +60,10 @@ InitOutcome RunInitWithHandoff(bool netns_from_handoff, std::span<const int> pro
   // Without CLONE_NEWNET when the namespace is to come in the hand-off.
   const int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
                     (netns_from_handoff ? 0 : CLONE_NEWNET);
-  auto child = SpawnSandboxInit(
-      flags, init_exe->get(),
-      {image->get(), stdin_fd->get(), out->write_end.get(), out->write_end.get(),
-       error->write_end.get(), status->write_end.get(), handoff->child_end.get()});
+  auto child =
+      SpawnSandboxInit(flags, init_exe->get(),
+                       {image->get(), stdin_fd->get(), out->write_end.get(), out->write_end.get(),
+                        error->write_end.get(), status->write_end.get(), handoff->child_end.get()});
   EXPECT_TRUE(child.ok()) << child.status();
   if (!child.ok()) return outcome;
   out->write_end.reset();
@@ -73,9 +72,8 @@ InitOutcome RunInitWithHandoff(bool netns_from_handoff, std::span<const int> pro
   handoff->child_end.reset();
   EXPECT_TRUE(SendHandoff(handoff->parent_end.get(), procs_fds, netns_fd).ok());
   EXPECT_TRUE(child->Wait().ok());
-  outcome.reported_failure =
-      ::read(error->read_end.get(), &outcome.failure, sizeof(outcome.failure)) ==
-      sizeof(outcome.failure);
+  outcome.reported_failure = ::read(error->read_end.get(), &outcome.failure,
+                                    sizeof(outcome.failure)) == sizeof(outcome.failure);
   ChildExitReport report{};
   outcome.reported_exit = ::read(status->read_end.get(), &report, sizeof(report)) > 0;
   char buf[16];

@@ -25,10 +25,17 @@ std::vector<std::max_align_t> Aligned(const std::string& bytes) {
 TEST(InitImage, CarriesEveryFieldOfThePlanAcrossTheExec) {
   const char file_bytes[] = {'a', '\0', 'b'};  // contents may hold NUL bytes
   const FsStep steps[] = {
-      {.kind = FsStep::Kind::kMount, .path = "/r/tmp", .source = "tmpfs", .fstype = "tmpfs",
-       .flags = 6, .data = "size=1m,mode=1777"},
-      {.kind = FsStep::Kind::kWriteFile, .path = "/r/w/main.py", .data = file_bytes,
-       .data_len = sizeof(file_bytes), .mode = 0644},
+      {.kind = FsStep::Kind::kMount,
+       .path = "/r/tmp",
+       .source = "tmpfs",
+       .fstype = "tmpfs",
+       .flags = 6,
+       .data = "size=1m,mode=1777"},
+      {.kind = FsStep::Kind::kWriteFile,
+       .path = "/r/w/main.py",
+       .data = file_bytes,
+       .data_len = sizeof(file_bytes),
+       .mode = 0644},
   };
   const ChildRlimit rlimits[] = {{RLIMIT_NOFILE, 64, 128}};
   char arg0[] = "/usr/bin/python3", arg1[] = "-I", env0[] = "LANG=C.UTF-8";

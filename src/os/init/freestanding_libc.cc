@@ -139,11 +139,15 @@ ssize_t write(int fd, const void* buf, size_t n) {
 }
 int close(int fd) { return static_cast<int>(Sys(SYS_close, fd)); }
 int dup2(int from, int to) { return static_cast<int>(Sys(SYS_dup2, from, to)); }
-int chdir(const char* path) { return static_cast<int>(Sys(SYS_chdir, reinterpret_cast<long>(path))); }
+int chdir(const char* path) {
+  return static_cast<int>(Sys(SYS_chdir, reinterpret_cast<long>(path)));
+}
 int mkdir(const char* path, mode_t mode) {
   return static_cast<int>(Sys(SYS_mkdir, reinterpret_cast<long>(path), mode));
 }
-int rmdir(const char* path) { return static_cast<int>(Sys(SYS_rmdir, reinterpret_cast<long>(path))); }
+int rmdir(const char* path) {
+  return static_cast<int>(Sys(SYS_rmdir, reinterpret_cast<long>(path)));
+}
 int symlink(const char* target, const char* path) {
   return static_cast<int>(
       Sys(SYS_symlink, reinterpret_cast<long>(target), reinterpret_cast<long>(path)));
@@ -163,7 +167,8 @@ int umount2(const char* target, int flags) {
   return static_cast<int>(Sys(SYS_umount2, reinterpret_cast<long>(target), flags));
 }
 int sethostname(const char* name, size_t len) {
-  return static_cast<int>(Sys(SYS_sethostname, reinterpret_cast<long>(name), static_cast<long>(len)));
+  return static_cast<int>(
+      Sys(SYS_sethostname, reinterpret_cast<long>(name), static_cast<long>(len)));
 }
 int socket(int domain, int type, int protocol) {
   return static_cast<int>(Sys(SYS_socket, domain, type, protocol));
@@ -183,8 +188,8 @@ int execve(const char* path, char* const argv[], char* const envp[]) {
                               reinterpret_cast<long>(argv), reinterpret_cast<long>(envp)));
 }
 pid_t wait4(pid_t pid, int* status, int options, struct rusage* usage) {
-  return static_cast<pid_t>(Sys(SYS_wait4, pid, reinterpret_cast<long>(status), options,
-                                reinterpret_cast<long>(usage)));
+  return static_cast<pid_t>(
+      Sys(SYS_wait4, pid, reinterpret_cast<long>(status), options, reinterpret_cast<long>(usage)));
 }
 
 int sigemptyset(sigset_t* set) {
