@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,7 +58,12 @@ struct CliRun {
   }
 };
 
-// Every CLI started by this file, for the cgroup cleanup check.
+// Every CLI started by this file, for the cgroup cleanup check (RunCli may
+// be called from several threads).
+std::mutex& AllRunsMutex() {
+  static std::mutex mu;
+  return mu;
+}
 std::vector<CliRun>& AllRuns() {
   static std::vector<CliRun> runs;
   return runs;
@@ -187,6 +193,7 @@ CliRun RunCli(const std::vector<std::string>& args) {
       std::chrono::steady_clock::now() - start);
   // Look now: a later CLI's start-up sweeps cgroups of dead pids and would hide a leak.
   run.leftover_cgroups = RunCgroupsOf(run.pid);
+  std::lock_guard lock(AllRunsMutex());
   AllRuns().push_back(run);
   return run;
 }
@@ -210,7 +217,6 @@ nlohmann::json ParseResult(const std::string& out) {
   return parsed.is_object() ? parsed : nlohmann::json();
 }
 
-// Checks every field of the --json contract is present with its type.
 // What a --json run reported, compared field by field.
 struct Outcome {
   std::string verdict;
@@ -227,6 +233,7 @@ void ExpectOutcome(const nlohmann::json& result, const Outcome& expected) {
   EXPECT_EQ(result.value("stderr", "?"), expected.err);
 }
 
+// Checks every field of the --json contract is present with its type.
 void ExpectResultShape(const nlohmann::json& result) {
   ASSERT_TRUE(result.is_object());
   for (const char* key : {"exit_code", "signal", "wall_ms", "cpu_ms", "max_rss_kb"}) {
@@ -440,6 +447,28 @@ TEST(ChronoRunCli, AChildTheProgramLeftRunningDiesWithTheRun) {
 }
 
 // Runs last in the file: checks the CLIs of every test above as well as its own.
+// More concurrent one-shot runs than the eight shared cgroup slots: each
+// claims a free slot or makes a cgroup of its own, every one keeps its own
+// memory limit, and none leaves a cgroup behind.
+TEST(ChronoRunCli, ConcurrentRunsEachKeepTheirLimits) {
+  constexpr int kRuns = 12;
+  std::vector<CliRun> runs(kRuns);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kRuns; ++i) {
+    threads.emplace_back([&runs, i] {
+      // The sleep makes the runs overlap before each outgrows its limit.
+      runs[i] = RunCli({"--language", "python", "--json", "--memory-mb", "48", "-c",
+                        "import time\ntime.sleep(0.5)\nx = bytearray(200 << 20)\n"});
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const CliRun& run : runs) {
+    ASSERT_EQ(run.exit_code(), 0) << run.Describe();
+    EXPECT_EQ(ParseResult(run.out).value("verdict", ""), "memory_limit") << run.out;
+    EXPECT_TRUE(run.leftover_cgroups.empty()) << run.leftover_cgroups.front();
+  }
+}
+
 TEST(ChronoRunCli, OneShotRunsLeaveNoCgroupBehind) {
   RunCli({"--language", "bash", "-c", "echo ok"});
   RunCli({"--language", "bash", "-c", "exit 9"});
