@@ -39,8 +39,8 @@ class NetnsPool {
 
   const size_t target_size_;
   const size_t lifetime_total_;
-  size_t made_ ABSL_GUARDED_BY(mu_) = 0;
   std::mutex mu_;
+  size_t made_ ABSL_GUARDED_BY(mu_) = 0;
   std::condition_variable changed_;
   std::deque<UniqueFd> ready_ ABSL_GUARDED_BY(mu_);
   absl::Status last_error_ ABSL_GUARDED_BY(mu_);

@@ -27,10 +27,10 @@ struct EngineOptions {
   // Network namespaces the native backend keeps ready (see NetnsPool).
   size_t prepared_namespaces = 4;
   // For a process that runs one program and exits (`chrono-sandbox run`):
-  // no network namespaces are prepared ahead (the refill would be wasted),
-  // run cgroups are shared with other such processes instead of made and
-  // removed per run (os::ClaimSharedCgroup), and stale run cgroups are left
-  // for the next service start to sweep.
+  // exactly one network namespace is made, on a thread, while the engine
+  // finishes its set-up (no refill); run cgroups are shared with other such
+  // processes instead of made and removed per run (os::ClaimSharedCgroup);
+  // stale run cgroups are left for the next service start to sweep.
   bool one_shot = false;
   // The sandbox init executable; empty: chrono-sandbox-init beside the
   // running executable (build/bin, or wherever the binaries are installed).
