@@ -20,37 +20,36 @@ namespace aevatar::os::cgroup_files {
 
 using base::ErrnoError;
 
-absl::Status WriteFile(const std::string& path, std::string_view value) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoError("open " + path, errno);
-  ssize_t n = ::write(fd, value.data(), value.size());
-  int err = errno;
-  ::close(fd);
-  if (n != static_cast<ssize_t>(value.size())) return ErrnoError("write " + path, err);
+namespace {
+
+// One write of `value` at offset 0: what a cgroup control file takes.
+absl::Status WriteAt0(int fd, const std::string& path, std::string_view value) {
+  if (::pwrite(fd, value.data(), value.size(), 0) != static_cast<ssize_t>(value.size())) {
+    return ErrnoError("write " + path, errno);
+  }
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoError("open " + path, errno);
+// The whole content from offset 0 (a cgroup file regenerates it on each read).
+absl::StatusOr<std::string> ReadFrom0(int fd, const std::string& path) {
   std::string text;
   char buf[4096];
   for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof(buf));
+    ssize_t n = ::pread(fd, buf, sizeof(buf), static_cast<off_t>(text.size()));
     if (n < 0) {
       if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      return ErrnoError("read " + path, err);
+      return ErrnoError("read " + path, errno);
     }
-    if (n == 0) break;
+    if (n == 0) return text;
     text.append(buf, static_cast<size_t>(n));
   }
-  ::close(fd);
-  return text;
 }
 
-namespace {
+absl::StatusOr<UniqueFd> Open(const std::string& path, int flags) {
+  UniqueFd fd(::open(path.c_str(), flags | O_CLOEXEC));
+  if (!fd.valid()) return ErrnoError("open " + path, errno);
+  return fd;
+}
 
 absl::StatusOr<uint64_t> ParseNumber(const std::string& path, std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
@@ -72,27 +71,24 @@ uint64_t ParseKeyed(const std::string& text, std::string_view key) {
 
 }  // namespace
 
-absl::StatusOr<uint64_t> ReadNumber(const std::string& path) {
-  auto text = ReadFile(path);
-  if (!text.ok()) return text.status();
-  return ParseNumber(path, std::move(*text));
+absl::Status WriteFile(const std::string& path, std::string_view value) {
+  auto fd = Open(path, O_WRONLY);
+  if (!fd.ok()) return fd.status();
+  return WriteAt0(fd->get(), path, value);
 }
 
-absl::StatusOr<uint64_t> ReadKeyed(const std::string& path, std::string_view key) {
-  auto text = ReadFile(path);
-  if (!text.ok()) return text.status();
-  return ParseKeyed(*text, key);
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  auto fd = Open(path, O_RDONLY);
+  if (!fd.ok()) return fd.status();
+  return ReadFrom0(fd->get(), path);
 }
 
 absl::StatusOr<int> OpenFiles::Fd(const std::string& path, int flags) {
-  auto [it, inserted] = fds_.try_emplace({path, flags});
-  if (inserted) {
-    it->second.reset(::open(path.c_str(), flags | O_CLOEXEC));
-    if (!it->second.valid()) {
-      int err = errno;
-      fds_.erase(it);
-      return ErrnoError("open " + path, err);
-    }
+  auto it = fds_.find({path, flags});
+  if (it == fds_.end()) {
+    auto opened = Open(path, flags);
+    if (!opened.ok()) return opened.status();
+    it = fds_.emplace(std::pair{path, flags}, std::move(*opened)).first;
   }
   return it->second.get();
 }
@@ -100,26 +96,13 @@ absl::StatusOr<int> OpenFiles::Fd(const std::string& path, int flags) {
 absl::Status OpenFiles::Write(const std::string& path, std::string_view value) {
   auto fd = Fd(path, O_WRONLY);
   if (!fd.ok()) return fd.status();
-  if (::pwrite(*fd, value.data(), value.size(), 0) != static_cast<ssize_t>(value.size())) {
-    return ErrnoError("write " + path, errno);
-  }
-  return absl::OkStatus();
+  return WriteAt0(*fd, path, value);
 }
 
 absl::StatusOr<std::string> OpenFiles::Read(const std::string& path) {
   auto fd = Fd(path, O_RDONLY);
   if (!fd.ok()) return fd.status();
-  std::string text;
-  char buf[4096];
-  for (;;) {
-    ssize_t n = ::pread(*fd, buf, sizeof(buf), static_cast<off_t>(text.size()));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoError("read " + path, errno);
-    }
-    if (n == 0) return text;
-    text.append(buf, static_cast<size_t>(n));
-  }
+  return ReadFrom0(*fd, path);
 }
 
 absl::StatusOr<uint64_t> OpenFiles::ReadNumber(const std::string& path) {

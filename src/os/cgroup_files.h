@@ -18,11 +18,6 @@ namespace aevatar::os::cgroup_files {
 
 absl::Status WriteFile(const std::string& path, std::string_view value);
 absl::StatusOr<std::string> ReadFile(const std::string& path);
-// Parses the first integer in the file ("12345\n").
-absl::StatusOr<uint64_t> ReadNumber(const std::string& path);
-// Returns the value of `key` in a flat keyed file ("oom_kill 3\n…"), or 0 when
-// the key is absent.
-absl::StatusOr<uint64_t> ReadKeyed(const std::string& path, std::string_view key);
 // The control files of one cgroup, each opened once and then reused: a
 // recycled run cgroup is written and read about twenty times per run, and
 // every open walks the cgroupfs path again. Reads use pread at offset 0,
@@ -32,7 +27,10 @@ class OpenFiles {
  public:
   absl::Status Write(const std::string& path, std::string_view value);
   absl::StatusOr<std::string> Read(const std::string& path);
+  // Parses the first integer in the file ("12345\n").
   absl::StatusOr<uint64_t> ReadNumber(const std::string& path);
+  // Returns the value of `key` in a flat keyed file ("oom_kill 3\n…"), or 0
+  // when the key is absent.
   absl::StatusOr<uint64_t> ReadKeyed(const std::string& path, std::string_view key);
   // The file opened for writing; owned by this cache.
   absl::StatusOr<int> WriteFd(const std::string& path);

@@ -28,14 +28,25 @@ class CgroupFilesTest : public ::testing::Test {
 
 TEST_F(CgroupFilesTest, ReadsKeyedValuesAndMissingKeysAsZero) {
   std::string path = Write("memory.events", "low 0\nhigh 0\nmax 4\noom 2\noom_kill 1\n");
-  EXPECT_EQ(*ReadKeyed(path, "oom_kill"), 1u);
-  EXPECT_EQ(*ReadKeyed(path, "max"), 4u);
-  EXPECT_EQ(*ReadKeyed(path, "absent"), 0u);
+  OpenFiles files;
+  EXPECT_EQ(*files.ReadKeyed(path, "oom_kill"), 1u);
+  EXPECT_EQ(*files.ReadKeyed(path, "max"), 4u);
+  EXPECT_EQ(*files.ReadKeyed(path, "absent"), 0u);
 }
 
 TEST_F(CgroupFilesTest, ReadsNumbersWithTrailingNewline) {
-  EXPECT_EQ(*ReadNumber(Write("usage", "123456789\n")), 123456789u);
-  EXPECT_FALSE(ReadNumber(Write("bad", "max\n")).ok());
+  OpenFiles files;
+  EXPECT_EQ(*files.ReadNumber(Write("usage", "123456789\n")), 123456789u);
+  EXPECT_FALSE(files.ReadNumber(Write("bad", "max\n")).ok());
+}
+
+// A kept file is read again from its start: the caller sees the value now.
+TEST_F(CgroupFilesTest, AKeptFileIsReadAfreshEachTime) {
+  const std::string path = Write("cpuacct.usage", "100\n");
+  OpenFiles files;
+  EXPECT_EQ(*files.ReadNumber(path), 100u);
+  ASSERT_TRUE(files.Write(path, "250\n").ok());
+  EXPECT_EQ(*files.ReadNumber(path), 250u);
 }
 
 TEST_F(CgroupFilesTest, MissingFileIsNotFound) {
