@@ -236,9 +236,8 @@ void GiveUpPrivilegesForPrograms(const ChildPlan& plan) {
   // 2. Leave root (setuid from 0 clears the permitted, effective and ambient
   //    capability sets; the init emptied the bounding set, so none can come
   //    back, and set no_new_privs, so execve grants nothing either).
-  //    Raw syscalls, not the libc wrappers: glibc's set*id broadcasts the change
-  //    to every thread it believes exists (copied from the multi-threaded
-  //    parent) and waits for acknowledgements that never come.
+  //    Raw syscalls: the kernel calls change only this process, which is
+  //    all there is to change (the init has no C library to keep in step).
   if (::syscall(SYS_setgroups, 0, nullptr) != 0) Fail(plan, ChildStep::kSetgroups, errno, index);
   if (::syscall(SYS_setresgid, plan.gid, plan.gid, plan.gid) != 0) {
     Fail(plan, ChildStep::kSetgid, errno, index);
@@ -312,11 +311,11 @@ ChildExitReport RunStage(const ChildPlan& plan, int index) {
   ChildPlan plan = shared_plan;  // a plain struct copy: no allocation
   // A plan that would run a program as root or without seccomp is refused.
   if (plan.uid == 0 || plan.gid == 0 || plan.seccomp == nullptr || plan.seccomp->len == 0) {
-    Fail(plan, ChildStep::kHandoff, EINVAL);
+    Fail(plan, ChildStep::kPlan, EINVAL);
   }
-  // Die with the service thread that cloned us; keep /proc/1 unreadable.
-  if (::prctl(PR_SET_PDEATHSIG, static_cast<unsigned long>(SIGKILL), 0UL, 0UL, 0UL) != 0)
-    Fail(plan, ChildStep::kPrctl, errno);
+  // It dies with the service thread that started it: the spawner set
+  // PR_SET_PDEATHSIG before the exec (init_spawn.cc), which execve keeps.
+  // Keep /proc/1 unreadable.
   if (::prctl(PR_SET_DUMPABLE, 0UL, 0UL, 0UL, 0UL) != 0) Fail(plan, ChildStep::kPrctl, errno);
   ResetSignals(plan);
 

@@ -60,6 +60,8 @@ const char* ChildStepName(ChildStep step) {
       return "receive the hand-off";
     case ChildStep::kCapset:
       return "clear the inheritable capabilities";
+    case ChildStep::kPlan:
+      return "read the plan";
   }
   return "unknown step";
 }

@@ -122,6 +122,7 @@ enum class ChildStep : int32_t {
   kWait,
   kHandoff,
   kCapset,
+  kPlan,
 };
 
 struct ChildFailure {

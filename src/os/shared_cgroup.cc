@@ -17,10 +17,9 @@ namespace {
 // A claimed slot: the run's cgroup plus the lock that makes it ours.
 class SharedCgroup final : public RunCgroup {
  public:
+  // `cgroup` must already be kept (RunCgroup::Keep).
   SharedCgroup(std::unique_ptr<RunCgroup> cgroup, UniqueFd lock)
-      : cgroup_(std::move(cgroup)), lock_(std::move(lock)) {
-    cgroup_->Keep();
-  }
+      : cgroup_(std::move(cgroup)), lock_(std::move(lock)) {}
   // Kills what the run left before the lock (member order) is released.
   ~SharedCgroup() override { (void)Destroy(); }
 

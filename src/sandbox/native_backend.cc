@@ -95,9 +95,10 @@ absl::StatusOr<std::unique_ptr<NativeBackend>> NativeBackend::Create(size_t prep
     return absl::FailedPreconditionError(
         "the native backend needs root (it creates namespaces, mounts and cgroups)");
   }
-  auto default_init = os::DefaultInitExecutablePath();
-  if (init_path.empty() && !default_init.ok()) return default_init.status();
-  auto init_exe = os::OpenInitExecutable(init_path.empty() ? *default_init : init_path);
+  auto path =
+      init_path.empty() ? os::DefaultInitExecutablePath() : absl::StatusOr<std::string>(init_path);
+  if (!path.ok()) return path.status();
+  auto init_exe = os::OpenInitExecutable(*path);
   if (!init_exe.ok()) return init_exe.status();
   // Started first: its thread makes a namespace while this one finds the
   // cgroups. A one-shot process gets exactly one, off its critical path.

@@ -14,14 +14,15 @@ namespace aevatar::sandbox {
 
 // The default backend: Linux namespaces, a pivoted tmpfs root, cgroup limits,
 // rlimits, no capabilities, an unprivileged uid and seccomp-bpf, set up by
-// this process itself (no helper binary, no shell). Requires root.
+// chrono-sandbox-init (src/os/init/; no shell). Requires root.
 class NativeBackend : public Backend {
  public:
-  // Detects cgroups once (the seccomp program is compiled at build time);
-  // fails closed when they are unusable or the process is not root.
+  // Opens the init and detects cgroups once (the seccomp program is compiled
+  // at build time); fails closed when either is unusable or the process is
+  // not root.
   // `prepared_namespaces`: how many network namespaces to keep ready (a
   // service wants a few); 0 creates each run's namespace in its clone.
-  // `one_shot`: see EngineOptions::one_shot (implies no prepared namespaces).
+  // `one_shot`: see EngineOptions::one_shot (replaces prepared_namespaces).
   // `init_path`: chrono-sandbox-init (empty: beside the running executable).
   static absl::StatusOr<std::unique_ptr<NativeBackend>> Create(size_t prepared_namespaces = 4,
                                                                bool one_shot = false,

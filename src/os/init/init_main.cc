@@ -14,7 +14,7 @@ using aevatar::os::ChildFailure;
 using aevatar::os::ChildStep;
 
 [[noreturn]] void FailWithoutPlan(int err) {
-  ChildFailure failure{ChildStep::kHandoff, err, 0};
+  ChildFailure failure{ChildStep::kPlan, err, 0};
   (void)::write(aevatar::os::kInitErrorFd, &failure, sizeof(failure));
   ::_exit(127);
 }
