@@ -5,7 +5,7 @@
 
 namespace aevatar::os {
 
-// SeccompProgram::BuildSandboxPolicy() as compiled at build time (by
+// BuildSandboxSeccompPolicy() (seccomp_policy.h) as compiled at build time (by
 // seccomp_policy_gen, on the build machine's libseccomp and kernel), so a
 // process does not compile it at every start: a one-shot `chrono-sandbox
 // run` spent ~0.13 ms of its ~4 ms there. A kernel too old for an action the

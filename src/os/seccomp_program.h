@@ -6,24 +6,14 @@
 #include <utility>
 #include <vector>
 
-#include "absl/status/statusor.h"
-
 namespace aevatar::os {
 
-// A compiled seccomp-bpf program, built once in the parent and loaded in each
-// sandboxed child with prctl(PR_SET_SECCOMP). Immutable and thread-safe.
+// A compiled seccomp-bpf program, loaded in each sandboxed child with
+// prctl(PR_SET_SECCOMP). Immutable and thread-safe. The sandbox's own policy
+// is compiled at build time (seccomp_policy.h, precompiled_seccomp_policy.h).
 class SeccompProgram {
  public:
-  // Builds the sandbox policy: everything a runtime needs is allowed; the
-  // kernel attack surface a one-shot program has no business with fails with
-  // EPERM: mounts, ptrace, bpf, perf_event_open, the keyctl family, kexec and
-  // modules, namespaces (unshare, setns, clone with CLONE_NEW*), userfaultfd,
-  // io_uring, open_by_handle_at, clock and time setting, swap, reboot, and
-  // similar. clone3 gets ENOSYS so libc falls back to clone, whose flags the
-  // filter can inspect. Foreign architectures (x32, i386) kill the process.
-  static absl::StatusOr<SeccompProgram> BuildSandboxPolicy();
-
-  // Wraps an already compiled program (see PrecompiledSandboxPolicy).
+  // Wraps an already compiled program.
   static SeccompProgram FromFilters(std::vector<sock_filter> filters) {
     return SeccompProgram(std::move(filters));
   }

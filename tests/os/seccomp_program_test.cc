@@ -1,5 +1,3 @@
-#include "os/seccomp_program.h"
-
 #include <errno.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -11,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "os/precompiled_seccomp_policy.h"
+#include "os/seccomp_policy.h"
 
 namespace aevatar::os {
 namespace {
@@ -31,13 +30,13 @@ int ErrnoUnderPolicy(const SeccompProgram& program, long (*probe)()) {
 }
 
 TEST(SeccompProgram, BuildsANonEmptyProgram) {
-  auto program = SeccompProgram::BuildSandboxPolicy();
+  auto program = BuildSandboxSeccompPolicy();
   ASSERT_TRUE(program.ok()) << program.status();
   EXPECT_GT(program->program()->len, 10);
 }
 
 TEST(SeccompProgram, DeniesKernelSurfaceWithEperm) {
-  auto program = SeccompProgram::BuildSandboxPolicy();
+  auto program = BuildSandboxSeccompPolicy();
   ASSERT_TRUE(program.ok());
   EXPECT_EQ(
       ErrnoUnderPolicy(*program, [] { return long{mount("none", "/mnt", "tmpfs", 0, nullptr)}; }),
@@ -51,7 +50,7 @@ TEST(SeccompProgram, DeniesKernelSurfaceWithEperm) {
 }
 
 TEST(SeccompProgram, DeniesCloneWithNamespaceFlagsButAllowsPlainFork) {
-  auto program = SeccompProgram::BuildSandboxPolicy();
+  auto program = BuildSandboxSeccompPolicy();
   ASSERT_TRUE(program.ok());
   EXPECT_EQ(ErrnoUnderPolicy(*program,
                              [] { return syscall(SYS_clone, CLONE_NEWNET | SIGCHLD, 0, 0, 0, 0); }),
@@ -68,7 +67,7 @@ TEST(SeccompProgram, DeniesCloneWithNamespaceFlagsButAllowsPlainFork) {
 }
 
 TEST(SeccompProgram, AllowsOrdinarySyscalls) {
-  auto program = SeccompProgram::BuildSandboxPolicy();
+  auto program = BuildSandboxSeccompPolicy();
   ASSERT_TRUE(program.ok());
   EXPECT_EQ(ErrnoUnderPolicy(*program, [] { return long{getpid() > 0 ? 0 : -1}; }), 0);
 }
@@ -76,7 +75,7 @@ TEST(SeccompProgram, AllowsOrdinarySyscalls) {
 // The engine loads the build-time copy; it must be the policy above, byte
 // for byte (a stale copy would silently weaken or break every run).
 TEST(SeccompProgram, PrecompiledPolicyIsTheBuiltOne) {
-  auto built = SeccompProgram::BuildSandboxPolicy();
+  auto built = BuildSandboxSeccompPolicy();
   ASSERT_TRUE(built.ok());
   const SeccompProgram precompiled = PrecompiledSandboxPolicy();
   ASSERT_EQ(precompiled.filters().size(), built->filters().size());
