@@ -1,13 +1,13 @@
 #include "chrono/credential_sealer.h"
 
 #include "base/crypto.h"
-#include "base/key_file.h"
 #include "nlohmann/json.hpp"
+#include "os/atomic_file.h"
 
 namespace aevatar::chrono {
 
 absl::StatusOr<CredentialSealer> CredentialSealer::LoadOrCreate(const std::string& state_dir) {
-  auto key = base::LoadOrCreateKeyFile(state_dir + "/at-rest.key", 32);
+  auto key = os::LoadOrCreateKeyFile(state_dir + "/at-rest.key", 32);
   if (!key.ok()) return key.status();
   return CredentialSealer(std::move(*key));
 }

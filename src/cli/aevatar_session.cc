@@ -1,12 +1,10 @@
 #include "cli/aevatar_session.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+
+#include "os/atomic_file.h"
 
 namespace aevatar::cli {
 namespace {
@@ -25,15 +23,9 @@ std::string SessionPath() { return ConfigDir() + "/session.json"; }
 
 absl::Status SaveSession(const AevatarSession& session) {
   const std::string dir = ConfigDir();
-  std::string parent = dir.substr(0, dir.rfind('/'));
-  ::mkdir(parent.c_str(), 0700);
-  ::mkdir(dir.c_str(), 0700);
+  if (absl::Status st = os::MakeDirectories(dir, 0700); !st.ok()) return st;
   const std::string text = nlohmann::json{{"url", session.url}, {"token", session.token}}.dump();
-  int fd = ::open(SessionPath().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return absl::InternalError("cannot write " + SessionPath());
-  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ::close(fd);
-  return ok ? absl::OkStatus() : absl::InternalError("cannot write " + SessionPath());
+  return os::WriteFileAtomically(SessionPath(), text, 0600);
 }
 
 absl::StatusOr<AevatarSession> LoadSession(const std::string& url_override) {

@@ -1,17 +1,15 @@
 #include "cli/embedded_stack.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <fstream>
 #include <sstream>
 
-#include "aevatar/service.h"
+#include "absl/strings/str_cat.h"
+#include "aevatar/api/service.h"
 #include "base/crypto.h"
 #include "chrono/service.h"
 #include "nlohmann/json.hpp"
-#include "nyxid/service.h"
+#include "nyxid/api/service.h"
+#include "os/atomic_file.h"
 
 namespace aevatar::cli {
 namespace {
@@ -19,15 +17,6 @@ namespace {
 constexpr char kChronoCatalogId[] = "chrono-sandbox";
 
 std::string Url(uint16_t port) { return "http://127.0.0.1:" + std::to_string(port); }
-
-absl::Status WritePrivateFile(const std::string& path, const std::string& text) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return absl::InternalError("cannot write " + path);
-  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-            ::fsync(fd) == 0;
-  ::close(fd);
-  return ok ? absl::OkStatus() : absl::InternalError("cannot write " + path);
-}
 
 std::string NewPassword() { return base::Base64UrlEncode(base::RandomBytes(18)); }
 
@@ -80,10 +69,12 @@ absl::StatusOr<nlohmann::json> LoadOrCreateCredentials(const EmbeddedStackOption
   };
   auto yaml = BootstrapYaml(credentials);
   if (!yaml.ok()) return yaml.status();
-  if (absl::Status st = WritePrivateFile(options.state_dir + "/bootstrap.yaml", *yaml); !st.ok()) {
+  if (absl::Status st = os::WriteFileAtomically(options.state_dir + "/bootstrap.yaml", *yaml, 0600);
+      !st.ok()) {
     return st;
   }
-  if (absl::Status st = WritePrivateFile(path, credentials.dump(2) + "\n"); !st.ok()) return st;
+  if (absl::Status st = os::WriteFileAtomically(path, credentials.dump(2) + "\n", 0600); !st.ok())
+    return st;
   return credentials;
 }
 
@@ -100,8 +91,9 @@ class Stack : public EmbeddedStack {
   }
 
   absl::Status Init(const EmbeddedStackOptions& options) {
-    if (::mkdir(options.state_dir.c_str(), 0700) != 0 && errno != EEXIST) {
-      return absl::InvalidArgumentError("cannot create the state directory " + options.state_dir);
+    if (absl::Status st = os::MakeDirectories(options.state_dir, 0700); !st.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot create the state directory: ", st.message()));
     }
     info_.credentials_file = options.state_dir + "/credentials.json";
     auto credentials = LoadOrCreateCredentials(options, info_.credentials_file, info_.first_start);

@@ -1,9 +1,5 @@
 #include "cli/nyxid_cli_session.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +8,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "os/atomic_file.h"
 
 namespace aevatar::cli {
 namespace {
@@ -38,19 +35,6 @@ std::optional<nlohmann::json> LoadSession() {
   return doc;
 }
 
-absl::Status MakeDirs(const std::string& path) {
-  std::string partial;
-  for (size_t i = 0; i <= path.size(); ++i) {
-    if (i == path.size() || (path[i] == '/' && i > 0)) {
-      partial = path.substr(0, i);
-      if (::mkdir(partial.c_str(), 0700) != 0 && errno != EEXIST) {
-        return absl::UnavailableError(absl::StrCat("mkdir ", partial, ": ", std::strerror(errno)));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 std::string NyxidConfigDir() {
@@ -62,26 +46,12 @@ std::string NyxidConfigDir() {
 absl::Status SaveNyxidLogin(const std::string& url, const std::string& access_token,
                             int64_t expires_at_unix) {
   const std::string dir = NyxidConfigDir();
-  if (absl::Status st = MakeDirs(dir); !st.ok()) return st;
-  ::chmod(dir.c_str(), 0700);
-  const std::string path = dir + "/" + kSessionFile;
-  const std::string temp = path + ".tmp";
+  if (absl::Status st = os::MakeDirectories(dir, 0700); !st.ok()) return st;
   const std::string text =
       nlohmann::json{{"url", url}, {"access_token", access_token}, {"expires_at", expires_at_unix}}
           .dump() +
       "\n";
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0)
-    return absl::UnavailableError(absl::StrCat("open ", temp, ": ", std::strerror(errno)));
-  ::fchmod(fd, 0600);
-  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ok = ::fsync(fd) == 0 && ok;
-  ok = ::close(fd) == 0 && ok;
-  if (!ok || ::rename(temp.c_str(), path.c_str()) != 0) {
-    ::unlink(temp.c_str());
-    return absl::UnavailableError(absl::StrCat("cannot write ", path));
-  }
-  return absl::OkStatus();
+  return os::WriteFileAtomically(dir + "/" + kSessionFile, text, 0600);
 }
 
 absl::StatusOr<std::string> ResolveNyxidUrl(const NyxidGlobalOptions& options) {
