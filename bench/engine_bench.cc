@@ -380,9 +380,10 @@ void PrintSummary(const CapturingReporter& reporter, const std::string& load_bef
   const std::vector<double> direct_idle = Collect("direct_idle", 1);
   const std::vector<double> engine_idle = Collect("engine_idle", 1);
   if (!direct_idle.empty() && !engine_idle.empty()) {
-    std::printf("engine overhead, after 50 ms idle, vs direct bash after the same idle: %+8.3f ms "
-                "median\n",
-                Percentile(engine_idle, 0.5) - Percentile(direct_idle, 0.5));
+    std::printf(
+        "engine overhead, after 50 ms idle, vs direct bash after the same idle: %+8.3f ms "
+        "median\n",
+        Percentile(engine_idle, 0.5) - Percentile(direct_idle, 0.5));
   }
   const std::vector<double> large = Collect("engine_large_caller", 1);
   if (!large.empty() && p50[1][1] > 0) {

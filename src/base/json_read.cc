@@ -1,7 +1,6 @@
 #include "base/json_read.h"
 
 #include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
 
 namespace aevatar::base {
 namespace {
@@ -17,10 +16,11 @@ const json* Member(const json& object, std::string_view key) {
 }
 
 absl::Status Missing(std::string_view key, std::string_view type) {
-  return absl::InvalidArgumentError(absl::StrCat("field '", key, "' (", type, ") is missing"));
+  return absl::InvalidArgumentError("field '" + std::string(key) + "' (" + std::string(type) +
+                                    ") is missing");
 }
 absl::Status WrongType(std::string_view key, std::string_view type) {
-  return absl::InvalidArgumentError(absl::StrCat("field '", key, "' is not ", type));
+  return absl::InvalidArgumentError("field '" + std::string(key) + "' is not " + std::string(type));
 }
 absl::Status NotAnObject() { return absl::InvalidArgumentError("the document is not an object"); }
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "aevatar/service.h"
+#include "aevatar/api/service.h"
 
 namespace CLI {
 class App;

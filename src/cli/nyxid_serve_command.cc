@@ -5,7 +5,7 @@
 #include "base/log.h"
 #include "cli/nyxid_commands.h"
 #include "cli/wait_for_signal.h"
-#include "nyxid/service.h"
+#include "nyxid/api/service.h"
 
 namespace aevatar::cli {
 namespace {

@@ -1,0 +1,107 @@
+#include "aevatar/admission/ingress_auth.h"
+
+#include "absl/strings/match.h"
+#include "base/api_error.h"
+#include "base/clock.h"
+#include "base/crypto.h"
+
+namespace aevatar::orchestrator {
+namespace {
+
+constexpr char kAgentKeyPrefix[] = "nyxid_ag_";
+constexpr char kAccountRead[] = "account:read";
+constexpr char kDelegationHeader[] = "X-NyxID-Delegation-Token";
+
+absl::Status Unauthenticated(const char* code, const char* detail) {
+  return base::ApiError(absl::StatusCode::kUnauthenticated, code, detail, 401);
+}
+
+}  // namespace
+
+std::string_view CredentialKindName(CredentialKind kind) {
+  switch (kind) {
+    case CredentialKind::kHumanBearer:
+      return "HumanBearer";
+    case CredentialKind::kAgentKey:
+      return "AgentKey";
+    case CredentialKind::kProxyDelegation:
+      return "ProxyDelegation";
+  }
+  return "Unknown";
+}
+
+IngressAuth::IngressAuth(const NyxidClient* nyxid, base::KeyLookup keys, std::string audience,
+                         std::chrono::seconds agent_key_cache)
+    : nyxid_(nyxid),
+      keys_(std::move(keys)),
+      audience_(std::move(audience)),
+      agent_key_cache_(agent_key_cache) {}
+
+absl::StatusOr<Caller> IngressAuth::Authenticate(const http::Request& request) {
+  if (auto delegation = request.headers.Get(kDelegationHeader);
+      delegation && !delegation->empty()) {
+    return VerifyJwt(*delegation, /*from_delegation_header=*/true);
+  }
+  const std::string bearer = http::BearerToken(request).value_or("");
+  if (bearer.empty()) {
+    return Unauthenticated("CREDENTIAL_MISSING", "an Authorization: Bearer credential is required");
+  }
+  if (absl::StartsWith(bearer, kAgentKeyPrefix)) return IntrospectAgentKey(bearer);
+  return VerifyJwt(bearer, /*from_delegation_header=*/false);
+}
+
+absl::StatusOr<Caller> IngressAuth::VerifyJwt(const std::string& token,
+                                              bool from_delegation_header) {
+  auto verified = base::VerifyJws(token, keys_);
+  if (!verified.ok()) return verified.status();
+  const nlohmann::json& claims = verified->claims;
+  const std::string kind = claims.value("token_kind", "");
+  base::ClaimRequirements requirements;
+  requirements.now_unix = base::NowUnixSecs();
+  requirements.required_scopes = {kAccountRead};
+  Caller caller;
+  if (kind == "access" && !from_delegation_header) {
+    requirements.token_kind = "access";
+    requirements.audience = "nyxid";
+    caller.kind = CredentialKind::kHumanBearer;
+    caller.write_authority = true;
+  } else if (kind == "delegation") {
+    requirements.token_kind = "delegation";
+    requirements.audience = audience_;
+    caller.kind = CredentialKind::kProxyDelegation;
+  } else {
+    return Unauthenticated("TOKEN_KIND_MISMATCH", "this credential kind is not accepted here");
+  }
+  if (absl::Status st = base::VerifyClaims(claims, requirements); !st.ok()) return st;
+  caller.user_id = claims.value("sub", "");
+  if (caller.user_id.empty()) return Unauthenticated("TOKEN_MALFORMED", "the token has no subject");
+  caller.credential = token;
+  return caller;
+}
+
+absl::StatusOr<Caller> IngressAuth::IntrospectAgentKey(const std::string& key) {
+  const std::string digest = base::Sha256Hex(key);
+  const auto now = std::chrono::steady_clock::now();
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = agent_keys_.find(digest); it != agent_keys_.end() && it->second.until > now) {
+      return Caller{CredentialKind::kAgentKey, it->second.user_id, key, false};
+    }
+  }
+  NyxidReply reply = nyxid_->Introspect(key);
+  if (reply.status == 0 || reply.status >= 500) {
+    return base::ApiError(absl::StatusCode::kUnavailable, "NYXID_UNAVAILABLE",
+                          "NyxID could not verify the credential; retry later", 503);
+  }
+  if (reply.status != 200 || !reply.body.is_object() || !reply.body.value("active", false) ||
+      reply.body.value("kind", "") != "AgentKey" || reply.body.value("sub", "").empty()) {
+    return Unauthenticated("AGENT_KEY_INACTIVE", "the Agent Key is unknown or revoked");
+  }
+  Caller caller{CredentialKind::kAgentKey, reply.body.value("sub", ""), key, false};
+  std::lock_guard lock(mu_);
+  if (agent_keys_.size() > 10000) agent_keys_.clear();  // bound the cache
+  agent_keys_[digest] = {caller.user_id, now + agent_key_cache_};
+  return caller;
+}
+
+}  // namespace aevatar::orchestrator

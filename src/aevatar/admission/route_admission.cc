@@ -1,0 +1,148 @@
+#include "aevatar/admission/route_admission.h"
+
+#include "absl/strings/cord.h"
+#include "aevatar/clients/nyxid_route_writer.h"
+#include "aevatar/routes/route_convergence.h"
+#include "base/api_error.h"
+#include "base/log.h"
+
+namespace aevatar::orchestrator {
+namespace {
+
+constexpr char kRemediationUrl[] = "type.aevatar/remediation";
+
+absl::Status ResolutionError(const RouteResolution& resolution) {
+  const std::string code(ResolutionCode(resolution.outcome));
+  std::string detail;
+  absl::StatusCode status = absl::StatusCode::kFailedPrecondition;
+  switch (resolution.outcome) {
+    case ResolutionOutcome::kMissing:
+      detail = "no catalog-backed chrono-sandbox route is visible to the caller";
+      break;
+    case ResolutionOutcome::kAccessDenied:
+      detail = "a chrono-sandbox route exists but the caller may not use it";
+      status = absl::StatusCode::kPermissionDenied;
+      break;
+    case ResolutionOutcome::kInactive:
+      detail = "the caller's chrono-sandbox route is inactive";
+      break;
+    case ResolutionOutcome::kPolicyMismatch:
+      detail = "the chrono-sandbox route does not satisfy the credential contract: " +
+               resolution.gaps.Describe();
+      break;
+    case ResolutionOutcome::kAmbiguous:
+      detail = "more than one chrono-sandbox route is eligible; exactly one is required";
+      break;
+    case ResolutionOutcome::kReady:
+      break;
+  }
+  return WithRemediation(base::ApiError(status, code, detail), resolution.remediation);
+}
+
+void LogRejection(const std::string& diagnostic_id, const std::string& category,
+                  const CandidateCounts& counts) {
+  base::Log(base::LogLevel::kWarn, "code_execute.route_rejected", diagnostic_id,
+            {{"diagnostic_id", diagnostic_id},
+             {"category", category},
+             {"canonical", counts.canonical},
+             {"accessible", counts.accessible},
+             {"active", counts.active},
+             {"eligible", counts.eligible}});
+}
+
+absl::Status ConvergenceError(const ConvergenceResult& result) {
+  if (result.outcome == ConvergenceOutcome::kRepairUnverified) {
+    return WithRemediation(base::ApiError(absl::StatusCode::kUnavailable, result.code,
+                                          "the route repair could not be verified", 503),
+                           result.remediation);
+  }
+  return WithRemediation(
+      base::ApiError(
+          absl::StatusCode::kPermissionDenied, result.code,
+          result.outcome == ConvergenceOutcome::kRepairRejected
+              ? "NyxID rejected the route repair"
+              : "the route misses the credential contract and the caller may not change it"),
+      result.remediation);
+}
+
+absl::StatusOr<RouteResolution> Resolve(const NyxidClient& nyxid, const Caller& caller,
+                                        const std::string& chrono_catalog_id) {
+  auto facts = ReadCallerFacts(nyxid, caller.credential);
+  if (!facts.ok()) return facts.status();
+  auto inventory = ReadInventory(nyxid, caller.credential);
+  if (!inventory.ok()) return inventory.status();
+  return ResolveCodeExecutionRoute(*inventory, *facts, chrono_catalog_id);
+}
+
+}  // namespace
+
+absl::Status WithRemediation(absl::Status status, const std::string& remediation) {
+  if (!remediation.empty()) status.SetPayload(kRemediationUrl, absl::Cord(remediation));
+  return status;
+}
+
+std::string RemediationOf(const absl::Status& status) {
+  auto payload = status.GetPayload(kRemediationUrl);
+  return payload ? std::string(*payload) : "";
+}
+
+absl::StatusOr<AdmittedRoute> AdmitCodeExecutionRoute(const NyxidClient& nyxid,
+                                                      const Caller& caller,
+                                                      const std::string& chrono_catalog_id,
+                                                      bool fresh_admission,
+                                                      const std::string& diagnostic_id) {
+  if (fresh_admission && caller.write_authority) {
+    auto facts = ReadCallerFacts(nyxid, caller.credential);
+    if (!facts.ok()) return facts.status();
+    NyxidRouteWriter writer(&nyxid, caller.credential);
+    ConvergenceResult converged =
+        ConvergeCodeExecutionRoute(writer, *facts, /*has_write_authority=*/true, chrono_catalog_id);
+    if (!converged.code.empty()) {
+      base::Log(base::LogLevel::kWarn, "code_execute.route_repair", diagnostic_id,
+                {{"diagnostic_id", diagnostic_id},
+                 {"category", converged.code},
+                 {"writes", converged.writes}});
+      return ConvergenceError(converged);
+    }
+  }
+  auto resolution = Resolve(nyxid, caller, chrono_catalog_id);
+  if (!resolution.ok()) return resolution.status();
+  if (resolution->outcome != ResolutionOutcome::kReady) {
+    LogRejection(diagnostic_id, std::string(ResolutionCode(resolution->outcome)),
+                 resolution->counts);
+    return ResolutionError(*resolution);
+  }
+  const RouteFacts& route = *resolution->route;
+  return AdmittedRoute{route.id, route.slug, route.catalog_service_id.value_or("")};
+}
+
+absl::StatusOr<nlohmann::json> CodeExecuteReadiness(const NyxidClient& nyxid, const Caller& caller,
+                                                    const std::string& chrono_catalog_id,
+                                                    const std::string& diagnostic_id) {
+  auto resolution = Resolve(nyxid, caller, chrono_catalog_id);
+  if (!resolution.ok()) return resolution.status();
+  const CandidateCounts& counts = resolution->counts;
+  const bool ready = resolution->outcome == ResolutionOutcome::kReady;
+  if (!ready) {
+    LogRejection(diagnostic_id, std::string(ResolutionCode(resolution->outcome)), counts);
+  }
+  nlohmann::json out = {
+      {"capability", "code_execute"},
+      {"capability_class", "PlatformBuiltIn"},
+      {"ready", ready},
+      {"code", ResolutionCode(resolution->outcome)},
+      {"candidates",
+       {{"canonical", counts.canonical},
+        {"accessible", counts.accessible},
+        {"active", counts.active},
+        {"eligible", counts.eligible}}},
+      {"diagnostic_id", diagnostic_id},
+  };
+  if (!ready) out["remediation"] = resolution->remediation;
+  if (resolution->outcome == ResolutionOutcome::kPolicyMismatch) {
+    out["unsatisfied"] = resolution->gaps.Describe();
+  }
+  return out;
+}
+
+}  // namespace aevatar::orchestrator

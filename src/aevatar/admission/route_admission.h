@@ -1,0 +1,51 @@
+#ifndef AEVATAR_AEVATAR_ADMISSION_ROUTE_ADMISSION_H_
+#define AEVATAR_AEVATAR_ADMISSION_ROUTE_ADMISSION_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "aevatar/admission/ingress_auth.h"
+#include "aevatar/clients/nyxid_client.h"
+#include "aevatar/routes/route_resolution.h"
+#include "nlohmann/json.hpp"
+
+namespace aevatar::orchestrator {
+
+// The exact chrono-sandbox route a code_execute call was admitted on.
+struct AdmittedRoute {
+  std::string user_service_id;  // goes to _nyxid_via; never logged
+  std::string slug;             // the proxy path segment
+  std::string catalog_service_id;
+};
+
+// Attaches a one-sentence remediation to a typed error (read back by
+// RemediationOf and rendered in the problem body).
+absl::Status WithRemediation(absl::Status status, const std::string& remediation);
+std::string RemediationOf(const absl::Status& status);
+
+// Admits code_execute for `caller` on exactly one route (fail closed):
+//  1. on a fresh admission by a caller with write authority, converges the
+//     route first (route_convergence.h): a rejected or unverified repair, or
+//     a mismatch the caller may not fix, is a typed error;
+//  2. reads the caller's identity and inventory from NyxID and resolves the
+//     route (route_resolution.h); anything but exactly one eligible route is
+//     a typed CODE_EXECUTION_ROUTE_* error.
+// Every rejection logs one line holding only `diagnostic_id`, the category
+// and the candidate counts. Readiness passes fresh_admission = false, so it
+// never writes.
+absl::StatusOr<AdmittedRoute> AdmitCodeExecutionRoute(const NyxidClient& nyxid,
+                                                      const Caller& caller,
+                                                      const std::string& chrono_catalog_id,
+                                                      bool fresh_admission,
+                                                      const std::string& diagnostic_id);
+
+// GET /api/capabilities/code_execute/readiness: the same resolution, read-only.
+// {"capability": "code_execute", "ready": bool, "code": …, "remediation": …,
+//  "candidates": {canonical, accessible, active, eligible}, "diagnostic_id": …}
+absl::StatusOr<nlohmann::json> CodeExecuteReadiness(const NyxidClient& nyxid, const Caller& caller,
+                                                    const std::string& chrono_catalog_id,
+                                                    const std::string& diagnostic_id);
+
+}  // namespace aevatar::orchestrator
+
+#endif  // AEVATAR_AEVATAR_ADMISSION_ROUTE_ADMISSION_H_

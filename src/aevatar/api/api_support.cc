@@ -1,0 +1,61 @@
+#include "aevatar/api/api_support.h"
+
+#include <chrono>
+
+#include "aevatar/admission/route_admission.h"
+#include "base/api_error.h"
+#include "base/log.h"
+#include "http/problem.h"
+
+namespace aevatar::orchestrator {
+
+RequestNote::RequestNote() : diagnostic_id(http::NewDiagnosticId()) {}
+
+http::Response Json(int status, const nlohmann::json& body) {
+  return http::JsonResponse(status,
+                            body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+http::Response Problem(const absl::Status& status, RequestNote& note) {
+  note.code = base::ApiCode(status);
+  http::Response response = http::ProblemResponse(status, note.diagnostic_id);
+  if (std::string remediation = RemediationOf(status); !remediation.empty()) {
+    nlohmann::json body = nlohmann::json::parse(response.body, nullptr, false);
+    if (body.is_object()) {
+      body["remediation"] = remediation;
+      response.body = body.dump();
+    }
+  }
+  return response;
+}
+
+absl::StatusOr<Caller> Authenticated(const HttpApiDeps& deps, const http::Request& request,
+                                     RequestNote& note) {
+  auto caller = deps.auth->Authenticate(request);
+  if (caller.ok()) note.credential_kind = std::string(CredentialKindName(caller->kind));
+  return caller;
+}
+
+http::Handler Logged(std::shared_ptr<const HttpApiDeps> deps, std::string route,
+                     RouteHandler handler) {
+  using Clock = std::chrono::steady_clock;
+  return [deps, route = std::move(route), handler](http::Request& request) {
+    const Clock::time_point start = Clock::now();
+    RequestNote note;
+    http::Response response = handler(*deps, request, note);
+    nlohmann::json fields = {
+        {"route", route},
+        {"status", response.status},
+        {"ms", std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count()},
+    };
+    if (!note.credential_kind.empty()) fields["credential_kind"] = note.credential_kind;
+    if (!note.code.empty()) {
+      fields["code"] = note.code;
+      fields["diagnostic_id"] = note.diagnostic_id;
+    }
+    base::Log(base::LogLevel::kInfo, "http.request", note.diagnostic_id, fields);
+    return response;
+  };
+}
+
+}  // namespace aevatar::orchestrator

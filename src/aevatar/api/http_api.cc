@@ -1,0 +1,80 @@
+#include "aevatar/api/http_api.h"
+
+#include <chrono>
+
+#include "aevatar/admission/route_admission.h"
+#include "aevatar/admission/tool_catalog.h"
+#include "aevatar/api/api_support.h"
+#include "aevatar/tools/code_execute.h"
+#include "base/api_error.h"
+#include "base/log.h"
+#include "http/problem.h"
+
+namespace aevatar::orchestrator {
+namespace {
+
+http::Response HandleTools(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
+  auto caller = Authenticated(deps, request, note);
+  if (!caller.ok()) return Problem(caller.status(), note);
+  return Json(200, ToolCatalogJson());
+}
+
+http::Response HandleCodeExecute(const HttpApiDeps& deps, http::Request& request,
+                                 RequestNote& note) {
+  auto caller = Authenticated(deps, request, note);
+  if (!caller.ok()) return Problem(caller.status(), note);
+  // Validation happens before any network call.
+  auto args = ParseCodeExecuteArgs(request.body);
+  if (!args.ok()) return Problem(args.status(), note);
+  auto result =
+      ExecuteInteractive(*deps.nyxid, *caller, *args, deps.chrono_catalog_id, note.diagnostic_id);
+  if (!result.ok()) return Problem(result.status(), note);
+  return Json(200, *result);
+}
+
+http::Response HandleReadiness(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
+  auto caller = Authenticated(deps, request, note);
+  if (!caller.ok()) return Problem(caller.status(), note);
+  auto readiness =
+      CodeExecuteReadiness(*deps.nyxid, *caller, deps.chrono_catalog_id, note.diagnostic_id);
+  if (!readiness.ok()) return Problem(readiness.status(), note);
+  return Json(200, *readiness);
+}
+
+// Public: where clients log in (NyxID issues aevatar's credentials).
+http::Response HandleInfo(const HttpApiDeps& deps, http::Request&, RequestNote&) {
+  return Json(200, {{"service", "aevatar"}, {"nyxid_url", deps.nyxid->base_url()}});
+}
+
+http::Response HandleHealth(const HttpApiDeps&, http::Request&, RequestNote&) {
+  return Json(200, {{"status", "ok"}});
+}
+
+http::Response HandleReady(const HttpApiDeps& deps, http::Request&, RequestNote& note) {
+  if (!deps.nyxid->FetchJwks().ok()) {
+    return Problem(
+        base::ApiError(absl::StatusCode::kUnavailable, "NOT_READY", "NyxID is unreachable", 503),
+        note);
+  }
+  return Json(200, {{"status", "ready"}});
+}
+
+}  // namespace
+
+std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
+  auto shared = std::make_shared<const HttpApiDeps>(deps);
+  auto router = std::make_unique<http::Router>();
+  auto add = [&](const char* method, const char* route, RouteHandler handler) {
+    router->Add(method, route, Logged(shared, route, handler));
+  };
+  if (deps.workflows != nullptr) AddWorkflowRoutes(add);
+  add("GET", "/api/tools", HandleTools);
+  add("POST", "/api/tools/code_execute", HandleCodeExecute);
+  add("GET", "/api/capabilities/code_execute/readiness", HandleReadiness);
+  add("GET", "/api/info", HandleInfo);
+  add("GET", "/healthz", HandleHealth);
+  add("GET", "/readyz", HandleReady);
+  return router;
+}
+
+}  // namespace aevatar::orchestrator

@@ -1,0 +1,43 @@
+#ifndef AEVATAR_AEVATAR_API_HTTP_API_H_
+#define AEVATAR_AEVATAR_API_HTTP_API_H_
+
+#include <memory>
+#include <string>
+
+#include "aevatar/admission/ingress_auth.h"
+#include "aevatar/clients/nyxid_client.h"
+#include "http/router.h"
+
+namespace aevatar::orchestrator {
+
+class WorkflowRuntime;
+class WorkflowStore;
+class AuditLog;
+
+struct HttpApiDeps {
+  const NyxidClient* nyxid;
+  IngressAuth* auth;
+  std::string chrono_catalog_id;
+  // Workflows; the routes are left out when these are null.
+  WorkflowStore* workflows = nullptr;
+  WorkflowRuntime* runtime = nullptr;
+  AuditLog* audit = nullptr;
+};
+
+// Aevatar's HTTP API:
+//   GET  /api/tools                               tool schemas and selection rules
+//   POST /api/tools/code_execute                  interactive execution
+//   GET  /api/capabilities/code_execute/readiness read-only route readiness
+//   workflows: POST /api/workflows, POST /api/workflows/{id}/bind,
+//     POST /api/workflow-runs, GET /api/workflow-runs/{id}[/events],
+//     POST /api/workflow-runs/{id}/stop, GET /api/audit?run_id= (workflow_api.cc)
+//   GET  /api/info                                public: the NyxID URL to log in at
+//   GET  /healthz, /readyz
+// Errors are problem+json with a typed code, a diagnostic id and, for route
+// problems, a remediation. One log line per request, never with payloads,
+// credentials or route ids.
+std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps);
+
+}  // namespace aevatar::orchestrator
+
+#endif  // AEVATAR_AEVATAR_API_HTTP_API_H_

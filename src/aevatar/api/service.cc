@@ -1,0 +1,109 @@
+#include "aevatar/api/service.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "aevatar/admission/ingress_auth.h"
+#include "aevatar/api/http_api.h"
+#include "aevatar/audit/audit_log.h"
+#include "aevatar/audit/sqlite_audit_log.h"
+#include "aevatar/clients/executions_transport.h"
+#include "aevatar/clients/nyxid_client.h"
+#include "aevatar/runtime/workflow_runtime.h"
+#include "aevatar/runtime/workflow_store.h"
+#include "base/clock.h"
+#include "base/jws.h"
+#include "base/log.h"
+#include "http/server.h"
+#include "os/atomic_file.h"
+
+namespace aevatar::orchestrator {
+namespace {
+
+class Service : public AevatarService {
+ public:
+  ~Service() override { Stop(); }
+  uint16_t port() const override { return server_->port(); }
+  void Stop() override {
+    if (server_) server_->Stop();
+    if (runtime_) runtime_->Stop();
+  }
+
+  absl::Status Init(const ServiceConfig& config) {
+    auto listen = http::ParseListenAddress(config.listen);
+    if (!listen.ok()) return listen.status();
+    if (config.state_dir.empty()) return absl::InvalidArgumentError("--state-dir is required");
+    if (config.nyxid_url.empty()) return absl::InvalidArgumentError("--nyxid-url is required");
+    if (absl::Status st = os::MakeDirectories(config.state_dir, 0700); !st.ok()) return st;
+    std::string secret = config.introspection_secret;
+    if (!config.introspection_secret_file.empty()) {
+      std::ifstream in(config.introspection_secret_file);
+      if (!in) return absl::InvalidArgumentError("cannot read --introspection-secret-file");
+      std::getline(in, secret);
+    }
+    nyxid_ = std::make_unique<NyxidClient>(config.nyxid_url, secret);
+    jwks_ = std::make_unique<base::JwksCache>([this] { return nyxid_->FetchJwks(); });
+    auth_ = std::make_unique<IngressAuth>(nyxid_.get(), jwks_->AsLookup(), config.audience);
+    if (absl::Status st = StartWorkflows(config); !st.ok()) return st;
+    router_ = BuildHttpApi({nyxid_.get(), auth_.get(), config.chrono_catalog_id, workflows_.get(),
+                            runtime_.get(), audit_.get()});
+    http::ServerOptions options;
+    options.host = listen->first;
+    options.port = listen->second;
+    options.io_threads = config.http_threads;
+    auto server = http::Server::Start(
+        options, [this](http::Request& request) { return router_->Handle(request); });
+    if (!server.ok()) return server.status();
+    server_ = std::move(*server);
+    base::Log(base::LogLevel::kInfo, "aevatar.started", "", {{"port", server_->port()}});
+    return absl::OkStatus();
+  }
+
+ private:
+  // The durable workflow runtime: its store, the audit log and the vault key
+  // live in the state directory; runs resume from there after a restart.
+  absl::Status StartWorkflows(const ServiceConfig& config) {
+    auto store = OpenSqliteWorkflowStore(config.state_dir + "/workflows.db");
+    if (!store.ok()) return store.status();
+    workflows_ = std::move(*store);
+    auto audit = OpenSqliteAuditLog(config.state_dir + "/audit.db");
+    if (!audit.ok()) return audit.status();
+    audit_ = std::move(*audit);
+    auto vault_key = os::LoadOrCreateKeyFile(config.state_dir + "/vault.key", 32);
+    if (!vault_key.ok()) return vault_key.status();
+    WorkflowRuntime::Options options;
+    options.stop_window_ms = config.stop_window_ms;
+    options.vault_key = *vault_key;
+    const NyxidClient* nyxid = nyxid_.get();
+    runtime_ = std::make_unique<WorkflowRuntime>(
+        options, workflows_.get(), audit_.get(),
+        [nyxid](const AdmittedRoute& route, const std::string& credential) {
+          return std::unique_ptr<ExecutionsTransport>(
+              new ProxyExecutionsTransport(nyxid, credential, route.slug, route.user_service_id));
+        },
+        nyxid, base::NowUnixMs);
+    runtime_->Start();
+    return absl::OkStatus();
+  }
+
+  std::unique_ptr<NyxidClient> nyxid_;
+  std::unique_ptr<base::JwksCache> jwks_;
+  std::unique_ptr<IngressAuth> auth_;
+  std::unique_ptr<WorkflowStore> workflows_;
+  std::unique_ptr<AuditLog> audit_;
+  std::unique_ptr<WorkflowRuntime> runtime_;
+  std::unique_ptr<http::Router> router_;
+  std::unique_ptr<http::Server> server_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<AevatarService>> AevatarService::Start(const ServiceConfig& config) {
+  auto service = std::make_unique<Service>();
+  if (absl::Status st = service->Init(config); !st.ok()) return st;
+  return std::unique_ptr<AevatarService>(std::move(service));
+}
+
+}  // namespace aevatar::orchestrator

@@ -1,0 +1,42 @@
+#ifndef AEVATAR_AEVATAR_API_SERVICE_H_
+#define AEVATAR_AEVATAR_API_SERVICE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace aevatar::orchestrator {
+
+// Configuration of `aevatar serve`. Validated once at start-up.
+struct ServiceConfig {
+  std::string listen = "127.0.0.1:8082";  // HOST:PORT; port 0 picks a free one
+  std::string state_dir;                  // required
+  std::string nyxid_url;                  // required: NyxID's public base URL
+  // This service's registered-client secret at NyxID (for Agent Key
+  // introspection); read from `introspection_secret_file` when set.
+  std::string introspection_secret;
+  std::string introspection_secret_file;
+  // The catalog id of the chrono-sandbox service in NyxID.
+  std::string chrono_catalog_id = "chrono-sandbox";
+  // The audience of NyxID delegation tokens minted for aevatar.
+  std::string audience = "aevatar";
+  int http_threads = 2;
+  // The stop-cancellation window of workflow runs (the spec's two minutes;
+  // tests shorten it).
+  int64_t stop_window_ms = 120'000;
+};
+
+// A running orchestrator: HTTP API over NyxID and the executor.
+class AevatarService {
+ public:
+  static absl::StatusOr<std::unique_ptr<AevatarService>> Start(const ServiceConfig& config);
+  virtual ~AevatarService() = default;
+  virtual uint16_t port() const = 0;
+  virtual void Stop() = 0;
+};
+
+}  // namespace aevatar::orchestrator
+
+#endif  // AEVATAR_AEVATAR_API_SERVICE_H_

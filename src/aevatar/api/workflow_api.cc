@@ -1,0 +1,281 @@
+// The workflow routes of aevatar's HTTP API.
+#include <chrono>
+#include <thread>
+
+#include "aevatar/admission/admission_proof.h"
+#include "aevatar/admission/route_admission.h"
+#include "aevatar/api/api_support.h"
+#include "aevatar/audit/audit_log.h"
+#include "aevatar/runtime/run_turns.h"
+#include "aevatar/runtime/workflow_runtime.h"
+#include "aevatar/runtime/workflow_store.h"
+#include "aevatar/workflow/workflow_definition.h"
+#include "aevatar/workflow/workflow_template.h"
+#include "base/api_error.h"
+#include "base/clock.h"
+
+namespace aevatar::orchestrator {
+namespace {
+
+using nlohmann::json;
+
+// Streams of a run's events end at the latest after this long.
+constexpr auto kMaxStream = std::chrono::minutes(30);
+
+absl::StatusOr<json> JsonBody(const http::Request& request) {
+  json body = json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+  if (!body.is_object()) {
+    return base::ApiError(absl::StatusCode::kInvalidArgument, "MALFORMED_JSON",
+                          "the body must be a JSON object");
+  }
+  return body;
+}
+
+// Fresh admission (draft-run, save, bind): converge when the caller may, then
+// resolve the exact route and seal it in a v6 proof.
+absl::StatusOr<json> Admit(const HttpApiDeps& deps, const Caller& caller, RequestNote& note) {
+  auto route = AdmitCodeExecutionRoute(*deps.nyxid, caller, deps.chrono_catalog_id,
+                                       /*fresh_admission=*/true, note.diagnostic_id);
+  if (!route.ok()) return route.status();
+  return MakeAdmissionProof(*route, base::NowUnixMs());
+}
+
+// The proof as callers may see it: no route identity.
+json ProofSummary(const json& proof) {
+  return {{"version", proof.value("version", "")},
+          {"capability", proof.value("capability", "")},
+          {"slug", proof.value("slug", "")},
+          {"catalog_service_id", proof.value("catalog_service_id", "")}};
+}
+
+absl::StatusOr<RunRecord> OwnedRun(const HttpApiDeps& deps, const http::Request& request,
+                                   const Caller& caller) {
+  auto run = deps.workflows->GetRun(request.path_params.at("id"));
+  if (run.ok() && run->owner != caller.user_id) {
+    return base::ApiError(absl::StatusCode::kNotFound, "RUN_NOT_FOUND",
+                          "no such workflow run for this caller");
+  }
+  return run;
+}
+
+json RunReadModel(const RunRecord& run) {
+  const json& state = run.state;
+  json steps = json::array();
+  for (const json& step : state["steps"]) {
+    json view = {{"id", step.value("id", "")},
+                 {"tool", step.value("tool", "")},
+                 {"status", step.value("status", "")}};
+    if (step.contains("outcome_code")) view["outcome_code"] = step["outcome_code"];
+    if (step.contains("output")) {
+      const json& output = step["output"];
+      view["output"] = {{"stdout", output.value("stdout", "")},
+                        {"stderr", output.value("stderr", "")},
+                        {"exit_code", output.value("exit_code", json(nullptr))}};
+    }
+    if (step.contains("expectation_failures")) {
+      view["expectation_failures"] = step["expectation_failures"];
+    }
+    if (step.contains("started_at_ms")) {
+      const int64_t end = step.value("finished_at_ms", base::NowUnixMs());
+      view["elapsed_ms"] = end - step.value("started_at_ms", end);
+    }
+    steps.push_back(view);
+  }
+  json model = {{"run_id", run.run_id}, {"workflow_id", run.workflow_id},
+                {"status", run.phase},  {"done", IsTerminalPhase(run.phase)},
+                {"steps", steps},       {"created_at", base::FormatUtcMillis(run.created_at_ms)}};
+  if (state.contains("outcome_code")) model["outcome_code"] = state["outcome_code"];
+  if (state.contains("finished_at_ms")) {
+    model["finished_at"] = base::FormatUtcMillis(state.value("finished_at_ms", int64_t{0}));
+  }
+  if (state["stop"].is_object()) {
+    model["stop_deadline_unix_ms"] = state["stop"].value("deadline_unix_ms", int64_t{0});
+  }
+  return model;
+}
+
+json EventJson(const RunEvent& event) {
+  return {{"seq", event.seq},
+          {"type", event.type},
+          {"at", base::FormatUtcMillis(event.at_ms)},
+          {"data", event.data}};
+}
+
+// Server-sent events of a run until it ends (or the client leaves).
+http::Response StreamRun(const HttpApiDeps& deps, const std::string& run_id) {
+  http::Response response;
+  response.headers.Set("Content-Type", "text/event-stream");
+  response.headers.Set("Cache-Control", "no-cache");
+  WorkflowStore* store = deps.workflows;
+  response.stream = [store, run_id](const http::ChunkWriter& write) {
+    int64_t after = 0;
+    const auto until = std::chrono::steady_clock::now() + kMaxStream;
+    while (std::chrono::steady_clock::now() < until) {
+      auto events = store->EventsAfter(run_id, after);
+      if (!events.ok()) return;
+      for (const RunEvent& event : *events) {
+        after = event.seq;
+        if (!write("event: " + event.type + "\ndata: " + EventJson(event).dump() + "\n\n")) return;
+      }
+      auto run = store->GetRun(run_id);
+      if (!run.ok()) return;
+      if (IsTerminalPhase(run->phase) && events->empty()) {
+        write("event: run.end\ndata: " + RunReadModel(*run).dump() + "\n\n");
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  };
+  return response;
+}
+
+http::Response HandleSaveWorkflow(const HttpApiDeps& deps, http::Request& request,
+                                  RequestNote& note) {
+  auto caller = Authenticated(deps, request, note);
+  if (!caller.ok()) return Problem(caller.status(), note);
+  auto body = JsonBody(request);
+  if (!body.ok()) return Problem(body.status(), note);
+  auto definition = ParseWorkflowYaml(body->value("workflow_yaml", ""));
+  if (!definition.ok()) return Problem(definition.status(), note);
+  auto proof = Admit(deps, *caller, note);
+  if (!proof.ok()) return Problem(proof.status(), note);
+  SavedWorkflow saved{definition->workflow_id, caller->user_id, WorkflowToJson(*definition),
+                      definition->digest,      *proof,          base::NowUnixMs()};
+  if (auto st = deps.workflows->SaveWorkflow(saved); !st.ok()) return Problem(st, note);
+  return Json(201, {{"workflow_id", saved.workflow_id},
+                    {"digest", saved.digest},
+                    {"admission", ProofSummary(*proof)}});
+}
+
+http::Response HandleBindWorkflow(const HttpApiDeps& deps, http::Request& request,
+                                  RequestNote& note) {
+  auto caller = Authenticated(deps, request, note);
+  if (!caller.ok()) return Problem(caller.status(), note);
+  auto saved = deps.workflows->GetWorkflow(caller->user_id, request.path_params.at("id"));
+  if (!saved.ok()) return Problem(saved.status(), note);
+  auto proof = Admit(deps, *caller, note);
+  if (!proof.ok()) return Problem(proof.status(), note);
+  saved->admission_proof = *proof;
+  if (auto st = deps.workflows->SaveWorkflow(*saved); !st.ok()) return Problem(st, note);
+  return Json(200, {{"workflow_id", saved->workflow_id}, {"admission", ProofSummary(*proof)}});
+}
+
+http::Response HandleStartRun(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
+  auto caller = Authenticated(deps, request, note);
+  if (!caller.ok()) return Problem(caller.status(), note);
+  auto body = JsonBody(request);
+  if (!body.ok()) return Problem(body.status(), note);
+  absl::StatusOr<WorkflowDefinition> definition;
+  json proof;
+  if (body->contains("workflow_yaml")) {  // a draft run: admitted now
+    definition = ParseWorkflowYaml(body->value("workflow_yaml", ""));
+    if (!definition.ok()) return Problem(definition.status(), note);
+    auto admitted = Admit(deps, *caller, note);
+    if (!admitted.ok()) return Problem(admitted.status(), note);
+    proof = *admitted;
+  } else {
+    auto saved = deps.workflows->GetWorkflow(caller->user_id, body->value("workflow_id", ""));
+    if (!saved.ok()) return Problem(saved.status(), note);
+    definition = WorkflowFromJson(saved->definition);
+    if (!definition.ok()) return Problem(definition.status(), note);
+    proof = saved->admission_proof;
+    if (auto sealed = SealedRoute(proof); !sealed.ok()) {
+      // A plan from before v6 carries no proof. Only a source-readable
+      // (human) caller may still run it, on a route resolved now; v5 proofs
+      // and every other caller need a rebind.
+      const bool pre_v6 = !proof.is_object() || !proof.contains("version") ||
+                          proof.value("version", "") == "external-capability-admission.v4";
+      if (!pre_v6 || caller->kind != CredentialKind::kHumanBearer) {
+        if (pre_v6) {
+          return Problem(
+              base::ApiError(absl::StatusCode::kFailedPrecondition, "ADMISSION_PROOF_REQUIRED",
+                             "this caller can run only workflows bound with a v6 "
+                             "admission proof; bind the workflow first"),
+              note);
+        }
+        return Problem(sealed.status(), note);
+      }
+      auto admitted = Admit(deps, *caller, note);
+      if (!admitted.ok()) return Problem(admitted.status(), note);
+      proof = *admitted;
+    }
+  }
+  auto inputs = BindInputs(*definition, body->value("inputs", json::object()));
+  if (!inputs.ok()) return Problem(inputs.status(), note);
+  auto run_id = deps.runtime->StartRun(*caller, *definition, *inputs, proof);
+  if (!run_id.ok()) return Problem(run_id.status(), note);
+  if (body->value("wait", "none") == "stream") return StreamRun(deps, *run_id);
+  return Json(202, {{"run_id", *run_id},
+                    {"status_url", "/api/workflow-runs/" + *run_id},
+                    {"events_url", "/api/workflow-runs/" + *run_id + "/events"}});
+}
+
+http::Response HandleGetRun(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
+  auto caller = Authenticated(deps, request, note);
+  if (!caller.ok()) return Problem(caller.status(), note);
+  auto run = OwnedRun(deps, request, *caller);
+  if (!run.ok()) return Problem(run.status(), note);
+  return Json(200, RunReadModel(*run));
+}
+
+http::Response HandleRunEvents(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
+  auto caller = Authenticated(deps, request, note);
+  if (!caller.ok()) return Problem(caller.status(), note);
+  auto run = OwnedRun(deps, request, *caller);
+  if (!run.ok()) return Problem(run.status(), note);
+  if (request.headers.Get("Accept").value_or("").find("text/event-stream") != std::string::npos) {
+    return StreamRun(deps, run->run_id);
+  }
+  auto events = deps.workflows->EventsAfter(run->run_id, 0);
+  if (!events.ok()) return Problem(events.status(), note);
+  json list = json::array();
+  for (const RunEvent& event : *events) list.push_back(EventJson(event));
+  return Json(200, {{"run_id", run->run_id}, {"events", list}});
+}
+
+http::Response HandleStopRun(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
+  auto caller = Authenticated(deps, request, note);
+  if (!caller.ok()) return Problem(caller.status(), note);
+  auto deadline = deps.runtime->RequestStop(request.path_params.at("id"), caller->user_id);
+  if (!deadline.ok()) return Problem(deadline.status(), note);
+  return Json(202,
+              {{"run_id", request.path_params.at("id")}, {"stop_deadline_unix_ms", *deadline}});
+}
+
+http::Response HandleAudit(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
+  auto caller = Authenticated(deps, request, note);
+  if (!caller.ok()) return Problem(caller.status(), note);
+  request.path_params["id"] = request.QueryParam("run_id").value_or("");
+  auto run = OwnedRun(deps, request, *caller);
+  if (!run.ok()) return Problem(run.status(), note);
+  auto records = deps.audit->ForRun(run->run_id);
+  if (!records.ok()) return Problem(records.status(), note);
+  json list = json::array();
+  for (const AuditRecord& record : *records) {
+    list.push_back({{"record_id", record.record_id},
+                    {"kind", record.kind},
+                    {"run_id", record.run_id},
+                    {"workflow_id", record.workflow_id},
+                    {"step_id", record.step_id},
+                    {"call_id", record.call_id},
+                    {"correlation_id", record.correlation_id},
+                    {"fact", record.fact},
+                    {"content_hash", record.content_hash},
+                    {"recorded_at", base::FormatUtcMillis(record.recorded_at_ms)}});
+  }
+  return Json(200, {{"run_id", run->run_id}, {"records", list}});
+}
+
+}  // namespace
+
+void AddWorkflowRoutes(const AddRoute& add) {
+  add("POST", "/api/workflows", HandleSaveWorkflow);
+  add("POST", "/api/workflows/{id}/bind", HandleBindWorkflow);
+  add("POST", "/api/workflow-runs", HandleStartRun);
+  add("GET", "/api/workflow-runs/{id}", HandleGetRun);
+  add("GET", "/api/workflow-runs/{id}/events", HandleRunEvents);
+  add("POST", "/api/workflow-runs/{id}/stop", HandleStopRun);
+  add("GET", "/api/audit", HandleAudit);
+}
+
+}  // namespace aevatar::orchestrator

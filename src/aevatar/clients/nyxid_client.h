@@ -1,0 +1,62 @@
+#ifndef AEVATAR_AEVATAR_CLIENTS_NYXID_CLIENT_H_
+#define AEVATAR_AEVATAR_CLIENTS_NYXID_CLIENT_H_
+
+#include <chrono>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "http/client.h"
+#include "nlohmann/json.hpp"
+
+namespace aevatar::orchestrator {
+
+// NyxID's answer to one exchange: its status and JSON body (status 0 when
+// the exchange itself failed: connection refused, timeout).
+struct NyxidReply {
+  int status = 0;
+  nlohmann::json body;
+  http::Headers headers;
+  std::string raw_body;
+};
+
+// Aevatar's HTTP client for NyxID. Every call carries the caller's own
+// credential (`bearer`), so NyxID decides what that caller may see and do.
+// Every exchange has a deadline. Thread-safe; holds no credential itself
+// except the registered-client secret used for introspection.
+class NyxidClient {
+ public:
+  NyxidClient(std::string base_url, std::string introspection_secret,
+              std::chrono::milliseconds read_timeout = std::chrono::seconds(15));
+
+  const std::string& base_url() const { return base_url_; }
+
+  NyxidReply GetMe(const std::string& bearer) const;
+  NyxidReply GetKeys(const std::string& bearer) const;
+  NyxidReply PutUserService(const std::string& bearer, const std::string& id,
+                            const nlohmann::json& patch) const;
+  NyxidReply PostUserService(const std::string& bearer, const nlohmann::json& body) const;
+  // POST /api/v1/tokens/introspect with this service's registered secret.
+  NyxidReply Introspect(const std::string& token) const;
+  // The published signing keys (for verifying access and delegation tokens).
+  absl::StatusOr<std::string> FetchJwks() const;
+
+  // One exchange through the exact-route proxy:
+  //   METHOD /api/v1/proxy/{slug}/{path}?_nyxid_via={route_id}
+  // with `bearer` as Authorization. `timeout` bounds the whole exchange.
+  NyxidReply Proxy(const std::string& bearer, const std::string& method, const std::string& slug,
+                   const std::string& path, const std::string& route_id, const std::string& body,
+                   const http::Headers& extra_headers, std::chrono::milliseconds timeout) const;
+
+ private:
+  NyxidReply Exchange(const std::string& method, const std::string& path, const std::string& bearer,
+                      const std::string& body, const http::Headers& extra_headers,
+                      std::chrono::milliseconds timeout) const;
+
+  std::string base_url_;
+  std::string introspection_secret_;
+  std::chrono::milliseconds read_timeout_;
+};
+
+}  // namespace aevatar::orchestrator
+
+#endif  // AEVATAR_AEVATAR_CLIENTS_NYXID_CLIENT_H_

@@ -1,0 +1,53 @@
+#include "aevatar/clients/nyxid_route_writer.h"
+
+#include "base/api_error.h"
+
+namespace aevatar::orchestrator {
+namespace {
+
+// Maps a failed NyxID read to a typed error; never includes NyxID's body.
+absl::Status ReadFailure(const NyxidReply& reply) {
+  if (reply.status == 401) {
+    return base::ApiError(absl::StatusCode::kUnauthenticated, "NYXID_CREDENTIAL_REJECTED",
+                          "NyxID rejected the caller's credential", 401);
+  }
+  if (reply.status == 403) {
+    return base::ApiError(absl::StatusCode::kPermissionDenied, "NYXID_ACCESS_DENIED",
+                          "NyxID denied the inventory read", 403);
+  }
+  return base::ApiError(absl::StatusCode::kUnavailable, "NYXID_UNAVAILABLE",
+                        "NyxID could not be read; retry later", 503);
+}
+
+NyxidWriteResult ToWriteResult(const NyxidReply& reply) { return {reply.status, reply.body}; }
+
+}  // namespace
+
+absl::StatusOr<CallerFacts> ReadCallerFacts(const NyxidClient& nyxid,
+                                            const std::string& credential) {
+  NyxidReply reply = nyxid.GetMe(credential);
+  if (reply.status != 200) return ReadFailure(reply);
+  return ParseCallerFacts(reply.body);
+}
+
+absl::StatusOr<std::vector<RouteFacts>> ReadInventory(const NyxidClient& nyxid,
+                                                      const std::string& credential) {
+  NyxidReply reply = nyxid.GetKeys(credential);
+  if (reply.status != 200) return ReadFailure(reply);
+  return ParseKeysInventory(reply.body);
+}
+
+absl::StatusOr<std::vector<RouteFacts>> NyxidRouteWriter::ReadInventory() {
+  return orchestrator::ReadInventory(*nyxid_, credential_);
+}
+
+NyxidWriteResult NyxidRouteWriter::PatchUserService(const std::string& id,
+                                                    const nlohmann::json& patch) {
+  return ToWriteResult(nyxid_->PutUserService(credential_, id, patch));
+}
+
+NyxidWriteResult NyxidRouteWriter::CreateUserService(const nlohmann::json& body) {
+  return ToWriteResult(nyxid_->PostUserService(credential_, body));
+}
+
+}  // namespace aevatar::orchestrator

@@ -1,0 +1,38 @@
+#ifndef AEVATAR_AEVATAR_CLIENTS_NYXID_ROUTE_WRITER_H_
+#define AEVATAR_AEVATAR_CLIENTS_NYXID_ROUTE_WRITER_H_
+
+#include <string>
+
+#include "aevatar/clients/nyxid_client.h"
+#include "aevatar/routes/route_convergence.h"
+
+namespace aevatar::orchestrator {
+
+// RouteWriter over NyxID's HTTP API with one caller's credential bound in.
+// Lives for one request (it holds the credential).
+class NyxidRouteWriter : public RouteWriter {
+ public:
+  NyxidRouteWriter(const NyxidClient* nyxid, std::string credential)
+      : nyxid_(nyxid), credential_(std::move(credential)) {}
+
+  absl::StatusOr<std::vector<RouteFacts>> ReadInventory() override;
+  NyxidWriteResult PatchUserService(const std::string& id, const nlohmann::json& patch) override;
+  NyxidWriteResult CreateUserService(const nlohmann::json& body) override;
+
+ private:
+  const NyxidClient* nyxid_;
+  std::string credential_;
+};
+
+// Reads the caller's identity and org roles (GET /api/v1/me) and inventory
+// (GET /api/v1/keys). Errors: 401/403 from NyxID pass through typed
+// (NYXID_CREDENTIAL_REJECTED / NYXID_ACCESS_DENIED); transport or 5xx is
+// 503 NYXID_UNAVAILABLE.
+absl::StatusOr<CallerFacts> ReadCallerFacts(const NyxidClient& nyxid,
+                                            const std::string& credential);
+absl::StatusOr<std::vector<RouteFacts>> ReadInventory(const NyxidClient& nyxid,
+                                                      const std::string& credential);
+
+}  // namespace aevatar::orchestrator
+
+#endif  // AEVATAR_AEVATAR_CLIENTS_NYXID_ROUTE_WRITER_H_

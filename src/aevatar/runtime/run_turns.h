@@ -1,0 +1,40 @@
+#ifndef AEVATAR_AEVATAR_RUNTIME_RUN_TURNS_H_
+#define AEVATAR_AEVATAR_RUNTIME_RUN_TURNS_H_
+
+// One actor turn of a workflow run (private to the workflow runtime).
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "aevatar/runtime/workflow_runtime.h"
+
+namespace aevatar::orchestrator {
+
+struct TurnDeps {
+  WorkflowStore* store;
+  AuditLog* audit;
+  const WorkflowRuntime::TransportFactory* transports;
+  const NyxidClient* nyxid;
+  std::string vault_key;
+  int64_t now_ms;
+};
+
+// Runs the turn `callback` triggers, if it is still the run's current
+// callback, and commits its outcome. Caller holds the run's lock.
+absl::Status ExecuteTurn(const TurnDeps& deps, const Callback& callback);
+
+// Sealing of protected material with the vault key (XChaCha20-Poly1305).
+std::string SealJson(const std::string& key, const nlohmann::json& value);
+absl::StatusOr<nlohmann::json> UnsealJson(const std::string& key, const std::string& sealed);
+
+// Terminal phases of a run.
+bool IsTerminalPhase(const std::string& phase);
+
+// Delay for the n-th retry of a failing audit append or inventory read:
+// 1 s doubling, capped at 30 s.
+int64_t BackoffMs(int attempt);
+
+}  // namespace aevatar::orchestrator
+
+#endif  // AEVATAR_AEVATAR_RUNTIME_RUN_TURNS_H_

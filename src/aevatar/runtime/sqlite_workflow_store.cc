@@ -1,0 +1,270 @@
+#include <mutex>
+
+#include "absl/base/thread_annotations.h"
+#include "aevatar/runtime/workflow_store.h"
+#include "base/api_error.h"
+#include "store/migrations.h"
+#include "store/sqlite_db.h"
+
+namespace aevatar::orchestrator {
+namespace {
+
+using store::Database;
+using store::Transaction;
+
+constexpr store::Migration kMigrations[] = {
+    {1, R"sql(
+CREATE TABLE workflows (
+  owner TEXT NOT NULL,
+  workflow_id TEXT NOT NULL,
+  definition TEXT NOT NULL,
+  digest TEXT NOT NULL,
+  admission_proof TEXT NOT NULL,
+  saved_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (owner, workflow_id)
+);
+CREATE TABLE runs (
+  run_id TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  workflow_id TEXT NOT NULL,
+  phase TEXT NOT NULL,
+  state TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  created_at_ms INTEGER NOT NULL,
+  updated_at_ms INTEGER NOT NULL
+);
+CREATE TABLE run_events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id TEXT NOT NULL,
+  at_ms INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL
+);
+CREATE INDEX run_events_by_run ON run_events (run_id, seq);
+CREATE TABLE callbacks (
+  run_id TEXT PRIMARY KEY,
+  callback_id TEXT NOT NULL,
+  due_at_ms INTEGER NOT NULL
+);
+CREATE INDEX callbacks_by_due ON callbacks (due_at_ms);
+CREATE TABLE vault (
+  ref TEXT PRIMARY KEY,
+  sealed BLOB NOT NULL
+);
+)sql"},
+};
+
+absl::Status NotFound(const char* code, const char* what) {
+  return base::ApiError(absl::StatusCode::kNotFound, code, what);
+}
+
+nlohmann::json ParseJson(const std::string& text) {
+  return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+}
+
+class SqliteWorkflowStore : public WorkflowStore {
+ public:
+  explicit SqliteWorkflowStore(Database db) : db_(std::move(db)) {}
+
+  absl::Status SaveWorkflow(const SavedWorkflow& w) override {
+    std::lock_guard lock(mu_);
+    const std::string definition = w.definition.dump();
+    const std::string proof = w.admission_proof.dump();
+    return db_
+        .Run(
+            "INSERT INTO workflows VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (owner, "
+            "workflow_id) DO UPDATE SET definition = ?3, digest = ?4, admission_proof = ?5, "
+            "saved_at_ms = ?6",
+            {w.owner, w.workflow_id, definition, w.digest, proof, w.saved_at_ms})
+        .status();
+  }
+
+  absl::StatusOr<SavedWorkflow> GetWorkflow(const std::string& owner,
+                                            const std::string& workflow_id) override {
+    std::lock_guard lock(mu_);
+    auto stmt = db_.Prepare(
+        "SELECT definition, digest, admission_proof, saved_at_ms FROM workflows WHERE owner = ?1 "
+        "AND workflow_id = ?2",
+        {owner, workflow_id});
+    if (!stmt.ok()) return stmt.status();
+    auto row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return NotFound("WORKFLOW_NOT_FOUND", "no such workflow for this caller");
+    return SavedWorkflow{workflow_id,
+                         owner,
+                         ParseJson(stmt->ColumnText(0)),
+                         stmt->ColumnText(1),
+                         ParseJson(stmt->ColumnText(2)),
+                         stmt->ColumnInt64(3)};
+  }
+
+  absl::Status CreateRun(
+      const RunRecord& run, const RunEvent& first_event, const Callback& first_callback,
+      const std::vector<std::pair<std::string, std::string>>& sealed_puts) override {
+    std::lock_guard lock(mu_);
+    auto txn = Transaction::Begin(db_);
+    if (!txn.ok()) return txn.status();
+    if (auto st = PutSealed(sealed_puts); !st.ok()) return st;
+    const std::string state = run.state.dump();
+    if (auto st =
+            db_.Run("INSERT INTO runs VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?6)",
+                    {run.run_id, run.owner, run.workflow_id, run.phase, state, run.created_at_ms})
+                .status();
+        !st.ok()) {
+      return st;
+    }
+    if (auto st = InsertEvent(first_event); !st.ok()) return st;
+    if (auto st = PutCallback(first_callback); !st.ok()) return st;
+    return txn->Commit();
+  }
+
+  absl::StatusOr<RunRecord> GetRun(const std::string& run_id) override {
+    std::lock_guard lock(mu_);
+    auto stmt = db_.Prepare(
+        "SELECT owner, workflow_id, phase, state, version, created_at_ms, updated_at_ms FROM runs "
+        "WHERE run_id = ?1",
+        {run_id});
+    if (!stmt.ok()) return stmt.status();
+    auto row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return NotFound("RUN_NOT_FOUND", "no such workflow run for this caller");
+    return RunRecord{run_id,
+                     stmt->ColumnText(0),
+                     stmt->ColumnText(1),
+                     stmt->ColumnText(2),
+                     ParseJson(stmt->ColumnText(3)),
+                     stmt->ColumnInt64(4),
+                     stmt->ColumnInt64(5),
+                     stmt->ColumnInt64(6)};
+  }
+
+  absl::StatusOr<int64_t> CommitTurn(const TurnCommit& c) override {
+    std::lock_guard lock(mu_);
+    auto txn = Transaction::Begin(db_);
+    if (!txn.ok()) return txn.status();
+    if (auto st = PutSealed(c.sealed_puts); !st.ok()) return st;
+    const int64_t now = c.events.empty() ? 0 : c.events.back().at_ms;
+    const std::string state = c.state.dump();
+    auto changed = db_.Run(
+        "UPDATE runs SET phase = ?1, state = ?2, version = version + 1, updated_at_ms = "
+        "MAX(updated_at_ms, ?3) WHERE run_id = ?4 AND version = ?5",
+        {c.phase, state, now, c.run_id, c.expected_version});
+    if (!changed.ok()) return changed.status();
+    if (*changed != 1) {
+      return absl::AbortedError("the run changed since it was loaded");
+    }
+    for (const RunEvent& event : c.events) {
+      if (auto st = InsertEvent(event); !st.ok()) return st;
+    }
+    if (c.next_callback) {
+      if (auto st = PutCallback(*c.next_callback); !st.ok()) return st;
+    } else if (auto st = db_.Run("DELETE FROM callbacks WHERE run_id = ?1", {c.run_id}).status();
+               !st.ok()) {
+      return st;
+    }
+    if (auto st = txn->Commit(); !st.ok()) return st;
+    return c.expected_version + 1;
+  }
+
+  absl::StatusOr<std::vector<RunEvent>> EventsAfter(const std::string& run_id,
+                                                    int64_t after_seq) override {
+    std::lock_guard lock(mu_);
+    auto stmt = db_.Prepare(
+        "SELECT seq, at_ms, type, data FROM run_events WHERE run_id = ?1 AND seq > ?2 ORDER BY "
+        "seq",
+        {run_id, after_seq});
+    if (!stmt.ok()) return stmt.status();
+    std::vector<RunEvent> events;
+    for (;;) {
+      auto row = stmt->Step();
+      if (!row.ok()) return row.status();
+      if (!*row) break;
+      events.push_back({stmt->ColumnInt64(0), run_id, stmt->ColumnInt64(1), stmt->ColumnText(2),
+                        ParseJson(stmt->ColumnText(3))});
+    }
+    return events;
+  }
+
+  absl::StatusOr<std::vector<Callback>> DueCallbacks(int64_t now_ms, int limit) override {
+    std::lock_guard lock(mu_);
+    auto stmt = db_.Prepare(
+        "SELECT callback_id, run_id, due_at_ms FROM callbacks WHERE due_at_ms <= ?1 ORDER BY "
+        "due_at_ms LIMIT ?2",
+        {now_ms, int64_t{limit}});
+    if (!stmt.ok()) return stmt.status();
+    std::vector<Callback> due;
+    for (;;) {
+      auto row = stmt->Step();
+      if (!row.ok()) return row.status();
+      if (!*row) break;
+      due.push_back({stmt->ColumnText(0), stmt->ColumnText(1), stmt->ColumnInt64(2)});
+    }
+    return due;
+  }
+
+  absl::StatusOr<std::optional<Callback>> CallbackOf(const std::string& run_id) override {
+    std::lock_guard lock(mu_);
+    auto stmt =
+        db_.Prepare("SELECT callback_id, due_at_ms FROM callbacks WHERE run_id = ?1", {run_id});
+    if (!stmt.ok()) return stmt.status();
+    auto row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return std::optional<Callback>();
+    return std::optional<Callback>(Callback{stmt->ColumnText(0), run_id, stmt->ColumnInt64(1)});
+  }
+
+  absl::StatusOr<std::string> GetSealed(const std::string& ref) override {
+    std::lock_guard lock(mu_);
+    auto stmt = db_.Prepare("SELECT sealed FROM vault WHERE ref = ?1", {ref});
+    if (!stmt.ok()) return stmt.status();
+    auto row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return NotFound("SEALED_MATERIAL_MISSING", "the protected material is missing");
+    return stmt->ColumnBlob(0);
+  }
+
+ private:
+  absl::Status PutSealed(const std::vector<std::pair<std::string, std::string>>& puts)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    for (const auto& [ref, sealed] : puts) {
+      if (auto st =
+              db_.Run("INSERT OR REPLACE INTO vault VALUES (?1, ?2)", {ref, store::Blob(sealed)})
+                  .status();
+          !st.ok()) {
+        return st;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status InsertEvent(const RunEvent& event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    const std::string data = event.data.dump();
+    return db_
+        .Run("INSERT INTO run_events (run_id, at_ms, type, data) VALUES (?1, ?2, ?3, ?4)",
+             {event.run_id, event.at_ms, event.type, data})
+        .status();
+  }
+
+  absl::Status PutCallback(const Callback& callback) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return db_
+        .Run(
+            "INSERT INTO callbacks VALUES (?1, ?2, ?3) ON CONFLICT (run_id) DO UPDATE SET "
+            "callback_id = ?2, due_at_ms = ?3",
+            {callback.run_id, callback.callback_id, callback.due_at_ms})
+        .status();
+  }
+
+  std::mutex mu_;
+  Database db_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<WorkflowStore>> OpenSqliteWorkflowStore(const std::string& path) {
+  auto db = Database::Open(path);
+  if (!db.ok()) return db.status();
+  if (auto st = store::ApplyMigrations(*db, kMigrations); !st.ok()) return st;
+  return std::unique_ptr<WorkflowStore>(new SqliteWorkflowStore(std::move(*db)));
+}
+
+}  // namespace aevatar::orchestrator

@@ -1,0 +1,109 @@
+#ifndef AEVATAR_AEVATAR_RUNTIME_WORKFLOW_RUNTIME_H_
+#define AEVATAR_AEVATAR_RUNTIME_WORKFLOW_RUNTIME_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "aevatar/admission/ingress_auth.h"
+#include "aevatar/admission/route_admission.h"
+#include "aevatar/audit/audit_log.h"
+#include "aevatar/clients/executions_transport.h"
+#include "aevatar/runtime/workflow_store.h"
+#include "aevatar/workflow/workflow_definition.h"
+#include "aevatar/workflow/workflow_template.h"
+
+namespace aevatar::orchestrator {
+
+// Workflow runs as durable actors.
+//
+// Theory of operation. A run is an actor whose state lives in the
+// WorkflowStore. It acts only in turns: a turn is triggered by its one durable
+// self-callback (a row with a due time), runs under the run's lock (one
+// message at a time), loads the state, makes at most one bounded provider
+// exchange, and commits the new state, its events and the next callback in
+// one transaction. Anything a later side effect depends on (the operation's
+// sealed material, the receipt, the ETag, the next callback id) is committed
+// before that side effect. Nothing sleeps inside a turn: waiting is a later
+// callback. A dispatcher thread delivers due callbacks to a small worker
+// pool; after a restart it simply finds the callbacks that are due, so runs
+// resume from their persisted state.
+//
+// Phases of a run: running -> (finalizing_audit <-> running)* -> succeeded |
+// failed | stopped. Every terminal tool outcome is first frozen as an audit
+// intent and replayed until the append-only audit log has it
+// (finalizing_audit); only then does the run move on.
+//
+// Secrets (source code, the operation's idempotency key, the executor request,
+// the caller's credential) are sealed in the store's vault and referenced by
+// id and digest; they never enter state, events, logs or API responses.
+class WorkflowRuntime {
+ public:
+  using Clock = std::function<int64_t()>;  // Unix ms
+  using TransportFactory = std::function<std::unique_ptr<ExecutionsTransport>(
+      const AdmittedRoute& route, const std::string& credential)>;
+
+  struct Options {
+    int workers = 4;
+    // The absolute stop-cancellation window (spec: two minutes).
+    int64_t stop_window_ms = 120'000;
+    // How often the dispatcher looks for due callbacks.
+    int64_t poll_interval_ms = 50;
+    std::string vault_key;  // 32 bytes; seals protected material
+  };
+
+  // `nyxid` may be null (no runtime inventory re-read, e.g. in tests).
+  WorkflowRuntime(Options options, WorkflowStore* store, AuditLog* audit,
+                  TransportFactory transports, const NyxidClient* nyxid, Clock clock);
+  ~WorkflowRuntime();
+
+  void Start();
+  void Stop();
+
+  // Creates a run of `definition` for `caller` on the route sealed by
+  // `proof`, and schedules its first turn. Returns the run id.
+  absl::StatusOr<std::string> StartRun(const Caller& caller, const WorkflowDefinition& definition,
+                                       const nlohmann::json& inputs, const nlohmann::json& proof);
+
+  // Requests stop cancellation. The first request persists an absolute
+  // deadline (now + stop window); repeats reuse it. Returns the deadline.
+  absl::StatusOr<int64_t> RequestStop(const std::string& run_id, const std::string& owner);
+
+  // Runs every due turn now, on the calling thread (tests).
+  void DrainDueForTest();
+
+ private:
+  void DispatchLoop();
+  void Deliver(const Callback& callback);
+  std::shared_ptr<std::mutex> RunLock(const std::string& run_id);
+
+  Options options_;
+  WorkflowStore* store_;
+  AuditLog* audit_;
+  TransportFactory transports_;
+  const NyxidClient* nyxid_;
+  Clock clock_;
+
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);
+  std::vector<Callback> ready_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::shared_ptr<std::mutex>> run_locks_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, int64_t> failed_turns_ ABSL_GUARDED_BY(mu_);  // run -> retry time
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace aevatar::orchestrator
+
+#endif  // AEVATAR_AEVATAR_RUNTIME_WORKFLOW_RUNTIME_H_

@@ -1,0 +1,95 @@
+#ifndef AEVATAR_AEVATAR_RUNTIME_WORKFLOW_STORE_H_
+#define AEVATAR_AEVATAR_RUNTIME_WORKFLOW_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace aevatar::orchestrator {
+
+// A saved workflow and, once bound, its owner's admission proof.
+struct SavedWorkflow {
+  std::string workflow_id;
+  std::string owner;
+  nlohmann::json definition;  // WorkflowToJson form
+  std::string digest;
+  nlohmann::json admission_proof;  // null until bound
+  int64_t saved_at_ms = 0;
+};
+
+// One run: the actor's persisted state. `state` never holds a credential,
+// source code, an idempotency key or invocation details (those live sealed in
+// the vault, referenced by id).
+struct RunRecord {
+  std::string run_id;
+  std::string owner;
+  std::string workflow_id;
+  std::string phase;  // see run_state.h
+  nlohmann::json state;
+  int64_t version = 0;  // optimistic concurrency: +1 per committed turn
+  int64_t created_at_ms = 0;
+  int64_t updated_at_ms = 0;
+};
+
+struct RunEvent {
+  int64_t seq = 0;  // global order
+  std::string run_id;
+  int64_t at_ms = 0;
+  std::string type;  // "run.started", "step.submitted", "exchange", "step.completed", …
+  nlohmann::json data;
+};
+
+// The run's next durable self-callback (at most one per run).
+struct Callback {
+  std::string callback_id;
+  std::string run_id;
+  int64_t due_at_ms = 0;
+};
+
+// What one actor turn commits, atomically.
+struct TurnCommit {
+  std::string run_id;
+  int64_t expected_version = 0;  // Aborted when the stored version differs
+  std::string phase;
+  nlohmann::json state;
+  std::vector<RunEvent> events;
+  // Replaces the run's callback; nullopt removes it (the run is idle or done).
+  std::optional<Callback> next_callback;
+  // Sealed material to store first (ref -> sealed bytes).
+  std::vector<std::pair<std::string, std::string>> sealed_puts;
+};
+
+// Durable state of aevatar's workflows. Thread-safe; every write is committed
+// before the call returns.
+class WorkflowStore {
+ public:
+  virtual ~WorkflowStore() = default;
+  virtual absl::Status SaveWorkflow(const SavedWorkflow& workflow) = 0;
+  virtual absl::StatusOr<SavedWorkflow> GetWorkflow(const std::string& owner,
+                                                    const std::string& workflow_id) = 0;
+  // Creates the run with its first event, its callback and the sealed
+  // material it references (ref -> sealed bytes), in one transaction.
+  virtual absl::Status CreateRun(
+      const RunRecord& run, const RunEvent& first_event, const Callback& first_callback,
+      const std::vector<std::pair<std::string, std::string>>& sealed_puts) = 0;
+  virtual absl::StatusOr<RunRecord> GetRun(const std::string& run_id) = 0;
+  // Returns the committed version.
+  virtual absl::StatusOr<int64_t> CommitTurn(const TurnCommit& commit) = 0;
+  virtual absl::StatusOr<std::vector<RunEvent>> EventsAfter(const std::string& run_id,
+                                                            int64_t after_seq) = 0;
+  // Callbacks due at or before `now_ms`, oldest first.
+  virtual absl::StatusOr<std::vector<Callback>> DueCallbacks(int64_t now_ms, int limit) = 0;
+  virtual absl::StatusOr<std::optional<Callback>> CallbackOf(const std::string& run_id) = 0;
+  virtual absl::StatusOr<std::string> GetSealed(const std::string& ref) = 0;
+};
+
+absl::StatusOr<std::unique_ptr<WorkflowStore>> OpenSqliteWorkflowStore(const std::string& path);
+
+}  // namespace aevatar::orchestrator
+
+#endif  // AEVATAR_AEVATAR_RUNTIME_WORKFLOW_STORE_H_

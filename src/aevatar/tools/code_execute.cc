@@ -1,0 +1,131 @@
+#include "aevatar/tools/code_execute.h"
+
+#include <cctype>
+
+#include "absl/strings/match.h"
+#include "aevatar/admission/route_admission.h"
+#include "base/api_error.h"
+
+namespace aevatar::orchestrator {
+namespace {
+
+constexpr const char* kLanguages[] = {"python", "javascript", "typescript", "bash"};
+// Time the proxy and executor may add to the program's own timeout.
+constexpr int kExecuteMarginSecs = 30;
+
+absl::Status BadRequest(const char* code, std::string detail) {
+  return base::ApiError(absl::StatusCode::kInvalidArgument, code, std::move(detail));
+}
+
+bool ValidEnvName(const std::string& name) {
+  if (name.empty() || name.size() > 128) return false;
+  if (!(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
+  for (char c : name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  }
+  return !absl::StartsWithIgnoreCase(name, "NYXID_") && !absl::StartsWith(name, "LD_");
+}
+
+}  // namespace
+
+absl::StatusOr<CodeExecuteArgs> ParseCodeExecuteArgs(std::string_view body) {
+  nlohmann::json json = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) return BadRequest("MALFORMED_JSON", "the body is not valid JSON");
+  if (!json.is_object()) return BadRequest("INVALID_REQUEST", "the body must be a JSON object");
+  CodeExecuteArgs args;
+  auto language = json.find("language");
+  if (language == json.end() || !language->is_string()) {
+    return BadRequest("INVALID_FIELD_TYPE", "field 'language' must be a string");
+  }
+  args.language = language->get<std::string>();
+  bool known = false;
+  for (const char* name : kLanguages) known = known || args.language == name;
+  if (!known) {
+    return BadRequest("UNSUPPORTED_LANGUAGE",
+                      "field 'language' must be one of python, javascript, typescript, bash");
+  }
+  auto source = json.find("source");
+  if (source == json.end() || source->is_null()) {
+    return BadRequest("SOURCE_MISSING", "field 'source' is required");
+  }
+  if (!source->is_string())
+    return BadRequest("INVALID_FIELD_TYPE", "field 'source' must be a string");
+  args.source = source->get<std::string>();
+  if (args.source.empty()) return BadRequest("SOURCE_MISSING", "field 'source' is empty");
+  if (auto timeout = json.find("timeout_secs"); timeout != json.end() && !timeout->is_null()) {
+    if (!timeout->is_number_integer()) {
+      return BadRequest("INVALID_FIELD_TYPE", "field 'timeout_secs' must be an integer");
+    }
+    const int64_t secs = timeout->get<int64_t>();
+    if (secs < 1 || secs > 600) {
+      return BadRequest("INVALID_TIMEOUT", "field 'timeout_secs' must be between 1 and 600");
+    }
+    args.timeout_secs = static_cast<int>(secs);
+  }
+  if (auto in = json.find("stdin"); in != json.end() && !in->is_null()) {
+    if (!in->is_string()) return BadRequest("INVALID_FIELD_TYPE", "field 'stdin' must be a string");
+    args.stdin_data = in->get<std::string>();
+  }
+  if (auto env = json.find("env"); env != json.end() && !env->is_null()) {
+    if (!env->is_object()) return BadRequest("INVALID_FIELD_TYPE", "field 'env' must be an object");
+    for (const auto& [name, value] : env->items()) {
+      if (!value.is_string()) return BadRequest("INVALID_ENV", "env values must be strings");
+      if (!ValidEnvName(name)) {
+        return BadRequest("INVALID_ENV",
+                          "env names must match [A-Za-z_][A-Za-z0-9_]* and not start with "
+                          "NYXID_ or LD_");
+      }
+      args.env[name] = value.get<std::string>();
+    }
+  }
+  return args;
+}
+
+nlohmann::json ExecutorRequestBody(const CodeExecuteArgs& args) {
+  nlohmann::json body = {
+      {"language", args.language}, {"script", args.source}, {"timeout_secs", args.timeout_secs}};
+  if (!args.stdin_data.empty()) body["stdin"] = args.stdin_data;
+  if (!args.env.empty()) body["env"] = args.env;
+  return body;
+}
+
+absl::Status UpstreamError(const NyxidReply& reply) {
+  if (reply.status == 0) {
+    return base::ApiError(absl::StatusCode::kUnavailable, "EXECUTOR_UNREACHABLE",
+                          "the executor could not be reached through NyxID", 502);
+  }
+  std::string code = reply.body.is_object() ? reply.body.value("code", "") : "";
+  if (code.empty()) code = "EXECUTOR_ERROR";
+  return base::ApiError(absl::StatusCode::kUnavailable, code,
+                        "the executor route answered HTTP " + std::to_string(reply.status),
+                        reply.status);
+}
+
+absl::StatusOr<nlohmann::json> ExecuteInteractive(const NyxidClient& nyxid, const Caller& caller,
+                                                  const CodeExecuteArgs& args,
+                                                  const std::string& chrono_catalog_id,
+                                                  const std::string& diagnostic_id) {
+  auto route = AdmitCodeExecutionRoute(nyxid, caller, chrono_catalog_id,
+                                       /*fresh_admission=*/true, diagnostic_id);
+  if (!route.ok()) return route.status();
+  const auto timeout = std::chrono::seconds(args.timeout_secs + kExecuteMarginSecs);
+  NyxidReply reply =
+      nyxid.Proxy(caller.credential, "POST", route->slug, "execute", route->user_service_id,
+                  ExecutorRequestBody(args).dump(), {}, timeout);
+  if (reply.status != 200 || !reply.body.is_object()) return UpstreamError(reply);
+  const nlohmann::json& result = reply.body;
+  return nlohmann::json{
+      {"stdout", result.value("stdout", "")},
+      {"stderr", result.value("stderr", "")},
+      {"exit_code", result.value("exit_code", -1)},
+      {"verdict", result.value("verdict", "")},
+      {"success", result.value("success", false)},
+      {"timed_out", result.value("timed_out", false)},
+      {"execution_time_ms", result.value("execution_time_ms", 0)},
+      {"stdout_truncated", result.value("stdout_truncated", false)},
+      {"stderr_truncated", result.value("stderr_truncated", false)},
+      {"diagnostic_id", diagnostic_id},
+  };
+}
+
+}  // namespace aevatar::orchestrator

@@ -1,0 +1,50 @@
+#ifndef AEVATAR_AEVATAR_TOOLS_CODE_EXECUTE_H_
+#define AEVATAR_AEVATAR_TOOLS_CODE_EXECUTE_H_
+
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "aevatar/admission/ingress_auth.h"
+#include "aevatar/clients/nyxid_client.h"
+#include "nlohmann/json.hpp"
+
+namespace aevatar::orchestrator {
+
+inline constexpr int kDefaultTimeoutSecs = 180;
+
+// The code_execute tool's arguments: {language, source, timeout_secs?, stdin?, env?}.
+struct CodeExecuteArgs {
+  std::string language;
+  std::string source;
+  int timeout_secs = kDefaultTimeoutSecs;
+  std::string stdin_data;
+  std::map<std::string, std::string> env;
+};
+
+// Validates the arguments before any network call. Typed 400 codes:
+// MALFORMED_JSON, INVALID_REQUEST, INVALID_FIELD_TYPE, UNSUPPORTED_LANGUAGE,
+// SOURCE_MISSING, INVALID_TIMEOUT, INVALID_ENV. Messages never echo values.
+absl::StatusOr<CodeExecuteArgs> ParseCodeExecuteArgs(std::string_view body);
+
+// The executor's request body for `args` (field `script` carries the source).
+nlohmann::json ExecutorRequestBody(const CodeExecuteArgs& args);
+
+// The interactive code_execute path: admit the exact route (converging it
+// first for a human caller), then one synchronous POST /execute through the
+// NyxID proxy with _nyxid_via = the admitted id. Never retried. Returns
+// {stdout, stderr, exit_code, verdict, execution_time_ms, timed_out, success,
+//  stdout_truncated, stderr_truncated, diagnostic_id}, or a typed error.
+absl::StatusOr<nlohmann::json> ExecuteInteractive(const NyxidClient& nyxid, const Caller& caller,
+                                                  const CodeExecuteArgs& args,
+                                                  const std::string& chrono_catalog_id,
+                                                  const std::string& diagnostic_id);
+
+// Maps an unsuccessful executor/proxy reply to a typed error that keeps the
+// upstream status and code (429 QUEUE_FULL stays 429, a proxy 504 stays 504).
+absl::Status UpstreamError(const NyxidReply& reply);
+
+}  // namespace aevatar::orchestrator
+
+#endif  // AEVATAR_AEVATAR_TOOLS_CODE_EXECUTE_H_

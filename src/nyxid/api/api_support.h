@@ -1,0 +1,78 @@
+#ifndef AEVATAR_NYXID_API_API_SUPPORT_H_
+#define AEVATAR_NYXID_API_API_SUPPORT_H_
+
+// Shared plumbing of the broker's HTTP handlers (private to src/nyxid).
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "http/message.h"
+#include "nlohmann/json.hpp"
+#include "nyxid/api/http_api.h"
+#include "nyxid/model.h"
+#include "nyxid/tokens/authenticator.h"
+
+namespace aevatar::nyxid {
+
+// What the per-request log line says besides route and status. Never a
+// credential, a route id or a request body.
+struct RequestNote {
+  std::string code;
+  std::string diagnostic_id;
+  std::string credential_kind;
+  int upstream_status = 0;
+};
+
+// A problem+json response for `status`, with a fresh diagnostic id noted for
+// the log line.
+http::Response Problem(const absl::Status& status, RequestNote& note);
+http::Response Json(int status, const nlohmann::json& body);
+
+// The request body as a JSON object; 400 BODY_INVALID otherwise. An empty
+// body is an empty object.
+absl::StatusOr<nlohmann::json> JsonObjectBody(const http::Request& request);
+
+// Authenticates the caller and notes its credential kind.
+absl::StatusOr<Principal> Authenticated(const HttpApiDeps& deps, const http::Request& request,
+                                        RequestNote& note);
+
+// A UserService as the API shows it. `auto_connected` and `usable` are only
+// set on /keys entries.
+nlohmann::json UserServiceJson(const UserService& route, const std::string& catalog_slug,
+                               std::optional<bool> auto_connected, std::optional<bool> usable);
+
+nlohmann::json PolicyJson(const CredentialPolicy& policy);
+
+// Handlers, by file.
+// account_api.cc
+http::Response HandleLogin(const HttpApiDeps& deps, http::Request& request, RequestNote& note);
+http::Response HandleMe(const HttpApiDeps& deps, http::Request& request, RequestNote& note);
+http::Response HandleJwks(const HttpApiDeps& deps, http::Request& request, RequestNote& note);
+http::Response HandleIntrospect(const HttpApiDeps& deps, http::Request& request, RequestNote& note);
+// agent_keys_api.cc
+http::Response HandleCreateAgentKey(const HttpApiDeps& deps, http::Request& request,
+                                    RequestNote& note);
+http::Response HandleListAgentKeys(const HttpApiDeps& deps, http::Request& request,
+                                   RequestNote& note);
+http::Response HandleRevokeAgentKey(const HttpApiDeps& deps, http::Request& request,
+                                    RequestNote& note);
+// routes_api.cc
+http::Response HandleKeys(const HttpApiDeps& deps, http::Request& request, RequestNote& note);
+http::Response HandleListUserServices(const HttpApiDeps& deps, http::Request& request,
+                                      RequestNote& note);
+http::Response HandleGetUserService(const HttpApiDeps& deps, http::Request& request,
+                                    RequestNote& note);
+http::Response HandleCreateUserService(const HttpApiDeps& deps, http::Request& request,
+                                       RequestNote& note);
+http::Response HandlePutUserService(const HttpApiDeps& deps, http::Request& request,
+                                    RequestNote& note);
+http::Response HandleResyncIdentity(const HttpApiDeps& deps, http::Request& request,
+                                    RequestNote& note);
+http::Response HandleCatalog(const HttpApiDeps& deps, http::Request& request, RequestNote& note);
+// proxy_api.cc
+http::Response HandleProxy(const HttpApiDeps& deps, http::Request& request, RequestNote& note);
+
+}  // namespace aevatar::nyxid
+
+#endif  // AEVATAR_NYXID_API_API_SUPPORT_H_

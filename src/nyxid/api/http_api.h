@@ -1,0 +1,38 @@
+#ifndef AEVATAR_NYXID_API_HTTP_API_H_
+#define AEVATAR_NYXID_API_HTTP_API_H_
+
+#include <memory>
+#include <string>
+
+#include "http/router.h"
+#include "nyxid/store/nyxid_store.h"
+#include "nyxid/tokens/authenticator.h"
+#include "nyxid/tokens/signing_keys.h"
+#include "nyxid/tokens/token_service.h"
+
+namespace aevatar::nyxid {
+
+// Everything the handlers use; owned by the service and outliving the router.
+struct HttpApiDeps {
+  NyxidStore* store = nullptr;
+  const KeyRing* keys = nullptr;
+  const TokenService* tokens = nullptr;
+  const Authenticator* auth = nullptr;
+  int proxy_timeout_secs = 315;  // the proxy's own deadline for one upstream exchange
+};
+
+// The broker's HTTP API (docs/nyxid.md):
+//   POST /api/v1/auth/login, GET /api/v1/me, GET /.well-known/jwks.json,
+//   POST /api/v1/tokens/introspect, POST|GET /api/v1/agent-keys,
+//   DELETE /api/v1/agent-keys/{id}, GET /api/v1/keys,
+//   GET|POST /api/v1/user-services, GET|PUT /api/v1/user-services/{id},
+//   POST /api/v1/services/{id}/resync-identity, GET /api/v1/catalog,
+//   ANY /api/v1/proxy/{slug}/{path...}, GET /healthz, GET /readyz.
+// Errors are problem+json with a typed code and a diagnostic id; each request
+// logs one line (route pattern, status, code, diagnostic id, credential
+// kind), never a credential, body or route id.
+std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps);
+
+}  // namespace aevatar::nyxid
+
+#endif  // AEVATAR_NYXID_API_HTTP_API_H_

@@ -1,0 +1,121 @@
+#include "nyxid/api/service.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "http/server.h"
+#include "nyxid/api/http_api.h"
+#include "nyxid/bootstrap/bootstrap.h"
+#include "nyxid/routes/route_ops.h"
+#include "nyxid/store/nyxid_store.h"
+#include "nyxid/tokens/authenticator.h"
+#include "nyxid/tokens/signing_keys.h"
+#include "nyxid/tokens/token_service.h"
+#include "os/atomic_file.h"
+
+namespace aevatar::nyxid {
+namespace {
+
+// A retired signing key stays published for the longest token lifetime plus
+// clock skew.
+constexpr int64_t kPublishAfterRetireSecs = kAccessTokenTtlSecs + 300;
+
+absl::Status LoadBootstrap(const std::string& path, NyxidStore& store) {
+  if (path.empty()) return EnsureAutoConnectedRoutes(store, base::NowUnixMs());
+  std::ifstream in(path);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat("cannot read --bootstrap ", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto spec = ParseBootstrap(text.str());
+  if (!spec.ok()) return spec.status();
+  return ApplyBootstrap(*spec, store, base::NowUnixMs());
+}
+
+class Service : public NyxidService {
+ public:
+  ~Service() override { Stop(); }
+
+  uint16_t port() const override { return server_->port(); }
+
+  void Stop() override {
+    std::lock_guard lock(mu_);
+    if (stopped_) return;
+    stopped_ = true;
+    if (server_) server_->Stop();
+  }
+
+  absl::Status Init(const ServiceConfig& config) {
+    auto listen = http::ParseListenAddress(config.listen);
+    if (!listen.ok()) return listen.status();
+    if (config.state_dir.empty()) return absl::InvalidArgumentError("--state-dir is required");
+    if (config.proxy_timeout_secs < 1 || config.proxy_timeout_secs > 3600) {
+      return absl::InvalidArgumentError("--proxy-timeout-secs must be 1..3600");
+    }
+    if (!config.public_url.empty() && config.public_url.rfind("http://", 0) != 0 &&
+        config.public_url.rfind("https://", 0) != 0) {
+      return absl::InvalidArgumentError("--public-url must be an http:// or https:// URL");
+    }
+    if (absl::Status st = os::MakeDirectories(config.state_dir, 0700); !st.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("cannot create --state-dir: ", st.message()));
+    }
+    auto store = OpenSqliteNyxidStore(config.state_dir + "/nyxid.db");
+    if (!store.ok()) return store.status();
+    store_ = std::move(*store);
+    auto keys =
+        KeyRing::LoadOrCreate(config.state_dir, base::NowUnixSecs(), kPublishAfterRetireSecs);
+    if (!keys.ok()) return keys.status();
+    keys_ = std::move(*keys);
+    if (absl::Status st = LoadBootstrap(config.bootstrap_file, *store_); !st.ok()) return st;
+
+    std::string issuer = config.public_url.empty() ? "nyxid" : config.public_url;
+    while (issuer.size() > 1 && issuer.back() == '/') issuer.pop_back();
+    tokens_ = std::make_unique<TokenService>(keys_.get(), issuer, base::NowUnixSecs);
+    auth_ = std::make_unique<Authenticator>(store_.get(), tokens_.get());
+    router_ = BuildHttpApi(
+        {store_.get(), keys_.get(), tokens_.get(), auth_.get(), config.proxy_timeout_secs});
+
+    http::ServerOptions options;
+    options.host = listen->first;
+    options.port = listen->second;
+    options.io_threads = config.http_threads;
+    auto server = http::Server::Start(
+        options, [this](http::Request& request) { return router_->Handle(request); });
+    if (!server.ok()) return server.status();
+    server_ = std::move(*server);
+    base::Log(base::LogLevel::kInfo, "nyxid.started", "",
+              {{"port", server_->port()},
+               {"kid", keys_->current_kid()},
+               {"proxy_timeout_secs", config.proxy_timeout_secs}});
+    return absl::OkStatus();
+  }
+
+ private:
+  std::unique_ptr<NyxidStore> store_;
+  std::unique_ptr<KeyRing> keys_;
+  std::unique_ptr<TokenService> tokens_;
+  std::unique_ptr<Authenticator> auth_;
+  std::unique_ptr<http::Router> router_;
+  std::unique_ptr<http::Server> server_;
+  std::mutex mu_;
+  bool stopped_ = false;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<NyxidService>> NyxidService::Start(const ServiceConfig& config) {
+  auto service = std::make_unique<Service>();
+  if (absl::Status st = service->Init(config); !st.ok()) {
+    service->Stop();
+    return st;
+  }
+  return std::unique_ptr<NyxidService>(std::move(service));
+}
+
+}  // namespace aevatar::nyxid

@@ -1,0 +1,39 @@
+#ifndef AEVATAR_NYXID_API_SERVICE_H_
+#define AEVATAR_NYXID_API_SERVICE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace aevatar::nyxid {
+
+// Configuration of `nyxid serve`. Validated once at start-up.
+struct ServiceConfig {
+  std::string listen = "127.0.0.1:8080";  // HOST:PORT; port 0 picks a free one
+  std::string state_dir;                  // required: nyxid.db and signing-keys.json (0600)
+  std::string bootstrap_file;             // optional YAML seed, applied idempotently at start
+  // The URL callers and services use to reach this broker; becomes the
+  // tokens' "iss". Empty: "nyxid".
+  std::string public_url;
+  int proxy_timeout_secs = 315;  // the proxy's deadline per upstream exchange (1..3600)
+  int http_threads = 2;
+};
+
+// A running broker: HTTP API, proxy, SQLite state and signing keys.
+class NyxidService {
+ public:
+  // Validates `config`, creates the state dir (0700), opens and migrates the
+  // store, loads or generates the signing key, applies the bootstrap file
+  // and starts serving. Errors name the offending setting.
+  static absl::StatusOr<std::unique_ptr<NyxidService>> Start(const ServiceConfig& config);
+  virtual ~NyxidService() = default;
+  virtual uint16_t port() const = 0;
+  // Stops serving and joins the server threads; idempotent.
+  virtual void Stop() = 0;
+};
+
+}  // namespace aevatar::nyxid
+
+#endif  // AEVATAR_NYXID_API_SERVICE_H_

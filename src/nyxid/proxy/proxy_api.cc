@@ -1,0 +1,127 @@
+// ANY /api/v1/proxy/{slug}/{path...}?_nyxid_via={userServiceId}: the exact-route proxy.
+//
+//   1. authenticate the caller (access token, Agent Key or delegation token);
+//   2. resolve _nyxid_via (required; no slug auto-resolution): the service
+//      must exist, be visible, carry exactly {slug}, be active and usable by
+//      this caller, and admit this credential;
+//   3. forward to the upstream base_url + path (query kept minus
+//      _nyxid_via), with the route's credential policy applied to headers;
+//   4-5. return the upstream answer unchanged (streamed when large), within
+//      the proxy deadline.
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "base/api_error.h"
+#include "nyxid/api/api_support.h"
+#include "nyxid/proxy/proxy_headers.h"
+#include "nyxid/proxy/upstream_exchange.h"
+#include "nyxid/routes/route_access.h"
+
+namespace aevatar::nyxid {
+namespace {
+
+constexpr char kProxyPrefix[] = "/api/v1/proxy/";
+constexpr size_t kMaxProxiedResponseBytes = size_t{4} << 30;
+
+absl::Status NotFound(std::string code, std::string detail) {
+  return base::ApiError(absl::StatusCode::kNotFound, std::move(code), std::move(detail), 404);
+}
+
+absl::Status Forbidden(std::string code, std::string detail) {
+  return base::ApiError(absl::StatusCode::kPermissionDenied, std::move(code), std::move(detail),
+                        403);
+}
+
+// The still-encoded path after /api/v1/proxy/{slug}/, from the raw target.
+std::string RawRest(const http::Request& request, const std::string& slug) {
+  std::string_view target = request.target;
+  target = target.substr(0, target.find('?'));
+  const std::string prefix = absl::StrCat(kProxyPrefix, slug);
+  if (target.substr(0, prefix.size()) != prefix) return "";
+  target.remove_prefix(prefix.size());
+  if (!target.empty() && target.front() == '/') target.remove_prefix(1);
+  return std::string(target);
+}
+
+// The route after every check of step 2.
+absl::StatusOr<UserService> ResolveRoute(const HttpApiDeps& deps, const Principal& caller,
+                                         const http::Request& request, const std::string& slug) {
+  auto via = request.QueryParam(kViaParam);
+  if (!via || via->empty()) {
+    return base::ApiError(absl::StatusCode::kInvalidArgument, "NYXID_VIA_REQUIRED",
+                          "_nyxid_via (the exact user service id) is required", 400);
+  }
+  auto route = deps.store->FindUserService(*via);
+  if (absl::IsNotFound(route.status())) {
+    return NotFound("USER_SERVICE_NOT_FOUND", "no such user service");
+  }
+  if (!route.ok()) return route.status();
+  if (absl::Status st = CheckVisible(caller, *route); !st.ok()) return st;
+  if (route->slug != slug) {
+    return NotFound("ROUTE_SLUG_MISMATCH", "the user service does not carry this slug");
+  }
+  if (!route->active) return Forbidden("ROUTE_INACTIVE", "the user service is not active");
+  if (absl::Status st = CheckUsable(caller, *route); !st.ok()) return st;
+  if (absl::Status st = CheckCredentialAllowed(caller, *route); !st.ok()) return st;
+  return route;
+}
+
+struct Upstream {
+  std::string base_url;
+  std::string audience;  // the delegation token's aud: the catalog slug
+};
+
+absl::StatusOr<Upstream> ResolveUpstream(const HttpApiDeps& deps, const UserService& route) {
+  if (route.node_id) {
+    return base::ApiError(absl::StatusCode::kUnimplemented, "NODE_ROUTES_UNSUPPORTED",
+                          "node-relayed services are not supported by this broker yet", 501);
+  }
+  if (!route.catalog_service_id) return Upstream{route.base_url, route.slug};
+  auto catalog = deps.store->FindCatalogService(*route.catalog_service_id);
+  if (!catalog.ok()) {
+    return base::ApiError(absl::StatusCode::kFailedPrecondition, "CATALOG_SERVICE_MISSING",
+                          "the user service's catalog service no longer exists", 409);
+  }
+  if (catalog->kind != ServiceKind::kHttp) {
+    return base::ApiError(absl::StatusCode::kUnimplemented, "ROUTE_KIND_UNSUPPORTED",
+                          "this kind of service cannot be proxied over HTTP", 501);
+  }
+  return Upstream{catalog->base_url, catalog->slug};
+}
+
+}  // namespace
+
+http::Response HandleProxy(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
+  auto caller = Authenticated(deps, request, note);
+  if (!caller.ok()) return Problem(caller.status(), note);
+  const std::string slug = request.path_params["slug"];
+  if (!IsValidSlug(slug)) {
+    return Problem(NotFound("USER_SERVICE_NOT_FOUND", "no such user service"), note);
+  }
+  auto route = ResolveRoute(deps, *caller, request, slug);
+  if (!route.ok()) return Problem(route.status(), note);
+  auto upstream = ResolveUpstream(deps, *route);
+  if (!upstream.ok()) return Problem(upstream.status(), note);
+  auto url =
+      UpstreamUrl(upstream->base_url, RawRest(request, slug), QueryWithoutVia(request.query));
+  if (!url.ok()) return Problem(url.status(), note);
+
+  UpstreamCredentials credentials;
+  if (route->policy.forward_access_token) credentials.authorization = caller->credential;
+  if (route->policy.inject_delegation_token) {
+    credentials.delegation_token = deps.tokens->MintDelegation(
+        caller->user.id, upstream->audience, route->policy.delegation_token_scope);
+  }
+  http::ClientRequest forward;
+  forward.method = request.method;
+  forward.url = std::move(*url);
+  forward.headers = UpstreamRequestHeaders(request.headers, credentials);
+  forward.body = request.body;
+  forward.timeout = std::chrono::seconds(deps.proxy_timeout_secs);
+  forward.max_response_bytes = kMaxProxiedResponseBytes;
+  auto response = ProxyExchange(std::move(forward));
+  if (!response.ok()) return Problem(response.status(), note);
+  note.upstream_status = response->status;
+  return std::move(*response);
+}
+
+}  // namespace aevatar::nyxid

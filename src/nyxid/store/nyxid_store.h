@@ -1,0 +1,82 @@
+#ifndef AEVATAR_NYXID_STORE_NYXID_STORE_H_
+#define AEVATAR_NYXID_STORE_NYXID_STORE_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "nyxid/model.h"
+
+namespace aevatar::nyxid {
+
+// The broker's durable state. Every method is one atomic step; every write is
+// committed before it returns. Lookups that find nothing return NotFound;
+// inserts that collide with a unique name return AlreadyExists. Messages never
+// contain secrets (password hashes and key hashes are bound, not quoted).
+// Implementations are thread-safe.
+class NyxidStore {
+ public:
+  virtual ~NyxidStore() = default;
+
+  // Accounts.
+  virtual absl::Status InsertUser(const User& user) = 0;
+  // Updates password hash and platform-admin flag of an existing user.
+  virtual absl::Status UpdateUser(const User& user) = 0;
+  virtual absl::StatusOr<User> FindUserByName(const std::string& username) = 0;
+  virtual absl::StatusOr<User> FindUserById(const std::string& id) = 0;
+  virtual absl::StatusOr<std::vector<User>> ListUsers() = 0;
+
+  // Organisations and memberships.
+  virtual absl::Status InsertOrg(const Org& org) = 0;
+  virtual absl::StatusOr<Org> FindOrgBySlug(const std::string& slug) = 0;
+  virtual absl::StatusOr<Org> FindOrgById(const std::string& id) = 0;
+  // Inserts or changes the role of a membership.
+  virtual absl::Status PutMembership(const Membership& membership) = 0;
+  virtual absl::StatusOr<std::vector<Membership>> MembershipsOfUser(const std::string& user_id) = 0;
+
+  // Catalog (operator-owned; inserted or replaced by id).
+  virtual absl::Status PutCatalogService(const CatalogService& service) = 0;
+  virtual absl::StatusOr<CatalogService> FindCatalogService(const std::string& id) = 0;
+  virtual absl::StatusOr<std::vector<CatalogService>> ListCatalog() = 0;
+
+  // UserServices. Insert is AlreadyExists when the owner already has a route
+  // with the same slug or the same label.
+  virtual absl::Status InsertUserService(const UserService& service) = 0;
+  virtual absl::StatusOr<UserService> FindUserService(const std::string& id) = 0;
+  // Replaces the mutable fields (policy, active, allowed, label, node, updated_at).
+  virtual absl::Status UpdateUserService(const UserService& service) = 0;
+  // Routes owned by any of `owners`, ordered by creation.
+  virtual absl::StatusOr<std::vector<UserService>> ListUserServices(
+      const std::vector<Owner>& owners) = 0;
+  virtual absl::StatusOr<std::vector<UserService>> ListAutoConnected(
+      const std::string& catalog_service_id) = 0;
+  virtual absl::StatusOr<UserService> FindUserServiceBySlug(const Owner& owner,
+                                                            const std::string& slug) = 0;
+
+  // Agent Keys (hashes only).
+  virtual absl::Status InsertAgentKey(const AgentKeyRecord& key) = 0;
+  virtual absl::StatusOr<AgentKeyRecord> FindAgentKeyByHash(const std::string& key_hash_hex) = 0;
+  virtual absl::StatusOr<std::vector<AgentKeyRecord>> ListAgentKeys(const std::string& user_id) = 0;
+  // Marks a key of `user_id` revoked (idempotent); NotFound for another
+  // user's or an unknown key.
+  virtual absl::Status RevokeAgentKey(const std::string& user_id, const std::string& key_id,
+                                      int64_t now_ms) = 0;
+
+  // Registered introspection clients.
+  virtual absl::Status PutClient(const RegisteredClient& client) = 0;
+  virtual absl::StatusOr<RegisteredClient> FindClientBySecretHash(
+      const std::string& secret_sha256_hex) = 0;
+
+  // Cheap liveness probe for /readyz.
+  virtual absl::Status Ping() = 0;
+};
+
+// Opens (creating and migrating) the SQLite store at `path`.
+absl::StatusOr<std::unique_ptr<NyxidStore>> OpenSqliteNyxidStore(const std::string& path);
+
+}  // namespace aevatar::nyxid
+
+#endif  // AEVATAR_NYXID_STORE_NYXID_STORE_H_

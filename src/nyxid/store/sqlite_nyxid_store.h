@@ -1,0 +1,69 @@
+#ifndef AEVATAR_NYXID_STORE_SQLITE_NYXID_STORE_H_
+#define AEVATAR_NYXID_STORE_SQLITE_NYXID_STORE_H_
+
+// Private to src/nyxid: the SQLite implementation of NyxidStore. Its methods
+// are split over sqlite_store_accounts.cc (users, orgs, keys, clients) and
+// sqlite_store_routes.cc (catalog, user services).
+
+#include <mutex>
+
+#include "absl/base/thread_annotations.h"
+#include "nyxid/store/nyxid_store.h"
+#include "store/sqlite_db.h"
+
+namespace aevatar::nyxid {
+
+class SqliteNyxidStore : public NyxidStore {
+ public:
+  explicit SqliteNyxidStore(store::Database db) : db_(std::move(db)) {}
+
+  absl::Status InsertUser(const User& user) override;
+  absl::Status UpdateUser(const User& user) override;
+  absl::StatusOr<User> FindUserByName(const std::string& username) override;
+  absl::StatusOr<User> FindUserById(const std::string& id) override;
+  absl::StatusOr<std::vector<User>> ListUsers() override;
+
+  absl::Status InsertOrg(const Org& org) override;
+  absl::StatusOr<Org> FindOrgBySlug(const std::string& slug) override;
+  absl::StatusOr<Org> FindOrgById(const std::string& id) override;
+  absl::Status PutMembership(const Membership& membership) override;
+  absl::StatusOr<std::vector<Membership>> MembershipsOfUser(const std::string& user_id) override;
+
+  absl::Status PutCatalogService(const CatalogService& service) override;
+  absl::StatusOr<CatalogService> FindCatalogService(const std::string& id) override;
+  absl::StatusOr<std::vector<CatalogService>> ListCatalog() override;
+
+  absl::Status InsertUserService(const UserService& service) override;
+  absl::StatusOr<UserService> FindUserService(const std::string& id) override;
+  absl::Status UpdateUserService(const UserService& service) override;
+  absl::StatusOr<std::vector<UserService>> ListUserServices(
+      const std::vector<Owner>& owners) override;
+  absl::StatusOr<std::vector<UserService>> ListAutoConnected(
+      const std::string& catalog_service_id) override;
+  absl::StatusOr<UserService> FindUserServiceBySlug(const Owner& owner,
+                                                    const std::string& slug) override;
+
+  absl::Status InsertAgentKey(const AgentKeyRecord& key) override;
+  absl::StatusOr<AgentKeyRecord> FindAgentKeyByHash(const std::string& key_hash_hex) override;
+  absl::StatusOr<std::vector<AgentKeyRecord>> ListAgentKeys(const std::string& user_id) override;
+  absl::Status RevokeAgentKey(const std::string& user_id, const std::string& key_id,
+                              int64_t now_ms) override;
+
+  absl::Status PutClient(const RegisteredClient& client) override;
+  absl::StatusOr<RegisteredClient> FindClientBySecretHash(
+      const std::string& secret_sha256_hex) override;
+
+  absl::Status Ping() override;
+
+ private:
+  std::mutex mu_;
+  store::Database db_ ABSL_GUARDED_BY(mu_);
+};
+
+// Binds `value` to parameter `index`, or NULL when absent.
+absl::Status BindOptional(store::Statement& statement, int index,
+                          const std::optional<std::string>& value);
+
+}  // namespace aevatar::nyxid
+
+#endif  // AEVATAR_NYXID_STORE_SQLITE_NYXID_STORE_H_

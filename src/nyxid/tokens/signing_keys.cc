@@ -1,0 +1,136 @@
+#include "nyxid/tokens/signing_keys.h"
+
+#include "absl/strings/str_cat.h"
+#include "base/api_error.h"
+#include "base/crypto.h"
+#include "os/atomic_file.h"
+
+namespace aevatar::nyxid {
+namespace {
+
+constexpr char kFileName[] = "signing-keys.json";
+
+}  // namespace
+
+KeyRing::Key KeyRing::NewKey(int64_t now_unix) {
+  base::Ed25519KeyPair pair = base::GenerateEd25519KeyPair();
+  Key key;
+  // The kid names the key, not its contents: random, so it reveals nothing.
+  key.kid = base::RandomId("nyx_");
+  key.secret_key = std::move(pair.secret_key);
+  key.public_key = std::move(pair.public_key);
+  key.created_at = now_unix;
+  return key;
+}
+
+absl::StatusOr<std::unique_ptr<KeyRing>> KeyRing::LoadOrCreate(const std::string& state_dir,
+                                                               int64_t now_unix,
+                                                               int64_t publish_after_retire_secs) {
+  const std::string path = state_dir + "/" + kFileName;
+  std::unique_ptr<KeyRing> ring(new KeyRing(path, publish_after_retire_secs));
+  // A signing-key file is small; 4 MiB bounds a corrupt or hostile one.
+  auto text = os::ReadPrivateFile(path, 4 << 20);
+  if (absl::IsNotFound(text.status())) {
+    std::lock_guard lock(ring->mu_);
+    ring->keys_.push_back(NewKey(now_unix));
+    if (absl::Status saved = ring->SaveLocked(); !saved.ok()) return saved;
+    return ring;
+  }
+  if (!text.ok()) return text.status();
+  nlohmann::json doc = nlohmann::json::parse(*text, nullptr, false);
+  if (!doc.is_object() || !doc.contains("keys") || !doc["keys"].is_array()) {
+    return absl::DataLossError(absl::StrCat(path, " is not a signing key file"));
+  }
+  std::lock_guard lock(ring->mu_);
+  for (const nlohmann::json& entry : doc["keys"]) {
+    if (!entry.is_object() || !entry.value("kid", nlohmann::json()).is_string() ||
+        !entry.value("secret_key", nlohmann::json()).is_string()) {
+      return absl::DataLossError(absl::StrCat(path, " holds a malformed key"));
+    }
+    auto secret = base::Base64UrlDecode(entry["secret_key"].get<std::string>());
+    if (!secret.ok() || secret->size() != 64) {
+      return absl::DataLossError(absl::StrCat(path, " holds a malformed key"));
+    }
+    Key key;
+    key.kid = entry["kid"].get<std::string>();
+    key.secret_key = *secret;
+    key.public_key = secret->substr(32);  // libsodium layout: seed || public key
+    key.created_at = entry.value("created_at", int64_t{0});
+    if (entry.contains("retired_at") && entry["retired_at"].is_number_integer()) {
+      key.retired_at = entry["retired_at"].get<int64_t>();
+    }
+    ring->keys_.push_back(std::move(key));
+  }
+  bool has_current = false;
+  for (const Key& key : ring->keys_) has_current = has_current || !key.retired_at;
+  if (!has_current) {
+    ring->keys_.push_back(NewKey(now_unix));
+    if (absl::Status saved = ring->SaveLocked(); !saved.ok()) return saved;
+  }
+  return ring;
+}
+
+absl::Status KeyRing::SaveLocked() const {
+  nlohmann::json keys = nlohmann::json::array();
+  for (const Key& key : keys_) {
+    keys.push_back({{"kid", key.kid},
+                    {"secret_key", base::Base64UrlEncode(key.secret_key)},
+                    {"created_at", key.created_at},
+                    {"retired_at", key.retired_at ? nlohmann::json(*key.retired_at) : nullptr}});
+  }
+  return os::WriteFileAtomically(path_, nlohmann::json{{"keys", keys}}.dump(2) + "\n", 0600);
+}
+
+const KeyRing::Key& KeyRing::CurrentLocked() const {
+  for (auto it = keys_.rbegin(); it != keys_.rend(); ++it) {
+    if (!it->retired_at) return *it;
+  }
+  return keys_.back();  // unreachable: LoadOrCreate guarantees a current key
+}
+
+std::string KeyRing::Sign(const nlohmann::json& claims) const {
+  std::lock_guard lock(mu_);
+  const Key& key = CurrentLocked();
+  return base::SignJws(claims, key.kid, key.secret_key);
+}
+
+base::Jwks KeyRing::Published(int64_t now_unix) const {
+  std::lock_guard lock(mu_);
+  base::Jwks jwks;
+  const Key& current = CurrentLocked();
+  jwks.Add({current.kid, current.public_key});
+  for (auto it = keys_.rbegin(); it != keys_.rend(); ++it) {
+    if (it->kid == current.kid || !it->retired_at) continue;
+    if (now_unix < *it->retired_at + publish_after_retire_secs_) {
+      jwks.Add({it->kid, it->public_key});
+    }
+  }
+  return jwks;
+}
+
+absl::StatusOr<base::Jwk> KeyRing::Lookup(std::string_view kid, int64_t now_unix) const {
+  base::Jwks published = Published(now_unix);
+  if (const base::Jwk* key = published.Find(kid)) return *key;
+  return base::ApiError(absl::StatusCode::kUnauthenticated, "TOKEN_KEY_UNKNOWN",
+                        "the token was signed by an unknown key", 401);
+}
+
+absl::Status KeyRing::Rotate(int64_t now_unix) {
+  std::lock_guard lock(mu_);
+  for (Key& key : keys_) {
+    if (!key.retired_at) key.retired_at = now_unix;
+  }
+  // Keys retired long enough ago to have no live tokens are dropped for good.
+  std::erase_if(keys_, [&](const Key& key) {
+    return key.retired_at && now_unix >= *key.retired_at + publish_after_retire_secs_;
+  });
+  keys_.push_back(NewKey(now_unix));
+  return SaveLocked();
+}
+
+std::string KeyRing::current_kid() const {
+  std::lock_guard lock(mu_);
+  return CurrentLocked().kid;
+}
+
+}  // namespace aevatar::nyxid

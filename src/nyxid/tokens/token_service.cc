@@ -1,0 +1,89 @@
+#include "nyxid/tokens/token_service.h"
+
+#include "base/api_error.h"
+#include "base/crypto.h"
+#include "nyxid/accounts/principal.h"
+#include "nyxid/model.h"
+
+namespace aevatar::nyxid {
+namespace {
+
+absl::Status TokenError(std::string code, std::string detail) {
+  return base::ApiError(absl::StatusCode::kUnauthenticated, std::move(code), std::move(detail),
+                        401);
+}
+
+}  // namespace
+
+nlohmann::json TokenService::BaseClaims(const std::string& subject, int64_t ttl_secs) const {
+  const int64_t now = now_();
+  return {{"iss", issuer_}, {"sub", subject},        {"iat", now},
+          {"nbf", now},     {"exp", now + ttl_secs}, {"jti", base::RandomId("jti_")}};
+}
+
+std::string TokenService::IssueAccess(const std::string& user_id,
+                                      const std::string& username) const {
+  nlohmann::json claims = BaseClaims(user_id, kAccessTokenTtlSecs);
+  claims["aud"] = kAccessAudience;
+  claims["scope"] = kAccountReadScope;
+  claims["token_kind"] = "access";
+  claims["preferred_username"] = username;
+  return keys_->Sign(claims);
+}
+
+std::string TokenService::MintDelegation(const std::string& user_id, const std::string& audience,
+                                         const std::vector<std::string>& scopes) const {
+  nlohmann::json claims = BaseClaims(user_id, kDelegationTokenTtlSecs);
+  claims["aud"] = audience;
+  claims["scope"] = JoinScopes(NormalizeScopes(scopes));
+  claims["token_kind"] = "delegation";
+  return keys_->Sign(claims);
+}
+
+absl::StatusOr<VerifiedToken> TokenService::Verify(std::string_view token) const {
+  const int64_t now = now_();
+  auto verified =
+      base::VerifyJws(token, [this, now](std::string_view kid) { return keys_->Lookup(kid, now); });
+  if (!verified.ok()) return verified.status();
+  const nlohmann::json& claims = verified->claims;
+  if (!claims.is_object()) return TokenError("TOKEN_MALFORMED", "the token claims are malformed");
+  auto iss = claims.find("iss");
+  if (iss == claims.end() || !iss->is_string() || iss->get<std::string>() != issuer_) {
+    return TokenError("TOKEN_ISSUER_MISMATCH", "the token was not issued by this NyxID");
+  }
+  auto kind = claims.find("token_kind");
+  if (kind == claims.end() || !kind->is_string()) {
+    return TokenError("TOKEN_KIND_MISMATCH", "the token has no token_kind");
+  }
+  VerifiedToken out;
+  out.kind = kind->get<std::string>();
+  base::ClaimRequirements requirements;
+  requirements.now_unix = now;
+  requirements.token_kind = out.kind;
+  if (out.kind == "access") {
+    requirements.audience = kAccessAudience;
+  } else if (out.kind == "delegation") {
+    auto aud = claims.find("aud");
+    if (aud == claims.end() || !aud->is_string()) {
+      return TokenError("TOKEN_MALFORMED", "a delegation token names one audience");
+    }
+    requirements.audience = aud->get<std::string>();
+  } else {
+    return TokenError("TOKEN_KIND_MISMATCH", "the token kind is not accepted here");
+  }
+  if (absl::Status st = base::VerifyClaims(claims, requirements); !st.ok()) return st;
+  auto sub = claims.find("sub");
+  if (sub == claims.end() || !sub->is_string() || sub->get<std::string>().empty()) {
+    return TokenError("TOKEN_MALFORMED", "the token has no subject");
+  }
+  out.subject = sub->get<std::string>();
+  out.audience = requirements.audience;
+  auto scope = claims.find("scope");
+  if (scope != claims.end() && scope->is_string()) {
+    out.scopes = NormalizeScopes(scope->get<std::string>());
+  }
+  out.expires_at = claims["exp"].is_number() ? claims["exp"].get<int64_t>() : 0;
+  return out;
+}
+
+}  // namespace aevatar::nyxid

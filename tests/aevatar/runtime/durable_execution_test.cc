@@ -1,0 +1,365 @@
+#include "aevatar/runtime/durable_execution.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "scripted_executor.h"
+
+namespace aevatar::orchestrator {
+namespace {
+
+using testing::ScriptedExecutor;
+
+const char kKey[] =
+    "tool:v1:operation:00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+const char kOpId[] = "op_k3v9abc";
+const char kEtag[] = "\"etag-1\"";
+const int64_t kNow = 1'800'000'000'000;
+
+nlohmann::json Receipt(const std::string& id = kOpId) {
+  return {{"operation_id", id},
+          {"status", "queued"},
+          {"status_url", "/executions/" + id},
+          {"result_url", "/executions/" + id + "/result"},
+          {"cancel_url", "/executions/" + id + "/cancel"},
+          {"created_at", "2027-01-15T08:00:00.000Z"},
+          {"expires_at", "2027-01-16T08:00:00.000Z"},
+          {"done", false}};
+}
+nlohmann::json StatusDoc(const std::string& status) {
+  return {{"operation_id", kOpId}, {"status", status}, {"done", false}};
+}
+nlohmann::json Problem(int status, const std::string& code) {
+  return {{"status", status}, {"code", code}, {"title", "t"}};
+}
+nlohmann::json ResultDoc(bool success) {
+  return {{"operation_id", kOpId},    {"status", success ? "succeeded" : "failed"},
+          {"success", success},       {"exit_code", success ? 0 : 3},
+          {"stdout", "AEVATAR_OK\n"}, {"verdict", success ? "ok" : "nonzero_exit"}};
+}
+PendingOperation Known(const std::string& last_status = "queued") {
+  PendingOperation pending;
+  pending.provider_operation_id = kOpId;
+  pending.etag = kEtag;
+  pending.last_status = last_status;
+  pending.submitted_at_ms = kNow - 5000;
+  pending.attempts = 1;
+  return pending;
+}
+TurnDecision Turn(ScriptedExecutor& executor, const PendingOperation& pending = {}) {
+  return RunTurn(executor, kKey, nlohmann::json{{"language", "python"}}, pending, kNow);
+}
+
+TEST(DurableExecution, AcceptedReceiptPersistsOperationIdEtagAndExpiry) {
+  ScriptedExecutor executor;
+  executor.Then(202, Receipt(), {{"ETag", kEtag}, {"Retry-After", "1"}});
+  const TurnDecision d = Turn(executor);
+  EXPECT_EQ(d.kind, TurnKind::kReschedule);
+  EXPECT_EQ(d.pending.provider_operation_id, kOpId);
+  EXPECT_EQ(d.pending.etag, kEtag);
+  EXPECT_EQ(d.pending.last_status, "queued");
+  EXPECT_EQ(d.pending.expires_at_ms, 1'800'086'400'000);  // 2027-01-16T08:00:00Z
+  EXPECT_EQ(d.pending.submitted_at_ms, kNow);
+  EXPECT_EQ(d.pending.attempts, 1);
+  EXPECT_EQ(d.delay_ms, 1000);
+  EXPECT_EQ(d.exchanges, 1);
+  ASSERT_EQ(executor.exchanges().size(), 1u);
+  EXPECT_EQ(executor.exchanges()[0].key, kKey);
+}
+
+TEST(DurableExecution, NotModifiedReschedulesAStatusRead) {
+  ScriptedExecutor executor;
+  executor.Then(304, nullptr, {{"ETag", kEtag}, {"Retry-After", "2"}});
+  const TurnDecision d = Turn(executor, Known("running"));
+  EXPECT_EQ(d.kind, TurnKind::kReschedule);
+  EXPECT_EQ(d.delay_ms, 2000);
+  EXPECT_EQ(d.pending.last_status, "running");
+  EXPECT_EQ(d.pending.attempts, 2);
+  EXPECT_EQ(executor.Count("Result"), 0);
+}
+
+TEST(DurableExecution, IfNoneMatchCarriesThePersistedEtag) {
+  ScriptedExecutor executor;
+  executor.Then(200, StatusDoc("running"), {{"ETag", "\"etag-2\""}});
+  const TurnDecision d = Turn(executor, Known());
+  ASSERT_EQ(executor.exchanges().size(), 1u);
+  EXPECT_EQ(executor.exchanges()[0].if_none_match, kEtag);
+  EXPECT_EQ(d.pending.etag, "\"etag-2\"");  // the next read sends the new one
+}
+
+TEST(DurableExecution, QueuedAndRunningReschedule) {
+  for (const char* status : {"queued", "running"}) {
+    ScriptedExecutor executor;
+    executor.Then(200, StatusDoc(status), {{"ETag", kEtag}, {"Retry-After", "1"}});
+    const TurnDecision d = Turn(executor, Known());
+    EXPECT_EQ(d.kind, TurnKind::kReschedule) << status;
+    EXPECT_EQ(d.pending.last_status, status);
+    EXPECT_EQ(d.delay_ms, 1000);
+    EXPECT_EQ(executor.Count("Result"), 0);
+  }
+}
+
+TEST(DurableExecution, RetryAfterOfAnHourIsCappedAt30Seconds) {
+  ScriptedExecutor executor;
+  executor.Then(200, StatusDoc("running"), {{"Retry-After", "3600"}});
+  EXPECT_EQ(Turn(executor, Known()).delay_ms, 30000);
+}
+
+TEST(DurableExecution, MissingRetryAfterUsesTheDefault) {
+  ScriptedExecutor executor;
+  executor.Then(200, StatusDoc("queued"));
+  EXPECT_EQ(Turn(executor, Known()).delay_ms, kDefaultRetryDelayMs);
+}
+
+TEST(DurableExecution, QueueFullReschedulesAndTheRetryUsesTheSameKey) {
+  ScriptedExecutor executor;
+  executor.Then(429, Problem(429, "QUEUE_FULL"), {{"Retry-After", "5"}});
+  executor.Then(202, Receipt(), {{"ETag", kEtag}});
+  TurnDecision d = Turn(executor);
+  EXPECT_EQ(d.kind, TurnKind::kReschedule);
+  EXPECT_EQ(d.delay_ms, 5000);
+  EXPECT_TRUE(d.pending.provider_operation_id.empty());
+  d = Turn(executor, d.pending);
+  EXPECT_EQ(d.pending.provider_operation_id, kOpId);
+  ASSERT_EQ(executor.Count("Submit"), 2);
+  EXPECT_EQ(executor.exchanges()[0].key, executor.exchanges()[1].key);
+}
+
+TEST(DurableExecution, ServiceUnavailableReschedulesTheSameOperation) {
+  ScriptedExecutor executor;
+  executor.Then(503, Problem(503, "NOT_READY"), {{"Retry-After", "7"}});
+  const TurnDecision d = Turn(executor, Known());
+  EXPECT_EQ(d.kind, TurnKind::kReschedule);
+  EXPECT_EQ(d.delay_ms, 7000);
+  EXPECT_EQ(d.pending.provider_operation_id, kOpId);
+  EXPECT_EQ(d.pending.etag, kEtag);
+  EXPECT_EQ(executor.Count("Submit"), 0);
+}
+
+TEST(DurableExecution, DroppedSubmitResponseIsReplayedWithTheSameKeyAndConverges) {
+  ScriptedExecutor executor;
+  executor.Then(0);  // the executor accepted, but the response never arrived
+  executor.Then(202, Receipt(), {{"ETag", kEtag}});  // same key: the same operation
+  executor.Then(200, StatusDoc("succeeded"), {{"ETag", "\"etag-9\""}});
+  executor.Then(200, ResultDoc(true));
+  PendingOperation pending;
+  TurnDecision d;
+  for (int turn = 0; turn < 5; ++turn) {
+    d = Turn(executor, pending);
+    if (d.kind != TurnKind::kReschedule) break;
+    pending = d.pending;  // what the actor persists before its callback
+  }
+  EXPECT_EQ(d.kind, TurnKind::kCompleted);
+  EXPECT_EQ(d.result["stdout"], "AEVATAR_OK\n");
+  ASSERT_EQ(executor.Count("Submit"), 2);
+  EXPECT_EQ(executor.exchanges()[0].key, kKey);
+  EXPECT_EQ(executor.exchanges()[1].key, kKey);
+  EXPECT_EQ(executor.exchanges()[2].operation_id, kOpId);
+  EXPECT_EQ(d.pending.attempts, 4);
+  EXPECT_TRUE(executor.drained());
+}
+
+TEST(DurableExecution, IdempotencyKeyReuseIsTerminal) {
+  ScriptedExecutor executor;
+  executor.Then(409, Problem(409, "IDEMPOTENCY_KEY_REUSE"));
+  const TurnDecision d = Turn(executor);
+  EXPECT_EQ(d.kind, TurnKind::kTerminal);
+  EXPECT_EQ(d.outcome_code, kOutcomeIdempotencyConflict);
+  EXPECT_EQ(executor.exchanges().size(), 1u);
+}
+
+TEST(DurableExecution, ExpiredOperationIsTerminal) {
+  ScriptedExecutor executor;
+  executor.Then(410, Problem(410, "OPERATION_EXPIRED"));
+  const TurnDecision d = Turn(executor, Known());
+  EXPECT_EQ(d.kind, TurnKind::kTerminal);
+  EXPECT_EQ(d.outcome_code, kOutcomeExpired);
+}
+
+TEST(DurableExecution, CancelledIsTerminalWithoutAResultFetch) {
+  ScriptedExecutor executor;
+  executor.Then(200, StatusDoc("cancelled"));
+  const TurnDecision d = Turn(executor, Known("running"));
+  EXPECT_EQ(d.kind, TurnKind::kTerminal);
+  EXPECT_EQ(d.outcome_code, kOutcomeCancelled);
+  EXPECT_EQ(executor.Count("Result"), 0);
+}
+
+TEST(DurableExecution, OutcomeUncertainIsTerminalWithoutAResultFetch) {
+  ScriptedExecutor executor;
+  executor.Then(200, StatusDoc("outcome_uncertain"));
+  const TurnDecision d = Turn(executor, Known("running"));
+  EXPECT_EQ(d.kind, TurnKind::kTerminal);
+  EXPECT_EQ(d.outcome_code, kOutcomeUncertain);
+  EXPECT_EQ(executor.Count("Result"), 0);
+}
+
+TEST(DurableExecution, SucceededAndFailedFetchTheResult) {
+  for (bool success : {true, false}) {
+    ScriptedExecutor executor;
+    executor.Then(200, StatusDoc(success ? "succeeded" : "failed"));
+    executor.Then(200, ResultDoc(success));
+    const TurnDecision d = Turn(executor, Known("running"));
+    EXPECT_EQ(d.kind, TurnKind::kCompleted);
+    EXPECT_EQ(d.result["success"], success);  // a failed program is still a completion
+    EXPECT_EQ(d.exchanges, 2);
+    ASSERT_EQ(executor.Count("Result"), 1);
+    EXPECT_EQ(executor.exchanges()[1].operation_id, kOpId);
+  }
+}
+
+TEST(DurableExecution, ResultSideOperationNotTerminalStaysPending) {
+  ScriptedExecutor executor;
+  executor.Then(200, StatusDoc("succeeded"), {{"ETag", "\"etag-3\""}});
+  executor.Then(409, Problem(409, "OPERATION_NOT_TERMINAL"), {{"Retry-After", "2"}});
+  const TurnDecision d = Turn(executor, Known("running"));
+  EXPECT_EQ(d.kind, TurnKind::kReschedule);
+  EXPECT_EQ(d.delay_ms, 2000);
+  EXPECT_EQ(d.pending.provider_operation_id, kOpId);
+}
+
+TEST(DurableExecution, NotModifiedAfterATerminalStatusFetchesTheResultAgain) {
+  // A terminal status whose result fetch failed must not turn into 304s forever.
+  ScriptedExecutor executor;
+  executor.Then(200, StatusDoc("failed"), {{"ETag", "\"etag-4\""}});
+  executor.Then(0);
+  executor.Then(304, nullptr, {{"ETag", "\"etag-4\""}});
+  executor.Then(200, ResultDoc(false));
+  TurnDecision d = Turn(executor, Known("running"));
+  ASSERT_EQ(d.kind, TurnKind::kReschedule);
+  d = Turn(executor, d.pending);
+  EXPECT_EQ(executor.exchanges()[2].if_none_match, "\"etag-4\"");
+  EXPECT_EQ(d.kind, TurnKind::kCompleted);
+  EXPECT_EQ(d.result["exit_code"], 3);
+}
+
+TEST(DurableExecution, NotFoundOnceTheIdIsKnownIsTerminalAndNeverResubmits) {
+  ScriptedExecutor executor;
+  executor.Then(404, Problem(404, "OPERATION_NOT_FOUND"));
+  const TurnDecision d = Turn(executor, Known("running"));
+  EXPECT_EQ(d.kind, TurnKind::kTerminal);
+  EXPECT_EQ(d.outcome_code, kOutcomeNotFound);
+  EXPECT_EQ(d.pending.provider_operation_id, kOpId);
+  EXPECT_EQ(executor.Count("Submit"), 0);
+  EXPECT_EQ(executor.exchanges().size(), 1u);
+}
+
+TEST(DurableExecution, InvalidOperationIdInAReceiptIsRejected) {
+  for (const char* bad : {"op_../../admin", "OP_X", "op_", "x_abc", "op_a/b"}) {
+    ScriptedExecutor executor;
+    executor.Then(202, Receipt(bad), {{"ETag", kEtag}});
+    const TurnDecision d = Turn(executor);
+    EXPECT_EQ(d.kind, TurnKind::kTerminal) << bad;
+    EXPECT_EQ(d.outcome_code, kOutcomeReceiptInvalid);
+    EXPECT_TRUE(d.pending.provider_operation_id.empty());
+    EXPECT_EQ(executor.exchanges().size(), 1u);  // no status path built from it
+  }
+  ScriptedExecutor executor;  // a persisted id that fails validation: no exchange at all
+  PendingOperation tampered = Known();
+  tampered.provider_operation_id = "op_x/../y";
+  EXPECT_EQ(Turn(executor, tampered).outcome_code, kOutcomeReceiptInvalid);
+  EXPECT_TRUE(executor.exchanges().empty());
+}
+
+TEST(DurableExecution, ReceiptStatusUrlPointingElsewhereIsIgnored) {
+  ScriptedExecutor executor;
+  nlohmann::json receipt = Receipt();
+  receipt["status_url"] = "http://attacker.example/executions/op_other";
+  receipt["result_url"] = "/api/v1/proxy/other/executions/op_other/result";
+  executor.Then(202, receipt, {{"Location", "http://attacker.example/x"}});
+  executor.Then(200, StatusDoc("running"));
+  TurnDecision d = Turn(executor);
+  d = Turn(executor, d.pending);
+  ASSERT_EQ(executor.exchanges().size(), 2u);
+  EXPECT_EQ(executor.exchanges()[1].operation_id, kOpId);
+  EXPECT_EQ(d.pending.ToJson().dump().find("attacker"), std::string::npos);
+}
+
+TEST(DurableExecution, DefinitiveRejectionsAreTypedTerminalOutcomes) {
+  struct Case {
+    int status;
+    const char* code;
+    const char* outcome;
+  };
+  for (const Case& c : {Case{400, "INVALID_TIMEOUT", kOutcomeRejected},
+                        Case{401, "TOKEN_EXPIRED", kOutcomeRouteRejected},
+                        Case{403, "ROUTE_ACCESS_DENIED", kOutcomeRouteRejected},
+                        Case{503, "ASYNC_EXECUTION_UNAVAILABLE", kOutcomeRejected}}) {
+    ScriptedExecutor executor;
+    executor.Then(c.status, Problem(c.status, c.code));
+    const TurnDecision d = Turn(executor);
+    EXPECT_EQ(d.kind, TurnKind::kTerminal) << c.status;
+    EXPECT_EQ(d.outcome_code, c.outcome) << c.status;
+  }
+}
+
+TEST(DurableExecution, DecisionsNeverCarryTheKey) {
+  ScriptedExecutor executor;
+  executor.Then(409, Problem(409, "IDEMPOTENCY_KEY_REUSE"));
+  const TurnDecision d = Turn(executor);
+  EXPECT_EQ(d.detail.find(kKey), std::string::npos);
+  EXPECT_EQ(d.pending.ToJson().dump().find(kKey), std::string::npos);
+}
+
+TEST(BoundedRetryDelay, ParsesCapsAndDefaults) {
+  auto delay = [](const char* value, int64_t fallback = 1000) {
+    http::Headers headers;
+    if (value != nullptr) headers.Set("Retry-After", value);
+    return BoundedRetryDelayMs(headers, fallback);
+  };
+  EXPECT_EQ(delay("3"), 3000);
+  EXPECT_EQ(delay(" 3 "), 3000);
+  EXPECT_EQ(delay("3600"), 30000);
+  EXPECT_EQ(delay("99999999999999999999999"), 30000);  // saturates, no overflow
+  EXPECT_EQ(delay("0"), 1);                            // the scheduler rejects zero
+  EXPECT_EQ(delay(nullptr), 1000);
+  EXPECT_EQ(delay("Wed, 21 Oct 2026 07:28:00 GMT"), 1000);
+  EXPECT_EQ(delay("-5"), 1000);
+  EXPECT_EQ(delay("1.5"), 1000);
+  EXPECT_EQ(delay(nullptr, 0), 1);
+  EXPECT_EQ(delay(nullptr, 120000), 30000);
+}
+
+TEST(OperationIdentity, IsDeterministicPrefixedAndSensitiveToEveryField) {
+  const nlohmann::json args = nlohmann::json::parse(R"({"b":1,"a":"x"})");
+  const nlohmann::json reordered = nlohmann::json::parse(R"({"a":"x","b":1})");
+  const std::string id = OperationIdentity("run_1", "step_a", "sha256:d", args);
+  EXPECT_EQ(id, OperationIdentity("run_1", "step_a", "sha256:d", reordered));
+  ASSERT_EQ(id.rfind("tool:v1:operation:", 0), 0u);
+  const std::string hex = id.substr(18);
+  EXPECT_EQ(hex.size(), 64u);
+  EXPECT_EQ(hex.find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_NE(id, OperationIdentity("run_2", "step_a", "sha256:d", args));
+  EXPECT_NE(id, OperationIdentity("run_1", "step_b", "sha256:d", args));
+  EXPECT_NE(id, OperationIdentity("run_1", "step_a", "sha256:e", args));
+  EXPECT_NE(id, OperationIdentity("run_1", "step_a", "sha256:d", {{"a", "y"}, {"b", 1}}));
+  // Field boundaries matter: moving a character between fields changes the id.
+  EXPECT_NE(OperationIdentity("ab", "c", "d", args), OperationIdentity("a", "bc", "d", args));
+}
+
+TEST(PendingOperationJson, RoundTripsAndRejectsTamperedState) {
+  PendingOperation pending = Known("running");
+  pending.expires_at_ms = kNow + 86'400'000;
+  pending.attempts = 7;
+  auto back = PendingOperation::FromJson(pending.ToJson());
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->ToJson(), pending.ToJson());
+  EXPECT_TRUE(PendingOperation::FromJson(nlohmann::json::object()).ok());  // before a receipt
+
+  nlohmann::json bad = pending.ToJson();
+  bad["provider_operation_id"] = "op_../x";
+  EXPECT_FALSE(PendingOperation::FromJson(bad).ok());
+  bad = pending.ToJson();
+  bad["attempts"] = "7";
+  EXPECT_FALSE(PendingOperation::FromJson(bad).ok());
+  bad = pending.ToJson();
+  bad["attempts"] = -1;
+  EXPECT_FALSE(PendingOperation::FromJson(bad).ok());
+  bad = pending.ToJson();
+  bad["etag"] = "\"a\"\r\nX-Injected: 1";
+  EXPECT_FALSE(PendingOperation::FromJson(bad).ok());
+  EXPECT_FALSE(PendingOperation::FromJson(nlohmann::json::array()).ok());
+}
+
+}  // namespace
+}  // namespace aevatar::orchestrator

@@ -1,0 +1,242 @@
+// The workflow runtime driven turn by turn under a controlled clock, against a
+// test double of the executor (fake_executor.h) and the real SQLite stores.
+#include "aevatar/runtime/workflow_runtime.h"
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+
+#include "aevatar/admission/admission_proof.h"
+#include "aevatar/audit/sqlite_audit_log.h"
+#include "base/crypto.h"
+#include "fake_executor.h"
+#include "gtest/gtest.h"
+
+namespace aevatar::orchestrator {
+namespace {
+
+constexpr char kWorkflow[] = R"yaml(
+workflow_id: runtime-check
+inputs:
+  - {name: marker, type: string, default: MARKER_DEFAULT}
+steps:
+  - id: first
+    tool: code_execute
+    arguments:
+      language: bash
+      source: "echo ${inputs.marker}"
+      timeout_secs: 30
+    expect:
+      equals: {status: succeeded}
+)yaml";
+
+class WorkflowRuntimeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/workflow_runtime_test.XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    auto store = OpenSqliteWorkflowStore(dir_ + "/workflows.db");
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = std::move(*store);
+    auto audit = OpenSqliteAuditLog(dir_ + "/audit.db");
+    ASSERT_TRUE(audit.ok()) << audit.status();
+    audit_ = std::move(*audit);
+    flaky_ = std::make_unique<FlakyAuditLog>(audit_.get());
+    vault_key_ = base::RandomBytes(32);
+    runtime_ = MakeRuntime();
+    auto definition = ParseWorkflowYaml(kWorkflow);
+    ASSERT_TRUE(definition.ok()) << definition.status();
+    definition_ = *definition;
+  }
+  void TearDown() override {
+    runtime_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  std::unique_ptr<WorkflowRuntime> MakeRuntime() {
+    WorkflowRuntime::Options options;
+    options.vault_key = vault_key_;
+    options.stop_window_ms = 10'000;
+    return std::make_unique<WorkflowRuntime>(
+        options, store_.get(), flaky_.get(),
+        [this](const AdmittedRoute&, const std::string&) { return executor_.Transport(); }, nullptr,
+        [this] { return now_.load(); });
+  }
+
+  std::string Start(const std::string& marker = "MARKER_DEFAULT") {
+    Caller caller{CredentialKind::kProxyDelegation, "user-1", "credential-secret-xyz", false};
+    nlohmann::json proof =
+        MakeAdmissionProof({"us_route_1", "chrono-sandbox", "chrono-sandbox"}, now_);
+    auto inputs = BindInputs(definition_, {{"marker", marker}});
+    EXPECT_TRUE(inputs.ok()) << inputs.status();
+    auto run_id = runtime_->StartRun(caller, definition_, *inputs, proof);
+    EXPECT_TRUE(run_id.ok()) << run_id.status();
+    return run_id.ok() ? *run_id : "";
+  }
+
+  // Advances the clock in 1 s ticks, running due turns, until `done` or 120 ticks.
+  void RunUntil(const std::function<bool()>& done) {
+    for (int tick = 0; tick < 120 && !done(); ++tick) {
+      runtime_->DrainDueForTest();
+      now_ += 1000;
+    }
+    runtime_->DrainDueForTest();
+  }
+
+  std::string Phase(const std::string& run_id) {
+    auto run = store_->GetRun(run_id);
+    return run.ok() ? run->phase : "missing";
+  }
+
+  std::string dir_;
+  std::atomic<int64_t> now_{1'800'000'000'000};
+  std::string vault_key_;
+  testing::FakeExecutor executor_;
+  std::unique_ptr<WorkflowStore> store_;
+  std::unique_ptr<AuditLog> audit_;
+  std::unique_ptr<FlakyAuditLog> flaky_;
+  std::unique_ptr<WorkflowRuntime> runtime_;
+  WorkflowDefinition definition_;
+};
+
+TEST_F(WorkflowRuntimeTest, RunCompletesThroughSubmitPollAndResultOnce) {
+  const std::string run_id = Start();
+  RunUntil([&] { return Phase(run_id) == "succeeded"; });
+  ASSERT_EQ(Phase(run_id), "succeeded");
+  EXPECT_EQ(executor_.CountOf("submit"), 1);
+  EXPECT_EQ(executor_.CountOf("result"), 1);
+  // Every status read after the receipt carries the last ETag.
+  for (const testing::Exchange& e : executor_.exchanges()) {
+    if (e.kind == "status") {
+      EXPECT_FALSE(e.if_none_match.empty());
+    }
+  }
+  auto records = audit_->ForRun(run_id);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 2u);
+  EXPECT_EQ((*records)[0].kind, "tool.running");
+  EXPECT_EQ((*records)[1].kind, "tool.terminal");
+  EXPECT_EQ((*records)[1].fact.value("outcome", ""), "succeeded");
+  auto run = store_->GetRun(run_id);
+  EXPECT_EQ(run->state["steps"][0]["output"]["stdout"], "done\n");
+}
+
+TEST_F(WorkflowRuntimeTest, AFreshRuntimeResumesFromPersistedState) {
+  const std::string run_id = Start();
+  RunUntil([&] { return executor_.CountOf("submit") == 1; });  // admitted and submitted
+  ASSERT_EQ(executor_.CountOf("submit"), 1);
+  runtime_ = MakeRuntime();  // as after a crash: nothing in memory survives
+  RunUntil([&] { return Phase(run_id) == "succeeded"; });
+  EXPECT_EQ(Phase(run_id), "succeeded");
+  EXPECT_EQ(executor_.CountOf("submit"), 1);
+  EXPECT_EQ(audit_->ForRun(run_id)->size(), 2u);  // one running, one terminal
+}
+
+TEST_F(WorkflowRuntimeTest, StopFreezesOneDeadlineAndCancelCarriesIt) {
+  executor_.polls_before_done = 1000;
+  const std::string run_id = Start();
+  RunUntil([&] { return executor_.CountOf("status") >= 2; });
+  auto first = runtime_->RequestStop(run_id, "user-1");
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(*first, now_.load() + 10'000);
+  now_ += 500;
+  auto again = runtime_->RequestStop(run_id, "user-1");  // redelivery reuses it
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *first);
+  EXPECT_TRUE(absl::IsNotFound(runtime_->RequestStop(run_id, "someone-else").status()));
+  RunUntil([&] { return Phase(run_id) == "stopped"; });
+  ASSERT_EQ(Phase(run_id), "stopped");
+  ASSERT_GE(executor_.CountOf("cancel"), 1);
+  for (const testing::Exchange& e : executor_.exchanges()) {
+    if (e.kind == "cancel") {
+      EXPECT_EQ(e.deadline_unix_ms, *first);
+    }
+  }
+  auto records = audit_->ForRun(run_id);
+  ASSERT_EQ(records->size(), 2u);
+  EXPECT_EQ(records->back().kind, "tool.terminal");
+  EXPECT_EQ(records->back().fact.value("outcome", ""), "code_execution_cancelled");
+}
+
+TEST_F(WorkflowRuntimeTest, PastTheStopDeadlineTheUncertainOutcomeIsFrozen) {
+  executor_.polls_before_done = 1000;
+  executor_.ignore_cancel = true;
+  const std::string run_id = Start();
+  RunUntil([&] { return executor_.CountOf("status") >= 1; });
+  auto deadline = runtime_->RequestStop(run_id, "user-1");
+  ASSERT_TRUE(deadline.ok());
+  RunUntil([&] { return Phase(run_id) == "stopped"; });
+  ASSERT_EQ(Phase(run_id), "stopped");
+  EXPECT_GE(now_.load(), *deadline);
+  auto records = audit_->ForRun(run_id);
+  ASSERT_EQ(records->size(), 2u);
+  EXPECT_EQ(records->back().fact.value("outcome", ""), "code_execution_cancel_outcome_uncertain");
+  // Nothing new started after the deadline: no exchange is later than it.
+  const int cancels = executor_.CountOf("cancel");
+  runtime_->DrainDueForTest();
+  EXPECT_EQ(executor_.CountOf("cancel"), cancels);
+}
+
+TEST_F(WorkflowRuntimeTest, AuditOutageIsReplayedIntoExactlyOneRecord) {
+  const std::string run_id = Start();
+  RunUntil([&] { return executor_.CountOf("result") == 0 && executor_.CountOf("status") >= 1; });
+  flaky_->FailNext(3);
+  RunUntil([&] { return Phase(run_id) == "succeeded"; });
+  ASSERT_EQ(Phase(run_id), "succeeded");
+  auto records = audit_->ForRun(run_id);
+  ASSERT_TRUE(records.ok());
+  int terminal = 0;
+  for (const AuditRecord& record : *records) terminal += record.kind == "tool.terminal";
+  EXPECT_EQ(terminal, 1);
+  EXPECT_EQ(records->size(), 2u);
+  auto events = store_->EventsAfter(run_id, 0);
+  ASSERT_TRUE(events.ok());
+  const std::vector<RunEvent> list = *events;
+  int retries = 0;
+  for (const RunEvent& e : list) retries += e.type == "audit.retry";
+  EXPECT_EQ(retries, 3);
+}
+
+TEST_F(WorkflowRuntimeTest, RunningAuditMissedAtSubmitIsWrittenBeforeTheTerminalOne) {
+  flaky_->FailNext(1);  // the running audit at the receipt fails
+  const std::string run_id = Start();
+  RunUntil([&] { return Phase(run_id) == "succeeded"; });
+  ASSERT_EQ(Phase(run_id), "succeeded");
+  auto records = audit_->ForRun(run_id);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 2u);
+  EXPECT_EQ((*records)[0].kind, "tool.running");
+  EXPECT_EQ((*records)[1].kind, "tool.terminal");
+}
+
+TEST_F(WorkflowRuntimeTest, SecretsNeverReachStateOrEvents) {
+  const std::string marker = "PLANTED_SOURCE_" + base::HexEncode(base::RandomBytes(6));
+  const std::string run_id = Start(marker);
+  RunUntil([&] { return Phase(run_id) == "succeeded"; });
+  auto run = store_->GetRun(run_id);
+  ASSERT_TRUE(run.ok());
+  std::string persisted = run->state.dump();
+  auto events = store_->EventsAfter(run_id, 0);
+  ASSERT_TRUE(events.ok());
+  const std::vector<RunEvent> list = *events;
+  for (const RunEvent& e : list) persisted += e.data.dump();
+  std::string key;
+  for (const testing::Exchange& e : executor_.exchanges()) {
+    if (e.kind == "submit") key = e.key;
+  }
+  ASSERT_EQ(key.rfind("tool:v1:operation:", 0), 0u);
+  EXPECT_EQ(persisted.find(key), std::string::npos) << "idempotency key in state";
+  EXPECT_EQ(persisted.find("credential-secret-xyz"), std::string::npos) << "credential in state";
+  EXPECT_EQ(persisted.find("echo " + marker), std::string::npos) << "source in state";
+  // The database file holds them only sealed.
+  std::ifstream in(dir_ + "/workflows.db", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  std::ifstream wal(dir_ + "/workflows.db-wal", std::ios::binary);
+  bytes += std::string((std::istreambuf_iterator<char>(wal)), {});
+  EXPECT_EQ(bytes.find("credential-secret-xyz"), std::string::npos);
+  EXPECT_EQ(bytes.find(key), std::string::npos);
+}
+
+}  // namespace
+}  // namespace aevatar::orchestrator

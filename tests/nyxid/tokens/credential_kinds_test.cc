@@ -1,0 +1,206 @@
+// Credential kinds: Agent Keys, access and delegation tokens, signing keys,
+// and the authenticator that tells them apart (fail closed).
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "base/api_error.h"
+#include "base/clock.h"
+#include "base/crypto.h"
+#include "base/jws.h"
+#include "gtest/gtest.h"
+#include "nyxid/store/nyxid_store.h"
+#include "nyxid/tokens/agent_keys.h"
+#include "nyxid/tokens/authenticator.h"
+#include "nyxid/tokens/signing_keys.h"
+#include "nyxid/tokens/token_service.h"
+
+namespace aevatar::nyxid {
+namespace {
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/nyxid-unit.XXXXXX";
+    path_ = ::mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string Raw(const nlohmann::json& header, const nlohmann::json& claims,
+                const std::string& signature) {
+  return base::Base64UrlEncode(header.dump()) + "." + base::Base64UrlEncode(claims.dump()) + "." +
+         base::Base64UrlEncode(signature);
+}
+
+class CredentialKinds : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto keys = KeyRing::LoadOrCreate(dir_.path(), base::NowUnixSecs(), 3900);
+    ASSERT_TRUE(keys.ok()) << keys.status();
+    keys_ = std::move(*keys);
+    tokens_ = std::make_unique<TokenService>(keys_.get(), "nyxid-unit", [this] { return now_; });
+    auto store = OpenSqliteNyxidStore(dir_.path() + "/nyxid.db");
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = std::move(*store);
+    user_.id = "usr_alice";
+    user_.username = "alice";
+    user_.password_hash = "x";
+    ASSERT_TRUE(store_->InsertUser(user_).ok());
+    auth_ = std::make_unique<Authenticator>(store_.get(), tokens_.get());
+  }
+
+  std::string CodeOf(std::string_view bearer) {
+    auto principal = auth_->AuthenticateBearer(bearer);
+    return principal.ok() ? "OK" : base::ApiCode(principal.status());
+  }
+
+  TempDir dir_;
+  int64_t now_ = base::NowUnixSecs();
+  std::unique_ptr<KeyRing> keys_;
+  std::unique_ptr<TokenService> tokens_;
+  std::unique_ptr<NyxidStore> store_;
+  std::unique_ptr<Authenticator> auth_;
+  User user_;
+};
+
+TEST(AgentKeys, HaveThePrefixAnd32RandomBytesAndAreStoredAsHashes) {
+  NewAgentKey key = GenerateAgentKey("usr_1", "ci", {}, 1);
+  EXPECT_EQ(key.secret.rfind("nyxid_ag_", 0), 0u);
+  auto random = base::Base64UrlDecode(key.secret.substr(9));
+  ASSERT_TRUE(random.ok());
+  EXPECT_EQ(random->size(), 32u);
+  EXPECT_TRUE(LooksLikeAgentKey(key.secret));
+  EXPECT_EQ(key.record.key_hash_hex, base::Sha256Hex(key.secret));
+  EXPECT_EQ(key.record.key_hash_hex.find(key.secret), std::string::npos);
+  EXPECT_NE(GenerateAgentKey("usr_1", "ci", {}, 1).secret, key.secret);
+  EXPECT_FALSE(LooksLikeAgentKey("nyxid_ag_short"));
+  EXPECT_FALSE(LooksLikeAgentKey(key.secret + "x"));
+}
+
+TEST(AgentKeys, AllowedServicesNameIdsOrSlugs) {
+  UserService route;
+  route.id = "us_1";
+  route.slug = "chrono-sandbox";
+  AgentKeyRecord key;
+  EXPECT_TRUE(AgentKeyAllowsRoute(key, route));  // empty list: any usable route
+  key.allowed_services = {"us_2"};
+  EXPECT_FALSE(AgentKeyAllowsRoute(key, route));
+  key.allowed_services = {"us_1"};
+  EXPECT_TRUE(AgentKeyAllowsRoute(key, route));
+  key.allowed_services = {"chrono-sandbox"};
+  EXPECT_TRUE(AgentKeyAllowsRoute(key, route));
+}
+
+TEST_F(CredentialKinds, AccessTokenKeepsItsKind) {
+  auto principal = auth_->AuthenticateBearer(tokens_->IssueAccess(user_.id, user_.username));
+  ASSERT_TRUE(principal.ok()) << principal.status();
+  EXPECT_EQ(principal->kind, CredentialKind::kAccess);
+  EXPECT_EQ(principal->user.id, user_.id);
+  EXPECT_TRUE(principal->HasScope("account:read"));
+}
+
+TEST_F(CredentialKinds, DelegationTokenHasTheFormatChronoVerifies) {
+  std::string token =
+      tokens_->MintDelegation(user_.id, "chrono-sandbox", {"sandbox:execute", "proxy:*"});
+  auto verified =
+      base::VerifyJws(token, [&](std::string_view kid) { return keys_->Lookup(kid, now_); });
+  ASSERT_TRUE(verified.ok()) << verified.status();
+  EXPECT_EQ(verified->header["alg"], "EdDSA");
+  EXPECT_EQ(verified->header["typ"], "JWT");
+  EXPECT_EQ(verified->header["kid"], keys_->current_kid());
+  const auto& claims = verified->claims;
+  EXPECT_EQ(claims["sub"], user_.id);
+  EXPECT_EQ(claims["aud"], "chrono-sandbox");
+  EXPECT_EQ(claims["scope"], "proxy:* sandbox:execute");
+  EXPECT_EQ(claims["token_kind"], "delegation");
+  EXPECT_EQ(claims["exp"].get<int64_t>() - claims["iat"].get<int64_t>(), 300);
+  EXPECT_TRUE(claims["jti"].is_string());
+  base::ClaimRequirements requirements;
+  requirements.audience = "chrono-sandbox";
+  requirements.token_kind = "delegation";
+  requirements.required_scopes = {"sandbox:execute"};
+  requirements.now_unix = now_;
+  EXPECT_TRUE(base::VerifyClaims(claims, requirements).ok());
+
+  auto principal = auth_->AuthenticateBearer(token);
+  ASSERT_TRUE(principal.ok());
+  EXPECT_EQ(principal->kind, CredentialKind::kDelegation);
+}
+
+TEST_F(CredentialKinds, ForgedAndStaleTokensAre401WithTypedCodes) {
+  nlohmann::json claims = {{"iss", "nyxid-unit"},     {"sub", user_.id},        {"aud", "nyxid"},
+                           {"scope", "account:read"}, {"token_kind", "access"}, {"iat", now_},
+                           {"exp", now_ + 600}};
+  // Signed by another key under our kid.
+  base::Ed25519KeyPair other = base::GenerateEd25519KeyPair();
+  EXPECT_EQ(CodeOf(base::SignJws(claims, keys_->current_kid(), other.secret_key)),
+            "TOKEN_SIGNATURE_INVALID");
+  // alg none and HS256.
+  EXPECT_EQ(
+      CodeOf(Raw({{"alg", "none"}, {"typ", "JWT"}, {"kid", keys_->current_kid()}}, claims, "")),
+      "TOKEN_ALGORITHM_REJECTED");
+  EXPECT_EQ(CodeOf(Raw({{"alg", "HS256"}, {"typ", "JWT"}, {"kid", keys_->current_kid()}}, claims,
+                       std::string(32, 'a'))),
+            "TOKEN_ALGORITHM_REJECTED");
+  // Unknown kid.
+  EXPECT_EQ(CodeOf(base::SignJws(claims, "nyx_unknown", other.secret_key)), "TOKEN_KEY_UNKNOWN");
+  // Expired.
+  std::string token = tokens_->IssueAccess(user_.id, user_.username);
+  now_ += kAccessTokenTtlSecs + 120;
+  EXPECT_EQ(CodeOf(token), "TOKEN_EXPIRED");
+  // Another issuer's token, signed with our key.
+  now_ = base::NowUnixSecs();
+  TokenService foreign(keys_.get(), "someone-else", [this] { return now_; });
+  EXPECT_EQ(CodeOf(foreign.IssueAccess(user_.id, user_.username)), "TOKEN_ISSUER_MISMATCH");
+  // Garbage.
+  EXPECT_EQ(CodeOf("not-a-token"), "TOKEN_MALFORMED");
+}
+
+TEST_F(CredentialKinds, AgentKeysAreVerifiedByHashAndRevocable) {
+  NewAgentKey key = GenerateAgentKey(user_.id, "ci", {}, 1);
+  ASSERT_TRUE(store_->InsertAgentKey(key.record).ok());
+  auto principal = auth_->AuthenticateBearer(key.secret);
+  ASSERT_TRUE(principal.ok()) << principal.status();
+  EXPECT_EQ(principal->kind, CredentialKind::kAgentKey);
+  EXPECT_EQ(CredentialKindName(principal->kind), "AgentKey");
+  EXPECT_EQ(CodeOf(GenerateAgentKey(user_.id, "x", {}, 1).secret), "AGENT_KEY_INVALID");
+  ASSERT_TRUE(store_->RevokeAgentKey(user_.id, key.record.id, 2).ok());
+  auto revoked = auth_->AuthenticateBearer(key.secret);
+  EXPECT_EQ(base::ApiCode(revoked.status()), "AGENT_KEY_REVOKED");
+  EXPECT_EQ(base::HttpStatusFor(revoked.status()), 401);
+  EXPECT_TRUE(absl::IsNotFound(store_->RevokeAgentKey("usr_other", key.record.id, 3)));
+}
+
+TEST_F(CredentialKinds, SigningKeyFileIsPrivateAndRotationKeepsOldKeysPublished) {
+  const std::string path = dir_.path() + "/signing-keys.json";
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+
+  std::string old_token = tokens_->IssueAccess(user_.id, user_.username);
+  const std::string old_kid = keys_->current_kid();
+  ASSERT_TRUE(keys_->Rotate(now_).ok());
+  EXPECT_NE(keys_->current_kid(), old_kid);
+  EXPECT_NE(keys_->Published(now_).Find(old_kid), nullptr);
+  EXPECT_EQ(CodeOf(old_token), "OK");  // still verifies after rotation
+  EXPECT_EQ(keys_->Published(now_ + 3900).Find(old_kid), nullptr);
+
+  // A reload sees the same keys.
+  auto reloaded = KeyRing::LoadOrCreate(dir_.path(), now_, 3900);
+  ASSERT_TRUE(reloaded.ok());
+  EXPECT_EQ((*reloaded)->current_kid(), keys_->current_kid());
+
+  ::chmod(path.c_str(), 0644);
+  auto loose = KeyRing::LoadOrCreate(dir_.path(), now_, 3900);
+  EXPECT_TRUE(absl::IsFailedPrecondition(loose.status()));
+}
+
+}  // namespace
+}  // namespace aevatar::nyxid
