@@ -15,6 +15,7 @@
 
 #include "gtest/gtest.h"
 #include "http/client.h"
+#include "http/connection_limit.h"
 #include "http_test_util.h"
 #include "nlohmann/json.hpp"
 
@@ -278,6 +279,26 @@ TEST(HttpServerLimits, ClientsVanishingMidExchangeLeaveNothingOpen) {
   // Accepted after all of them, so once it is answered every one is counted.
   EXPECT_EQ(Get(*server, "/").status, 200);
   EXPECT_TRUE(OpenConnectionsReach(*server, 0)) << server->open_connections() << " still open";
+}
+
+TEST(ConnectionBudget, LeavesDescriptorsForEverythingElse) {
+  EXPECT_EQ(ConnectionBudgetFor(1024), 768);        // a reserve of at least 256
+  EXPECT_EQ(ConnectionBudgetFor(20000), 17500);     // or an eighth of the limit
+  EXPECT_EQ(ConnectionBudgetFor(1 << 20), 917504);  // nr_open's default
+  EXPECT_EQ(ConnectionBudgetFor(100), 1);           // never zero
+}
+
+TEST(ConnectionBudget, CapsEachServerOnItsOwn) {
+  ConnectionLimit limit(2);
+  auto first = limit.TryAcquire();
+  auto second = limit.TryAcquire();
+  ASSERT_TRUE(first.has_value() && second.has_value());
+  EXPECT_FALSE(limit.TryAcquire().has_value());
+  EXPECT_EQ(limit.open(), 2);
+  first.reset();
+  EXPECT_EQ(limit.open(), 1);
+  EXPECT_TRUE(limit.TryAcquire().has_value());  // released again at once
+  EXPECT_EQ(limit.open(), 1);
 }
 
 }  // namespace
