@@ -1,7 +1,10 @@
 #include "http/handler_pool.h"
 
+#include <algorithm>
 #include <system_error>
 #include <utility>
+
+#include "absl/time/time.h"
 
 namespace aevatar::http {
 
@@ -20,16 +23,21 @@ HandlerPool::~HandlerPool() {
   }
 }
 
+bool HandlerPool::HasWorkOrStopping() const { return !queue_.empty() || stopping_; }
+
+bool HandlerPool::NoneBusy() const { return busy_ == 0; }
+
+bool HandlerPool::OnlyBusyThreadsLive() const { return queue_.empty() && live_ <= busy_; }
+
 bool HandlerPool::TrySubmit(std::function<void()> task) {
   std::vector<std::thread> to_join;
   {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (stopping_ || busy_ >= max_threads_) return false;
     queue_.push_back(std::move(task));
     ++busy_;
-    if (static_cast<size_t>(idle_) >= queue_.size()) {
-      work_cv_.notify_one();
-    } else {
+    // An idle worker wakes by itself (its Await sees the queued task).
+    if (static_cast<size_t>(idle_) < queue_.size()) {
       try {
         std::thread thread([self = shared_from_this()] { self->WorkerLoop(); });
         ++live_;
@@ -49,33 +57,32 @@ bool HandlerPool::TrySubmit(std::function<void()> task) {
 }
 
 void HandlerPool::WorkerLoop() {
-  std::unique_lock lock(mu_);
+  mu_.Lock();
   while (true) {
     if (!queue_.empty()) {
       std::function<void()> task = std::move(queue_.front());
       queue_.pop_front();
-      lock.unlock();
+      mu_.Unlock();
       try {
         task();
       } catch (...) {
         // The server wraps handlers itself; nothing may unwind a pool thread.
       }
       task = nullptr;  // release the task's captures outside the lock
-      lock.lock();
+      mu_.Lock();
       --busy_;
-      done_cv_.notify_all();
       continue;
     }
     if (stopping_) break;
     ++idle_;
-    bool woke =
-        work_cv_.wait_for(lock, idle_timeout_, [&] { return !queue_.empty() || stopping_; });
+    bool woke = mu_.AwaitWithTimeout(absl::Condition(this, &HandlerPool::HasWorkOrStopping),
+                                     absl::FromChrono(idle_timeout_));
     --idle_;
     if (!woke) break;  // idle too long: retire this thread
   }
   --live_;
   exited_.push_back(std::this_thread::get_id());
-  done_cv_.notify_all();
+  mu_.Unlock();
 }
 
 void HandlerPool::JoinExitedLocked(std::vector<std::thread>& to_join) {
@@ -92,12 +99,14 @@ void HandlerPool::Shutdown(std::chrono::steady_clock::time_point deadline) {
   std::vector<std::thread> to_join;
   std::vector<std::thread> to_detach;
   {
-    std::unique_lock lock(mu_);
+    absl::MutexLock lock(&mu_);
     stopping_ = true;
-    work_cv_.notify_all();
-    done_cv_.wait_until(lock, deadline, [&] { return busy_ == 0; });
+    auto remaining = std::max(std::chrono::steady_clock::duration::zero(),
+                              deadline - std::chrono::steady_clock::now());
+    mu_.AwaitWithTimeout(absl::Condition(this, &HandlerPool::NoneBusy),
+                         absl::FromChrono(remaining));
     // Threads without a task run no user code and exit as soon as they wake.
-    done_cv_.wait(lock, [&] { return queue_.empty() && live_ <= busy_; });
+    mu_.Await(absl::Condition(this, &HandlerPool::OnlyBusyThreadsLive));
     JoinExitedLocked(to_join);
     for (auto& [id, thread] : threads_) to_detach.push_back(std::move(thread));
     threads_.clear();
@@ -108,7 +117,7 @@ void HandlerPool::Shutdown(std::chrono::steady_clock::time_point deadline) {
 }
 
 int HandlerPool::busy() const {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return busy_;
 }
 

@@ -2,16 +2,15 @@
 #define AEVATAR_HTTP_HANDLER_POOL_H_
 
 #include <chrono>
-#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 // Private to src/http: the elastic thread pool that runs request handlers.
 namespace aevatar::http {
@@ -47,13 +46,18 @@ class HandlerPool : public std::enable_shared_from_this<HandlerPool> {
  private:
   void WorkerLoop();
   void JoinExitedLocked(std::vector<std::thread>& to_join) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // absl::Condition predicates, evaluated with mu_ held.
+  bool HasWorkOrStopping() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool NoneBusy() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool OnlyBusyThreadsLive() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const int max_threads_;
   const std::chrono::milliseconds idle_timeout_;
 
-  mutable std::mutex mu_;
-  std::condition_variable work_cv_;  // a task was queued, or stopping
-  std::condition_variable done_cv_;  // a task finished, or a thread exited
+  // Waits use Mutex::Await on the predicates above, so no signalling is
+  // needed: a worker wakes when a task is queued or stopping_ is set, and
+  // Shutdown when a task finishes or a thread exits.
+  mutable absl::Mutex mu_;
   std::deque<std::function<void()>> queue_ ABSL_GUARDED_BY(mu_);
   int busy_ ABSL_GUARDED_BY(mu_) = 0;  // queued + running
   int idle_ ABSL_GUARDED_BY(mu_) = 0;  // threads waiting for work

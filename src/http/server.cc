@@ -9,9 +9,15 @@
 // keep-alive. A handler may block for minutes; only its own connection waits.
 //
 // Streaming: for a Response with `stream`, the handler thread itself drives
-// the writes. Each write is posted to the connection's strand and the thread
-// blocks until it completes. The coroutine stays suspended meanwhile, so the
-// socket is only ever touched on its strand.
+// the writes (server_handler_thread.h).
+//
+// Limits (see ServerOptions): the accept loop takes a ConnectionLimit slot
+// per connection or sheds it (503, short linger, close). A session waits for
+// a kept-alive request's first byte under the idle timeout, then reads the
+// header under the header deadline and the body under the body deadline; the
+// tcp_stream's timer closes the socket when one passes. A 413/414/431 is
+// written before the rest of the request is read, then the connection is
+// drained (bounded) and closed.
 //
 // Lifetimes: a handler thread may outlive Stop() (a handler past the grace
 // cannot be interrupted). Its ticket owns a reference to the io_context, so
@@ -19,190 +25,42 @@
 // thread lets go; once the I/O threads are joined, posted work never runs and
 // blocked stream writes give up (Shared::io_stopped).
 
+#include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <future>
-#include <mutex>
-#include <set>
 #include <thread>
 #include <typeinfo>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "base/api_error.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "base/log.h"
 #include "http/beast_private.h"
+#include "http/connection_limit.h"
 #include "http/handler_pool.h"
-#include "http/problem.h"
 #include "http/server_framing.h"
+#include "http/server_handler_thread.h"
+#include "http/server_state.h"
 
 namespace aevatar::http {
 namespace {
 
-constexpr auto kWriteTimeout = std::chrono::seconds(60);  // peer must take each write
-constexpr auto kLingerTimeout = std::chrono::seconds(2);  // drain before an error close
+using Duration = std::chrono::steady_clock::duration;
+
+constexpr Duration kLingerTimeout = std::chrono::seconds(2);       // drain before an error close
+constexpr Duration kShedTimeout = std::chrono::milliseconds(500);  // write and drain a shed 503
 constexpr auto kIdleThreadTimeout = std::chrono::seconds(60);
 constexpr size_t kMaxLingerBytes = 64 << 20;
-constexpr uint32_t kMaxHeaderBytes = 32 << 10;  // room for bearer and delegation tokens
-
-// State shared by the listener, the connections and the handler threads.
-struct Shared {
-  ServerOptions options;
-  Handler handler;
-  std::shared_ptr<HandlerPool> pool;
-  std::atomic<bool> stopping{false};    // Stop() began: no new exchanges
-  std::atomic<bool> io_stopped{false};  // I/O threads joined: strand work never runs
-  std::mutex mu;
-  std::condition_variable idle_cv;        // in_flight reached 0
-  int in_flight ABSL_GUARDED_BY(mu) = 0;  // requests dispatched and not yet answered
-  std::set<beast::tcp_stream*> streams ABSL_GUARDED_BY(mu);  // open connections
-};
-
-// What a handler thread needs; the io_context is first so it is released last.
-struct Ticket {
-  std::shared_ptr<asio::io_context> ioc;
-  asio::any_io_executor strand;
-  std::shared_ptr<Shared> shared;
-  std::shared_ptr<Exchange> exchange;
-  std::function<void()> resume;  // resumes the connection's coroutine
-};
-
-// Counts one request from dispatch until its response is written (or the
-// connection dies), so Stop() can wait for in-flight work.
-class InFlight {
- public:
-  explicit InFlight(Shared& shared) : shared_(shared) {
-    std::lock_guard lock(shared_.mu);
-    ++shared_.in_flight;
-  }
-  ~InFlight() {
-    std::lock_guard lock(shared_.mu);
-    if (--shared_.in_flight == 0) shared_.idle_cv.notify_all();
-  }
-
- private:
-  Shared& shared_;
-};
-
-// Registers an open connection so Stop() can close it.
-class Registration {
- public:
-  Registration(Shared& shared, beast::tcp_stream* stream) : shared_(shared), stream_(stream) {
-    std::lock_guard lock(shared_.mu);
-    shared_.streams.insert(stream_);
-  }
-  ~Registration() {
-    std::lock_guard lock(shared_.mu);
-    shared_.streams.erase(stream_);
-  }
-
- private:
-  Shared& shared_;
-  beast::tcp_stream* stream_;
-};
-
-// Runs the handler; an exception becomes a 500 problem and one log line.
-Response CallHandler(const Handler& handler, Request& request) {
-  const char* type = "unknown";
-  try {
-    return handler(request);
-  } catch (const std::exception& e) {
-    type = typeid(e).name();  // the message may quote request data: log the type only
-  } catch (...) {
-  }
-  std::string diagnostic_id = NewDiagnosticId();
-  base::Log(base::LogLevel::kError, "http_handler_threw", diagnostic_id,
-            {{"method", request.method}, {"exception", type}});
-  return ProblemResponse(
-      base::ApiError(absl::StatusCode::kInternal, "INTERNAL", "the request handler failed"),
-      diagnostic_id);
-}
-
-// Runs `start(done)` on the connection's strand and blocks this (handler)
-// thread until `done(ec, bytes)` is called. Returns false on a write error, or
-// once the I/O threads are gone and the write can never finish.
-template <typename Start>
-bool RunOnStrand(const Ticket& ticket, Start start) {
-  auto promise = std::make_shared<std::promise<bool>>();
-  std::future<bool> result = promise->get_future();
-  asio::post(ticket.strand, [start = std::move(start), promise]() mutable {
-    start([promise](beast::error_code ec, std::size_t) { promise->set_value(!ec); });
-  });
-  while (result.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
-    if (ticket.shared->io_stopped) return false;
-  }
-  return result.get();
-}
-
-// Sends a streamed response from the handler thread: headers with chunked
-// encoding, one chunk per writer call, then the last chunk.
-void StreamOnHandlerThread(const Ticket& ticket) {
-  Exchange& ex = *ticket.exchange;
-  beast::tcp_stream* stream = ex.stream;
-  auto header = std::make_shared<bhttp::response<bhttp::empty_body>>(
-      BuildStreamHeader(ex.response, ex.keep_alive));
-  auto serializer = std::make_shared<bhttp::response_serializer<bhttp::empty_body>>(*header);
-  ex.streamed = true;
-  bool ok = RunOnStrand(ticket, [stream, header, serializer](auto done) {
-    stream->expires_after(kWriteTimeout);
-    bhttp::async_write_header(*stream, *serializer,
-                              [header, serializer, done](auto ec, auto n) { done(ec, n); });
-  });
-  if (ok && !ex.head && !StatusHasNoBody(ex.response.status)) {
-    ChunkWriter writer = [&](std::string_view chunk) {
-      if (!ok) return false;
-      if (chunk.empty()) return true;  // an empty chunk would end the body early
-      auto data = std::make_shared<std::string>(chunk);
-      ok = RunOnStrand(ticket, [stream, data](auto done) {
-        stream->expires_after(kWriteTimeout);
-        asio::async_write(*stream, bhttp::make_chunk(asio::buffer(*data)),
-                          [data, done](auto ec, auto n) { done(ec, n); });
-      });
-      return ok;
-    };
-    try {
-      ex.response.stream(writer);
-    } catch (...) {
-      ok = false;  // headers are out: the only honest signal left is a cut connection
-    }
-    if (ok) {
-      ok = RunOnStrand(ticket, [stream](auto done) {
-        stream->expires_after(kWriteTimeout);
-        asio::async_write(*stream, bhttp::make_chunk_last(), done);
-      });
-    }
-  }
-  ex.stream_ok = ok;
-}
-
-// The handler thread's whole job for one request.
-void RunExchange(Ticket& ticket) {
-  Exchange& ex = *ticket.exchange;
-  ex.response = CallHandler(ticket.shared->handler, ex.request);
-  if (ex.response.stream) StreamOnHandlerThread(ticket);
-  asio::post(ticket.strand, std::move(ticket.resume));
-}
-
-// Hands `exchange` to a handler thread; `completion` resumes the coroutine on
-// its strand when the handler is done (or at once when the pool is full).
-template <typename Completion>
-void Dispatch(const std::shared_ptr<Shared>& shared, std::shared_ptr<asio::io_context> ioc,
-              asio::any_io_executor strand, std::shared_ptr<Exchange> exchange,
-              Completion completion) {
-  auto handler = std::make_shared<Completion>(std::move(completion));
-  std::function<void()> resume = [handler] { std::move (*handler)(); };
-  auto ticket = std::make_shared<Ticket>(Ticket{std::move(ioc), strand, shared, exchange, resume});
-  if (!shared->pool->TrySubmit([ticket] { RunExchange(*ticket); })) {
-    exchange->busy = true;
-    asio::post(strand, std::move(resume));
-  }
-}
+constexpr int kMaxShedding = 64;               // past this, shed connections are just closed
+constexpr size_t kFirstReadBytes = 4 << 10;    // first read of a kept-alive request
+constexpr size_t kIdleBufferBytes = 16 << 10;  // an idle connection keeps at most this buffer
 
 asio::awaitable<bool> WriteResponse(beast::tcp_stream& stream, const Response& response,
-                                    bool keep_alive, bool head) {
+                                    bool keep_alive, bool head, Duration timeout = kWriteTimeout) {
   bhttp::response<bhttp::string_body> message = BuildResponse(response, keep_alive, head);
   beast::error_code ec;
-  stream.expires_after(kWriteTimeout);
+  stream.expires_after(timeout);
   co_await bhttp::async_write(stream, message, NoThrow(ec));
   co_return !ec;
 }
@@ -210,10 +68,10 @@ asio::awaitable<bool> WriteResponse(beast::tcp_stream& stream, const Response& r
 // Ends a connection after an error answer: stop sending, then read and drop
 // what the peer is still sending (bounded), so the close does not turn into a
 // reset that destroys our answer before the peer reads it.
-asio::awaitable<void> LingeringClose(beast::tcp_stream& stream) {
+asio::awaitable<void> LingeringClose(beast::tcp_stream& stream, Duration timeout = kLingerTimeout) {
   beast::error_code ec;
   stream.socket().shutdown(tcp::socket::shutdown_send, ec);
-  stream.expires_after(kLingerTimeout);
+  stream.expires_after(timeout);
   std::vector<char> sink(16 << 10);
   size_t drained = 0;
   while (!ec && drained < kMaxLingerBytes) {
@@ -222,28 +80,53 @@ asio::awaitable<void> LingeringClose(beast::tcp_stream& stream) {
   stream.socket().close(ec);
 }
 
+// Waits up to `timeout` for the first bytes of a kept-alive connection's next
+// request and leaves them in `buffer`. Returns false when the peer closed or
+// stayed silent.
+asio::awaitable<bool> AwaitNextRequest(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+                                       Duration timeout) {
+  if (buffer.capacity() > kIdleBufferBytes) buffer.shrink_to_fit();  // buffer is empty here
+  beast::error_code ec;
+  stream.expires_after(timeout);
+  size_t n = co_await stream.async_read_some(buffer.prepare(kFirstReadBytes), NoThrow(ec));
+  buffer.commit(n);
+  co_return !ec;
+}
+
 asio::awaitable<void> Session(std::shared_ptr<Shared> shared, std::weak_ptr<asio::io_context> ioc,
-                              tcp::socket socket) {
+                              tcp::socket socket, ConnectionLimit::Slot slot) {
+  ConnectionLimit::Slot held = std::move(slot);  // a local: released before `shared`
   beast::tcp_stream stream(std::move(socket));
   Registration registration(*shared, &stream);
   beast::error_code ec;
   std::string remote = stream.socket().remote_endpoint(ec).address().to_string();
   beast::flat_buffer buffer;
-  const auto read_timeout = std::chrono::seconds(shared->options.read_timeout_secs);
-  while (!shared->stopping) {
-    bhttp::request_parser<bhttp::string_body> parser;
-    parser.body_limit(shared->options.max_body_bytes);
-    parser.header_limit(kMaxHeaderBytes);
-    stream.expires_after(read_timeout);
+  const ServerOptions& options = shared->options;
+  for (bool first = true; !shared->stopping; first = false) {
+    // The first request's header deadline runs from the accept; a kept-alive
+    // connection first waits (idle timeout) for the next request to begin.
+    if (!first && buffer.size() == 0 &&
+        !co_await AwaitNextRequest(stream, buffer, options.idle_timeout)) {
+      break;
+    }
+    bhttp::request_parser<RequestBody> parser;
+    parser.body_limit(options.max_body_bytes);
+    parser.header_limit(
+        static_cast<uint32_t>(std::min<size_t>(options.max_header_bytes, 1u << 30)));
+    stream.expires_after(options.header_timeout);
     co_await bhttp::async_read_header(stream, buffer, parser, NoThrow(ec));
     if (!ec && beast::iequals(parser.get()[bhttp::field::expect], "100-continue")) {
       // curl and others wait for this before sending a body.
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
       co_await asio::async_write(stream, asio::buffer(kContinue), NoThrow(ec));
     }
-    if (!ec) co_await bhttp::async_read(stream, buffer, parser, NoThrow(ec));
+    if (!ec && !parser.is_done()) {
+      stream.expires_after(options.body_timeout);
+      co_await bhttp::async_read(stream, buffer, parser, NoThrow(ec));
+    }
     if (ec) {
-      if (std::optional<Response> problem = ProblemForReadError(ec, shared->options)) {
+      bool request_line_read = !parser.get().target().empty();
+      if (std::optional<Response> problem = ProblemForReadError(ec, options, request_line_read)) {
         if (co_await WriteResponse(stream, *problem, /*keep_alive=*/false, /*head=*/false)) {
           co_await LingeringClose(stream);
         }
@@ -280,6 +163,19 @@ asio::awaitable<void> Session(std::shared_ptr<Shared> shared, std::weak_ptr<asio
   stream.socket().close(ec);
 }
 
+// Answers a connection past the cap with 503 and closes it; it holds no slot.
+asio::awaitable<void> Shed(std::shared_ptr<Shared> shared, tcp::socket socket) {
+  struct Done {
+    Shared& shared;
+    ~Done() { --shared.shedding; }
+  } done{*shared};
+  beast::tcp_stream stream(std::move(socket));
+  if (co_await WriteResponse(stream, TooManyConnectionsResponse(), /*keep_alive=*/false,
+                             /*head=*/false, kShedTimeout)) {
+    co_await LingeringClose(stream, kShedTimeout);  // so the peer reads the 503, not a reset
+  }
+}
+
 asio::awaitable<void> AcceptLoop(std::shared_ptr<Shared> shared,
                                  std::weak_ptr<asio::io_context> ioc_weak,
                                  std::shared_ptr<tcp::acceptor> acceptor) {
@@ -299,7 +195,15 @@ asio::awaitable<void> AcceptLoop(std::shared_ptr<Shared> shared,
     }
     socket.set_option(tcp::no_delay(true), ec);
     auto executor = socket.get_executor();
-    asio::co_spawn(executor, Session(shared, ioc_weak, std::move(socket)), asio::detached);
+    if (std::optional<ConnectionLimit::Slot> slot = shared->limit->TryAcquire()) {
+      asio::co_spawn(executor, Session(shared, ioc_weak, std::move(socket), std::move(*slot)),
+                     asio::detached);
+    } else if (shared->shedding.fetch_add(1) < kMaxShedding) {
+      asio::co_spawn(executor, Shed(shared, std::move(socket)), asio::detached);
+    } else {
+      --shared->shedding;
+      socket.close(ec);  // a flood: not even a 503
+    }
   }
 }
 
@@ -313,6 +217,7 @@ class ServerImpl final : public Server {
     shared_->handler = std::move(handler);
     shared_->pool =
         std::make_shared<HandlerPool>(options.max_concurrent_handlers, kIdleThreadTimeout);
+    shared_->limit = std::make_unique<ConnectionLimit>(options.max_connections);
   }
   ~ServerImpl() override { Stop(0); }
 
@@ -339,9 +244,10 @@ class ServerImpl final : public Server {
   }
 
   uint16_t port() const override { return port_; }
+  int open_connections() const override { return shared_->limit->open(); }
 
   void Stop(int grace_secs) override {
-    std::lock_guard stop_lock(stop_mu_);
+    absl::MutexLock stop_lock(&stop_mu_);
     if (stopped_) return;
     stopped_ = true;
     auto deadline =
@@ -361,8 +267,10 @@ class ServerImpl final : public Server {
       closed.get_future().wait();
     }
     {
-      std::unique_lock lock(shared_->mu);
-      shared_->idle_cv.wait_until(lock, deadline, [&] { return shared_->in_flight == 0; });
+      absl::MutexLock lock(&shared_->mu);
+      Duration remaining = std::max(Duration::zero(), deadline - std::chrono::steady_clock::now());
+      shared_->mu.AwaitWithTimeout(absl::Condition(shared_.get(), &Shared::NoneInFlight),
+                                   absl::FromChrono(remaining));
     }
     work_.reset();
     ioc_->stop();
@@ -372,7 +280,7 @@ class ServerImpl final : public Server {
     {
       // No I/O thread runs now, so closing here races with nothing. The
       // coroutine frames stay until the io_context is destroyed.
-      std::lock_guard lock(shared_->mu);
+      absl::MutexLock lock(&shared_->mu);
       beast::error_code ec;
       for (beast::tcp_stream* stream : shared_->streams) stream->socket().close(ec);
     }
@@ -399,8 +307,8 @@ class ServerImpl final : public Server {
   std::shared_ptr<tcp::acceptor> acceptor_;
   std::vector<std::thread> io_threads_;
   uint16_t port_ = 0;
-  std::mutex stop_mu_;
-  bool stopped_ = false;
+  absl::Mutex stop_mu_;
+  bool stopped_ ABSL_GUARDED_BY(stop_mu_) = false;
 };
 
 }  // namespace
@@ -408,10 +316,15 @@ class ServerImpl final : public Server {
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& options,
                                                       Handler handler) {
   if (!handler) return absl::InvalidArgumentError("server needs a handler");
+  using std::chrono::milliseconds;
   if (options.io_threads < 1 || options.max_concurrent_handlers < 1 ||
-      options.read_timeout_secs < 1) {
+      options.max_connections < 1 || options.max_header_bytes < 1 ||
+      options.header_timeout <= milliseconds::zero() ||
+      options.body_timeout <= milliseconds::zero() ||
+      options.idle_timeout <= milliseconds::zero()) {
     return absl::InvalidArgumentError(
-        "io_threads, max_concurrent_handlers and read_timeout_secs must be positive");
+        "io_threads, max_concurrent_handlers, max_connections, max_header_bytes and the "
+        "timeouts must be positive");
   }
   auto server = std::make_unique<ServerImpl>(options, std::move(handler));
   if (absl::Status status = server->Listen(); !status.ok()) return status;

@@ -1,6 +1,7 @@
 #ifndef AEVATAR_HTTP_SERVER_H_
 #define AEVATAR_HTTP_SERVER_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -18,23 +19,51 @@ using Handler = std::function<Response(Request&)>;
 // InvalidArgument naming the --listen flag otherwise.
 absl::StatusOr<std::pair<std::string, uint16_t>> ParseListenAddress(const std::string& listen);
 
+// Limits, which bound what a slow, idle or oversized client can cost. The
+// defaults suit the services; tests shorten the timeouts. A breached timeout
+// or size limit ends the connection.
+//   header_timeout (10 s)  a request's whole header block (request line and
+//       fields) must arrive within this, counted from the accept or, on a
+//       kept-alive connection, from the request's first byte (slowloris).
+//   body_timeout (60 s)    the body must then arrive within this.
+//   idle_timeout (30 s)    a kept-alive connection may wait this long for the
+//       first byte of its next request.
+//   max_header_bytes (32 KiB)  request line plus header fields: a longer
+//       request line gets 414 URI_TOO_LONG, longer fields 431
+//       HEADERS_TOO_LARGE.
+//   max_body_bytes (8 MiB)  a larger Content-Length gets 413 BODY_TOO_LARGE
+//       before any body byte is read (a chunked body once it passes the
+//       limit). A body is never buffered past the limit, and its memory
+//       follows the bytes received, not the length declared.
+//   max_connections (16384)  open connections of this server. Past it, or
+//       past the process-wide budget (RLIMIT_NOFILE less a reserve; the first
+//       Start raises the soft limit to the hard one), a new connection gets
+//       503 TOO_MANY_CONNECTIONS and is closed, so the process keeps
+//       descriptors to accept and answer /healthz. Idle connections cost no
+//       thread (each is a coroutine).
+//   max_concurrent_handlers (512)  past it a request gets 503 SERVER_BUSY;
+//       the connection stays open.
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  uint16_t port = 0;                // 0 picks a free port; see Server::port()
-  int io_threads = 2;               // threads running the socket I/O
-  size_t max_body_bytes = 8 << 20;  // larger requests get 413 BODY_TOO_LARGE
+  uint16_t port = 0;   // 0 picks a free port; see Server::port()
+  int io_threads = 2;  // threads running the socket I/O
+  std::chrono::milliseconds header_timeout{10'000};
+  std::chrono::milliseconds body_timeout{60'000};
+  std::chrono::milliseconds idle_timeout{30'000};
+  size_t max_header_bytes = 32 << 10;  // room for bearer and delegation tokens
+  size_t max_body_bytes = 8 << 20;
+  int max_connections = 16384;
   // Handlers may block (a synchronous /execute waits up to 600 s). Each
   // request's handler runs on its own pooled thread, never on an I/O thread,
   // so slow handlers never hold up other requests. Past this many handlers in
   // flight the server answers 503 SERVER_BUSY at once.
   int max_concurrent_handlers = 512;
-  // Time allowed to receive one whole request (headers and body).
-  int read_timeout_secs = 30;
 };
 
 // An HTTP/1.1 server (keep-alive, chunked streaming) on Boost.Beast.
-// Malformed HTTP gets 400, bodies over the limit 413, and a handler that
-// throws gets a 500 problem — all as application/problem+json.
+// Malformed HTTP gets 400, requests past a limit 413/414/431, connections past
+// the cap 503, and a handler that throws gets a 500 problem — all as
+// application/problem+json.
 class Server {
  public:
   // Binds, starts the I/O threads and returns; requests go to `handler`.
@@ -43,6 +72,8 @@ class Server {
   virtual ~Server() = default;
   // The bound port (useful with port 0).
   virtual uint16_t port() const = 0;
+  // Connections open now (accepted, not yet closed, not shed). Thread-safe.
+  virtual int open_connections() const = 0;
   // Stops accepting, closes connections, waits for in-flight handlers up to
   // `grace_secs`, and joins all threads. Idempotent.
   virtual void Stop(int grace_secs = 5) = 0;

@@ -15,6 +15,7 @@
 #include "base/api_error.h"
 #include "http/beast_private.h"
 #include "http/problem.h"
+#include "http/request_body.h"
 #include "http/server.h"
 
 namespace aevatar::http {
@@ -35,7 +36,7 @@ struct Exchange {
 };
 
 // Returns the Request for a fully read message from `remote_address`.
-inline Request ToRequest(bhttp::request<bhttp::string_body> message, std::string remote_address) {
+inline Request ToRequest(bhttp::request<RequestBody> message, std::string remote_address) {
   Request request;
   request.method = std::string(ToStringView(message.method_string()));
   request.target = std::string(ToStringView(message.target()));
@@ -112,6 +113,16 @@ inline Response BusyResponse() {
   return response;
 }
 
+// The 503 for a connection past the server's or the process's connection cap.
+inline Response TooManyConnectionsResponse() {
+  Response response =
+      ProblemResponse(base::ApiError(absl::StatusCode::kUnavailable, "TOO_MANY_CONNECTIONS",
+                                     "too many open connections; retry shortly"),
+                      NewDiagnosticId());
+  response.headers.Set("Retry-After", "1");
+  return response;
+}
+
 // The 503 for a request read after Stop() began.
 inline Response StoppingResponse() {
   return ProblemResponse(base::ApiError(absl::StatusCode::kUnavailable, "SERVER_STOPPING",
@@ -120,9 +131,12 @@ inline Response StoppingResponse() {
 }
 
 // Returns the problem to answer a failed request read with, or nullopt when
-// the connection should just close (peer gone, idle timeout, clean end).
+// the connection should just close (peer gone, timeout, clean end).
+// `request_line_read` tells a header_limit in the request line (414) from one
+// in the fields (431).
 inline std::optional<Response> ProblemForReadError(const beast::error_code& ec,
-                                                   const ServerOptions& options) {
+                                                   const ServerOptions& options,
+                                                   bool request_line_read) {
   if (ec == bhttp::error::body_limit) {
     return ProblemResponse(
         base::ApiError(absl::StatusCode::kResourceExhausted, "BODY_TOO_LARGE",
@@ -130,10 +144,19 @@ inline std::optional<Response> ProblemForReadError(const beast::error_code& ec,
                        413),
         NewDiagnosticId());
   }
+  if (ec == bhttp::error::header_limit && !request_line_read) {
+    return ProblemResponse(
+        base::ApiError(
+            absl::StatusCode::kInvalidArgument, "URI_TOO_LONG",
+            absl::StrCat("the request line exceeds ", options.max_header_bytes, " bytes"), 414),
+        NewDiagnosticId());
+  }
   if (ec == bhttp::error::header_limit) {
-    return ProblemResponse(base::ApiError(absl::StatusCode::kInvalidArgument, "HEADERS_TOO_LARGE",
-                                          "request header fields are too large", 431),
-                           NewDiagnosticId());
+    return ProblemResponse(
+        base::ApiError(
+            absl::StatusCode::kInvalidArgument, "HEADERS_TOO_LARGE",
+            absl::StrCat("request header fields exceed ", options.max_header_bytes, " bytes"), 431),
+        NewDiagnosticId());
   }
   bool parse_error = ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category();
   if (parse_error && ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {

@@ -47,18 +47,17 @@ ClientResponse Get(const Server& server, const std::string& path) {
 }
 
 void Gate::Open() {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   open_ = true;
-  cv_.notify_all();
 }
 
 bool Gate::WaitFor(std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mu_);
-  return cv_.wait_for(lock, timeout, [&] { return open_; });
+  absl::MutexLock lock(&mu_);
+  return mu_.AwaitWithTimeout(absl::Condition(&open_), absl::FromChrono(timeout));
 }
 
 bool Gate::is_open() {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return open_;
 }
 
@@ -97,6 +96,14 @@ RawConnection::RawConnection(uint16_t port) {
 
 RawConnection::~RawConnection() {
   if (fd_ >= 0) ::close(fd_);
+}
+
+void RawConnection::Reset() {
+  if (fd_ < 0) return;
+  linger abort{1, 0};
+  ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &abort, sizeof(abort));
+  ::close(fd_);
+  fd_ = -1;
 }
 
 bool RawConnection::Send(const std::string& bytes) {

@@ -2,13 +2,12 @@
 #define AEVATAR_TESTS_HTTP_HTTP_TEST_UTIL_H_
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 
+#include "absl/synchronization/mutex.h"
 #include "http/client.h"
 #include "http/server.h"
 
@@ -38,9 +37,8 @@ class Gate {
   bool is_open();
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool open_ = false;
+  absl::Mutex mu_;
+  bool open_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 // A raw response as read off the wire.
@@ -61,11 +59,15 @@ class RawConnection {
   RawConnection& operator=(const RawConnection&) = delete;
 
   bool connected() const { return fd_ >= 0; }
+  int fd() const { return fd_; }
   // Sends all of `bytes`; returns false on error.
   bool Send(const std::string& bytes);
   // Reads one response. With `expect_body` false (HEAD, 304) no body is read
   // even when Content-Length is present. Returns nullopt on EOF or timeout.
   std::optional<RawResponse> Read(bool expect_body = true);
+  // Closes at once with a reset (SO_LINGER 0), as a vanishing client might,
+  // leaving no TIME_WAIT socket to hold a local port for a minute.
+  void Reset();
   // True when the peer has closed (EOF or reset) within `timeout`.
   bool PeerClosed(std::chrono::milliseconds timeout);
 

@@ -150,9 +150,9 @@ TEST(HttpServer, StreamWriterFailsOnceTheServerStops) {
   server.reset();
 }
 
-TEST(HttpServer, IdleConnectionClosesAfterReadTimeout) {
+TEST(HttpServer, UnfinishedHeaderClosesAfterTheHeaderTimeout) {
   ServerOptions options;
-  options.read_timeout_secs = 1;
+  options.header_timeout = seconds(1);
   auto server = StartOrDie([](Request&) { return JsonResponse(200, "{}"); }, options);
   RawConnection connection(server->port());
   ASSERT_TRUE(connection.Send("GET / HTTP/1.1\r\nHost: t\r\n"));  // never finished
