@@ -57,7 +57,7 @@ absl::StatusOr<Operation> LoadOwned(const ApiContext& ctx, const http::Request& 
   if (!op.ok()) return op.status();
   // Expiry is decided at read time too, so a result is never served past
   // retention while waiting for the next sweep.
-  if (op->expired || (IsTerminal(op->status) && op->expires_at_ms <= base::NowUnixMs())) {
+  if (op->expired || (IsTerminal(op->status) && op->expires_at_ms <= ctx.deps.now())) {
     return ApiError(absl::StatusCode::kNotFound, "OPERATION_EXPIRED",
                     "the operation's retention has ended", 410);
   }
@@ -90,7 +90,7 @@ http::Response HandleSubmit(const ApiContext& ctx, http::Request& request, Reque
   auto parsed = ParseExecuteRequest(request.body);
   if (!parsed.ok()) return Problem(parsed.status(), note);
 
-  const int64_t now = base::NowUnixMs();
+  const int64_t now = ctx.deps.now();
   Operation op;
   op.id = base::RandomId("op_");
   op.owner = caller->owner;

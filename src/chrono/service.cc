@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "base/crypto.h"
 #include "base/jws.h"
+#include "base/key_file.h"
 #include "base/log.h"
 #include "chrono/caller_auth.h"
 #include "chrono/credential_sealer.h"
@@ -61,6 +62,15 @@ absl::StatusOr<std::unique_ptr<OperationStore>> OpenStore(const ServiceConfig& c
   return absl::InvalidArgumentError("--store must be sqlite:PATH or postgres:URL");
 }
 
+// This instance's runner id, kept in the state directory so that a restart
+// marks exactly the operations the previous process of this instance left
+// running (instances sharing a store have their own state directories).
+absl::StatusOr<std::string> LoadOrCreateRunnerId(const std::string& state_dir) {
+  auto bytes = base::LoadOrCreateKeyFile(state_dir + "/runner.id", 16);
+  if (!bytes.ok()) return bytes.status();
+  return "runner_" + base::HexEncode(*bytes);
+}
+
 class Service : public ChronoService {
  public:
   ~Service() override { Stop(); }
@@ -109,8 +119,9 @@ class Service : public ChronoService {
         config.workers > 0 ? config.workers
                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     executor_options.queue_depth = config.queue_depth;
-    executor_options.runner_id = base::RandomId("runner_");
-    executor_options.retention_ms = retention_ms;
+    auto runner_id = LoadOrCreateRunnerId(config.state_dir);
+    if (!runner_id.ok()) return runner_id.status();
+    executor_options.runner_id = *runner_id;
     executor_ = std::make_unique<Executor>(executor_options, engine_.get(), store_.get(),
                                            sealer_.get(), &metrics_);
     if (absl::Status st = executor_->Start(); !st.ok()) return st;

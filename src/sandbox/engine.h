@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "sandbox/backend.h"
 #include "sandbox/run_spec.h"
+#include "sandbox/runner.h"
 
 namespace aevatar::sandbox {
 
@@ -45,14 +46,14 @@ struct EngineOptions {
 // Thread-safe: runs may proceed concurrently from several threads. Each run
 // must be driven by a thread that outlives it (the sandbox dies with the
 // thread that started it).
-class Engine {
+class Engine : public Runner {
  public:
   // Creates the native backend (fails closed when it cannot isolate). The
   // gvisor backend is set up on its first run (FailedPrecondition then when
   // runsc is missing), so native-only users never pay for it.
   static absl::StatusOr<std::unique_ptr<Engine>> Create(const EngineOptions& options = {});
 
-  absl::StatusOr<RunResult> Run(const RunSpec& spec, const RunControl& control = {});
+  absl::StatusOr<RunResult> Run(const RunSpec& spec, const RunControl& control = {}) override;
 
   const EngineOptions& options() const { return options_; }
 
