@@ -1,6 +1,6 @@
 // The durable routes in-process, where the test holds the clock and the
-// program: retention judged by the injected clock, ETags of a representation
-// that cannot change underneath the test.
+// program: retention and cancel deadlines judged by the injected clock, ETags
+// of a representation that cannot change underneath the test.
 #include <chrono>
 #include <functional>
 #include <string>
@@ -91,6 +91,58 @@ TEST(ExecutionsApi, IfNoneMatchOfAnActiveOperationIs304StrongOrWeak) {
   EXPECT_EQ(done.status, 200) << "the finished operation kept the running one's ETag";
   EXPECT_NE(done.headers.Get("ETag").value_or(""), etag);
   EXPECT_FALSE(done.headers.Get("Retry-After").has_value());
+}
+
+std::string CancelBody(int64_t deadline_unix_ms) {
+  return nlohmann::json{{"deadline_unix_ms", deadline_unix_ms}}.dump();
+}
+
+TEST(ExecutionsApi, ACancelAtOrAfterItsDeadlineIs409AndChangesNothing) {
+  ChronoHarness h;  // one worker
+  ASSERT_TRUE(h.Start().ok());
+  const std::string running = SubmitOne(h, "running");
+  ASSERT_TRUE(h.runner().WaitStarted(1));
+  ASSERT_TRUE(WaitUntil([&] { return StatusOf(h, running) == "running"; }));
+  const std::string queued = SubmitOne(h, "queued");  // waits behind it
+
+  const int64_t now = h.clock().Now();
+  for (const std::string& id : {running, queued}) {
+    for (int64_t deadline : {now - 60'000, now - 1, now}) {
+      http::Response late = h.Call("POST", "/executions/" + id + "/cancel", CancelBody(deadline));
+      ExpectProblem(late, 409, "CANCEL_DEADLINE_EXCEEDED");
+    }
+  }
+  // Nothing started: the running program was not signalled, the queued
+  // operation was not cancelled.
+  EXPECT_EQ(StatusOf(h, running), "running");
+  EXPECT_FALSE(h.store().Get(running)->cancel_requested);
+  EXPECT_EQ(StatusOf(h, queued), "queued");
+  EXPECT_EQ(h.executor().queued(), 1);
+
+  // Before its deadline the same request cancels.
+  http::Response in_time = h.Call("POST", "/executions/" + queued + "/cancel", CancelBody(now + 1));
+  ASSERT_EQ(in_time.status, 200) << in_time.body;
+  EXPECT_EQ(BodyOf(in_time).value("status", ""), "cancelled");
+  in_time = h.Call("POST", "/executions/" + running + "/cancel", CancelBody(now + 1));
+  ASSERT_EQ(in_time.status, 200) << in_time.body;
+  ASSERT_TRUE(WaitUntil([&] { return StatusOf(h, running) == "cancelled"; }));
+  EXPECT_EQ(h.runner().started(), 1);  // the queued one never ran
+}
+
+TEST(ExecutionsApi, ACancelWithoutADeadlineStillCancels) {
+  ChronoHarness h;
+  ASSERT_TRUE(h.Start().ok());
+  const std::string running = SubmitOne(h, "running");
+  ASSERT_TRUE(h.runner().WaitStarted(1));
+  const std::string queued = SubmitOne(h, "queued");
+  for (const char* body : {"", "{}", R"({"deadline_unix_ms":null})"}) {
+    http::Response r = h.Call("POST", "/executions/" + queued + "/cancel", body);
+    EXPECT_EQ(r.status, 200) << body << " -> " << r.body;
+    EXPECT_EQ(BodyOf(r).value("status", ""), "cancelled") << body;
+  }
+  ExpectProblem(h.Call("POST", "/executions/" + running + "/cancel", R"({"deadline_unix_ms":1.5})"),
+                400, "INVALID_FIELD_TYPE");
+  ExpectProblem(h.Call("POST", "/executions/" + running + "/cancel", "[1]"), 400, "MALFORMED_JSON");
 }
 
 }  // namespace
