@@ -2,12 +2,12 @@
 
 #include <sys/stat.h>
 
-#include <condition_variable>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 #include <thread>
 
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "base/clock.h"
 #include "base/crypto.h"
 #include "base/jws.h"
@@ -28,7 +28,7 @@ namespace {
 
 using base::LogLevel;
 
-constexpr auto kExpirySweepInterval = std::chrono::seconds(60);
+constexpr absl::Duration kExpirySweepInterval = absl::Seconds(60);
 constexpr int64_t kTombstoneKeepMs = 7 * 24 * 3600 * 1000LL;
 
 base::JwksCache::Fetcher MakeJwksFetcher(const ServiceConfig& config) {
@@ -79,11 +79,10 @@ class Service : public ChronoService {
 
   void Stop() override {
     {
-      std::lock_guard lock(mu_);
+      absl::MutexLock lock(&mu_);
       if (stopped_) return;
-      stopped_ = true;
+      stopped_ = true;  // wakes the sweeper's Await
     }
-    sweep_wake_.notify_all();
     if (server_) server_->Stop();
     if (executor_) executor_->Stop();
     if (sweeper_.joinable()) sweeper_.join();
@@ -163,15 +162,13 @@ class Service : public ChronoService {
   }
 
   void SweepLoop() {
-    std::unique_lock lock(mu_);
-    while (!stopped_) {
-      lock.unlock();
+    for (;;) {
       auto expired = store_->ExpireOld(base::NowUnixMs(), kTombstoneKeepMs);
       if (expired.ok() && *expired > 0) {
         base::Log(LogLevel::kInfo, "operations.expired", "", {{"count", *expired}});
       }
-      lock.lock();
-      sweep_wake_.wait_for(lock, kExpirySweepInterval, [this] { return stopped_; });
+      absl::MutexLock lock(&mu_);
+      if (mu_.AwaitWithTimeout(absl::Condition(&stopped_), kExpirySweepInterval)) return;
     }
   }
 
@@ -185,9 +182,8 @@ class Service : public ChronoService {
   std::unique_ptr<http::Router> router_;
   std::unique_ptr<http::Server> server_;
   std::thread sweeper_;
-  std::mutex mu_;
-  std::condition_variable sweep_wake_;
-  bool stopped_ = false;
+  absl::Mutex mu_;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace

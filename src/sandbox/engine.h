@@ -2,11 +2,11 @@
 #define AEVATAR_SANDBOX_ENGINE_H_
 
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "sandbox/backend.h"
 #include "sandbox/run_spec.h"
 #include "sandbox/runner.h"
@@ -63,7 +63,7 @@ class Engine : public Runner {
 
   const EngineOptions options_;
   const std::unique_ptr<Backend> native_;
-  std::mutex gvisor_mu_;
+  absl::Mutex gvisor_mu_;
   std::unique_ptr<Backend> gvisor_ ABSL_GUARDED_BY(gvisor_mu_);  // made on first use
 };
 
