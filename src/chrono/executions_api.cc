@@ -1,5 +1,9 @@
 // The durable execution routes: POST /executions and the status, result and
 // cancel routes of one operation.
+#include <cstdint>
+#include <limits>
+#include <optional>
+
 #include "base/api_error.h"
 #include "base/clock.h"
 #include "base/crypto.h"
@@ -57,11 +61,32 @@ absl::StatusOr<Operation> LoadOwned(const ApiContext& ctx, const http::Request& 
   if (!op.ok()) return op.status();
   // Expiry is decided at read time too, so a result is never served past
   // retention while waiting for the next sweep.
-  if (op->expired || (IsTerminal(op->status) && op->expires_at_ms <= base::NowUnixMs())) {
+  if (op->expired || (IsTerminal(op->status) && op->expires_at_ms <= ctx.deps.now())) {
     return ApiError(absl::StatusCode::kNotFound, "OPERATION_EXPIRED",
                     "the operation's retention has ended", 410);
   }
   return op;
+}
+
+// The caller's absolute cancellation deadline from the cancel body, if it
+// sent one. InvalidArgument (typed) for a body that is not an object or a
+// deadline that is not an integer.
+absl::StatusOr<std::optional<int64_t>> CancelDeadline(const std::string& body_text) {
+  if (body_text.empty()) return std::nullopt;
+  nlohmann::json body = nlohmann::json::parse(body_text, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    return ApiError(absl::StatusCode::kInvalidArgument, "MALFORMED_JSON",
+                    "the body must be a JSON object");
+  }
+  auto deadline = body.find("deadline_unix_ms");
+  if (deadline == body.end() || deadline->is_null()) return std::nullopt;
+  if (!deadline->is_number_integer() ||
+      (deadline->is_number_unsigned() &&
+       deadline->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))) {
+    return ApiError(absl::StatusCode::kInvalidArgument, "INVALID_FIELD_TYPE",
+                    "field 'deadline_unix_ms' must be an integer");
+  }
+  return deadline->get<int64_t>();
 }
 
 }  // namespace
@@ -90,7 +115,7 @@ http::Response HandleSubmit(const ApiContext& ctx, http::Request& request, Reque
   auto parsed = ParseExecuteRequest(request.body);
   if (!parsed.ok()) return Problem(parsed.status(), note);
 
-  const int64_t now = base::NowUnixMs();
+  const int64_t now = ctx.deps.now();
   Operation op;
   op.id = base::RandomId("op_");
   op.owner = caller->owner;
@@ -174,23 +199,23 @@ http::Response HandleResult(const ApiContext& ctx, http::Request& request, Reque
 http::Response HandleCancel(const ApiContext& ctx, http::Request& request, RequestNote& note) {
   auto caller = ctx.deps.auth->Authenticate(request, {kExecuteScope});
   if (!caller.ok()) return Problem(caller.status(), note);
-  if (!request.body.empty()) {
-    nlohmann::json body = nlohmann::json::parse(request.body, nullptr, false);
-    if (body.is_discarded() || !body.is_object()) {
-      return Problem(ApiError(absl::StatusCode::kInvalidArgument, "MALFORMED_JSON",
-                              "the body must be a JSON object"),
-                     note);
-    }
-    if (auto deadline = body.find("deadline_unix_ms");
-        deadline != body.end() && !deadline->is_null() && !deadline->is_number_integer()) {
-      return Problem(ApiError(absl::StatusCode::kInvalidArgument, "INVALID_FIELD_TYPE",
-                              "field 'deadline_unix_ms' must be an integer"),
-                     note);
-    }
-  }
+  auto deadline = CancelDeadline(request.body);
+  if (!deadline.ok()) return Problem(deadline.status(), note);
   auto op = LoadOwned(ctx, request, caller->owner);
   if (!op.ok()) return Problem(op.status(), note);
   note.operation_id = op->id;
+  // The caller settles a cancellation that outlives its deadline on its own
+  // (code_execution_cancel_outcome_uncertain), and past the deadline no new
+  // provider operation may start. So a late cancel changes nothing: a queued
+  // operation stays queued, a running one keeps running, and the caller gets
+  // a definitive 409 rather than a status it could mistake for the cancel's
+  // outcome. Checked last, right before the cancel would be acted on.
+  if (*deadline && ctx.deps.now() >= **deadline) {
+    return Problem(ApiError(absl::StatusCode::kFailedPrecondition, "CANCEL_DEADLINE_EXCEEDED",
+                            "the cancellation arrived at or after its deadline_unix_ms; "
+                            "nothing was changed"),
+                   note);
+  }
   auto cancelled = ctx.deps.executor->Cancel(op->id);
   if (!cancelled.ok()) return Problem(cancelled.status(), note);
   return StatusResponse(*cancelled, request);

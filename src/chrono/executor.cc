@@ -2,9 +2,10 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <future>
+#include <utility>
 
+#include "absl/time/time.h"
 #include "base/api_error.h"
 #include "base/log.h"
 #include "chrono/execute_request.h"
@@ -18,17 +19,16 @@ using base::LogLevel;
 
 // Idle workers look at the store this often, to pick up queued work that
 // another path (a restart, a replica) made visible.
-constexpr auto kIdlePoll = std::chrono::seconds(1);
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+constexpr absl::Duration kIdlePoll = absl::Seconds(1);
 
 absl::Status QueueFull() {
   return base::ApiError(absl::StatusCode::kResourceExhausted, "QUEUE_FULL",
                         "the execution queue is full; retry after the Retry-After delay", 429);
+}
+
+absl::Status ShuttingDown() {
+  return base::ApiError(absl::StatusCode::kUnavailable, "SHUTTING_DOWN",
+                        "the executor is shutting down", 503);
 }
 
 std::string FailureResult(const absl::Status& status) {
@@ -44,20 +44,33 @@ std::string FailureResult(const absl::Status& status) {
   return result.dump();
 }
 
+// Wakes a running operation's sandbox through its cancel pipe.
+void SignalCancel(int write_fd) { [[maybe_unused]] ssize_t n = ::write(write_fd, "x", 1); }
+
 }  // namespace
 
-Executor::Executor(ExecutorOptions options, sandbox::Engine* engine, OperationStore* store,
-                   const CredentialSealer* sealer, Metrics* metrics)
+// One synchronous run waiting for a worker, and the caller waiting for it.
+struct Executor::SyncJob {
+  sandbox::RunSpec spec;
+  std::promise<absl::StatusOr<sandbox::RunResult>> done;
+};
+
+Executor::Executor(ExecutorOptions options, sandbox::Runner* runner, OperationStore* store,
+                   const CredentialSealer* sealer, Metrics* metrics, base::UnixMsClock now)
     : options_(std::move(options)),
-      engine_(engine),
+      runner_(runner),
       store_(store),
       sealer_(sealer),
-      metrics_(metrics) {}
+      metrics_(metrics),
+      now_(std::move(now)) {}
 
 Executor::~Executor() { Stop(); }
 
 absl::Status Executor::Start() {
-  auto uncertain = store_->MarkRunningUncertain("", NowMs());
+  if (options_.runner_id.empty()) {
+    return absl::InvalidArgumentError("the executor needs a runner id");
+  }
+  auto uncertain = store_->MarkRunningUncertain(options_.runner_id, now_());
   if (!uncertain.ok()) return uncertain.status();
   if (*uncertain > 0) {
     base::Log(LogLevel::kWarn, "operations.outcome_uncertain", "", {{"count", *uncertain}});
@@ -65,116 +78,137 @@ absl::Status Executor::Start() {
   auto queued = store_->CountWithStatus(OperationStatus::kQueued);
   if (!queued.ok()) return queued.status();
   {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     durable_queued_ = *queued;
+    ++durable_generation_;
   }
   for (int i = 0; i < options_.workers; ++i) threads_.emplace_back([this] { WorkerLoop(); });
   return absl::OkStatus();
 }
 
 void Executor::Stop() {
+  std::deque<std::unique_ptr<SyncJob>> abandoned;
   {
-    std::lock_guard lock(mu_);
-    if (stopping_ && threads_.empty()) return;
+    absl::MutexLock lock(&mu_);
     stopping_ = true;
+    abandoned.swap(sync_jobs_);
   }
-  wake_.notify_all();
+  // Their callers would otherwise wait for a worker that never comes.
+  for (auto& job : abandoned) job->done.set_value(ShuttingDown());
   for (auto& thread : threads_) thread.join();
   threads_.clear();
 }
 
-absl::Status Executor::AdmitOne() {
-  if (stopping_) {
-    return base::ApiError(absl::StatusCode::kUnavailable, "SHUTTING_DOWN",
-                          "the executor is shutting down", 503);
-  }
-  if (static_cast<int64_t>(sync_jobs_.size()) + durable_queued_ >= options_.queue_depth) {
+absl::Status Executor::AdmitOne() const {
+  if (stopping_) return ShuttingDown();
+  if (static_cast<int64_t>(sync_jobs_.size()) + durable_queued_ + submitting_ >=
+      options_.queue_depth) {
     return QueueFull();
   }
   return absl::OkStatus();
 }
 
+bool Executor::WorkReady() const { return stopping_ || !sync_jobs_.empty() || durable_queued_ > 0; }
+
+void Executor::ResyncDurableQueued(int64_t generation, int64_t count) {
+  absl::MutexLock lock(&mu_);
+  // A submission in flight may or may not be in `count`; leave it to the next
+  // resync rather than count it twice or not at all.
+  if (durable_generation_ != generation || submitting_ > 0) return;
+  durable_queued_ = count;
+  ++durable_generation_;
+}
+
 absl::StatusOr<sandbox::RunResult> Executor::RunSync(sandbox::RunSpec spec) {
-  auto promise = std::make_shared<std::promise<absl::StatusOr<sandbox::RunResult>>>();
-  auto future = promise->get_future();
+  auto job = std::make_unique<SyncJob>();
+  job->spec = std::move(spec);
+  std::future<absl::StatusOr<sandbox::RunResult>> result = job->done.get_future();
   {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (absl::Status st = AdmitOne(); !st.ok()) return st;
-    sync_jobs_.push_back(
-        [this, promise, spec = std::move(spec)] { promise->set_value(engine_->Run(spec)); });
+    sync_jobs_.push_back(std::move(job));
   }
-  wake_.notify_one();
-  return future.get();
+  return result.get();
 }
 
 absl::StatusOr<CreateOutcome> Executor::Submit(const Operation& op) {
-  std::lock_guard lock(mu_);
-  if (absl::Status st = AdmitOne(); !st.ok()) return st;
-  auto outcome = store_->CreateOrGet(op);
-  if (!outcome.ok()) return outcome.status();
-  if (outcome->created) {
-    ++durable_queued_;
-    wake_.notify_one();
+  {
+    absl::MutexLock lock(&mu_);
+    if (absl::Status st = AdmitOne(); !st.ok()) return st;
+    ++submitting_;  // holds the place in the queue while the commit runs unlocked
+    ++durable_generation_;
   }
+  absl::StatusOr<CreateOutcome> outcome = store_->CreateOrGet(op);
+  absl::MutexLock lock(&mu_);
+  --submitting_;
+  ++durable_generation_;
+  if (outcome.ok() && outcome->created) ++durable_queued_;
   return outcome;
 }
 
 absl::StatusOr<Operation> Executor::Cancel(const std::string& id) {
-  auto op = store_->RequestCancel(id, NowMs());
+  auto op = store_->RequestCancel(id, now_());
   if (!op.ok()) return op.status();
-  std::lock_guard lock(mu_);
-  if (op->status == OperationStatus::kCancelled && durable_queued_ > 0 && op->started_at_ms == 0) {
-    --durable_queued_;  // cancelled while still queued
+  if (op->status == OperationStatus::kCancelled && op->started_at_ms == 0) {
+    // Cancelled while queued, by this call or an earlier one: recount rather
+    // than decrement, so a repeated cancel cannot count it twice.
+    int64_t generation = 0;
+    {
+      absl::MutexLock lock(&mu_);
+      generation = durable_generation_;
+    }
+    auto queued = store_->CountWithStatus(OperationStatus::kQueued);
+    if (queued.ok()) ResyncDurableQueued(generation, *queued);
   }
-  if (auto it = cancel_fds_.find(id); it != cancel_fds_.end()) {
-    [[maybe_unused]] ssize_t n = ::write(it->second, "x", 1);
-  }
+  absl::MutexLock lock(&mu_);
+  if (auto it = cancel_fds_.find(id); it != cancel_fds_.end()) SignalCancel(it->second);
   return op;
 }
 
 int64_t Executor::queued() const {
-  std::lock_guard lock(mu_);
-  return static_cast<int64_t>(sync_jobs_.size()) + durable_queued_;
+  absl::MutexLock lock(&mu_);
+  return static_cast<int64_t>(sync_jobs_.size()) + durable_queued_ + submitting_;
 }
 
 int64_t Executor::running() const {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return running_;
 }
 
 void Executor::WorkerLoop() {
   for (;;) {
-    std::function<void()> job;
+    std::unique_ptr<SyncJob> job;
+    int64_t generation = 0;
     {
-      std::unique_lock lock(mu_);
-      wake_.wait_for(lock, kIdlePoll,
-                     [this] { return stopping_ || !sync_jobs_.empty() || durable_queued_ > 0; });
+      absl::MutexLock lock(&mu_);
+      mu_.AwaitWithTimeout(absl::Condition(this, &Executor::WorkReady), kIdlePoll);
       if (stopping_) return;
       if (!sync_jobs_.empty()) {
         job = std::move(sync_jobs_.front());
         sync_jobs_.pop_front();
       }
+      generation = durable_generation_;
       ++running_;
     }
     if (job) {
-      job();
+      job->done.set_value(runner_->Run(job->spec, {}));
     } else {
-      auto claimed = store_->ClaimNext(options_.runner_id, NowMs());
+      auto claimed = store_->ClaimNext(options_.runner_id, now_());
       if (!claimed.ok()) {
         base::Log(LogLevel::kError, "operations.claim_failed", "",
                   {{"error", std::string(claimed.status().message())}});
       } else if (claimed->has_value()) {
         {
-          std::lock_guard lock(mu_);
+          absl::MutexLock lock(&mu_);
           if (durable_queued_ > 0) --durable_queued_;
+          ++durable_generation_;
         }
         RunOperation(**claimed);
       } else {
-        std::lock_guard lock(mu_);
-        durable_queued_ = 0;  // the store has nothing queued: resync the counter
+        ResyncDurableQueued(generation, 0);  // the store has nothing queued
       }
     }
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     --running_;
   }
 }
@@ -187,23 +221,23 @@ void Executor::RunOperation(const Operation& op) {
     absl::Status failure = !request.ok()      ? request.status()
                            : !server_env.ok() ? server_env.status()
                                               : cancel_pipe.status();
-    (void)store_->Finish(op.id, OperationStatus::kFailed, FailureResult(failure), NowMs());
+    (void)store_->Finish(op.id, OperationStatus::kFailed, FailureResult(failure), now_());
     return;
   }
   {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     cancel_fds_[op.id] = cancel_pipe->write_end.get();
   }
   // A cancel that landed between the claim and the registration above.
   if (auto latest = store_->Get(op.id); latest.ok() && latest->cancel_requested) {
-    [[maybe_unused]] ssize_t n = ::write(cancel_pipe->write_end.get(), "x", 1);
+    SignalCancel(cancel_pipe->write_end.get());
   }
 
   sandbox::RunSpec spec = ToRunSpec(*request);
   spec.server_env = std::move(*server_env);
-  auto result = engine_->Run(spec, {.cancel_fd = cancel_pipe->read_end.get()});
+  auto result = runner_->Run(spec, {.cancel_fd = cancel_pipe->read_end.get()});
   {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     cancel_fds_.erase(op.id);
   }
 
@@ -221,7 +255,7 @@ void Executor::RunOperation(const Operation& op) {
     metrics_->CountRun(std::string(sandbox::VerdictName(result->verdict)),
                        static_cast<double>(result->wall_ms) / 1000.0);
   }
-  auto finished = store_->Finish(op.id, status, result_json, NowMs());
+  auto finished = store_->Finish(op.id, status, result_json, now_());
   if (!finished.ok()) {
     base::Log(LogLevel::kError, "operation.finish_failed", op.id,
               {{"error", std::string(finished.status().message())}});

@@ -1,31 +1,33 @@
 #ifndef AEVATAR_CHRONO_EXECUTOR_H_
 #define AEVATAR_CHRONO_EXECUTOR_H_
 
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "base/clock.h"
 #include "chrono/credential_sealer.h"
 #include "chrono/metrics.h"
 #include "chrono/operation_store.h"
-#include "sandbox/engine.h"
+#include "sandbox/runner.h"
 
 namespace aevatar::chrono {
 
 struct ExecutorOptions {
-  int workers = 2;        // runs executing at once
-  int queue_depth = 64;   // accepted runs waiting for a worker, sync and durable together
-  std::string runner_id;  // this process; recorded on claimed operations
-  int64_t retention_ms = 24 * 3600 * 1000LL;
+  int workers = 2;       // runs executing at once
+  int queue_depth = 64;  // accepted runs waiting for a worker, sync and durable together
+  // This instance's identity, recorded on the operations it claims; required.
+  // It must stay the same across restarts of the instance (the service keeps
+  // it in its state directory) and differ between instances sharing a store:
+  // Start() marks exactly the operations claimed under it.
+  std::string runner_id;
 };
 
 // The bounded worker pool behind /execute and /executions.
@@ -33,22 +35,32 @@ struct ExecutorOptions {
 // Workers are long-lived threads (a sandbox dies with the thread that started
 // it). Each takes, in order: a waiting synchronous run, else the oldest queued
 // durable operation from the store. Admission is bounded: past queue_depth
-// waiting runs, submissions fail with 429 QUEUE_FULL and nothing is stored.
-// Durable operations are claimed from the store, so queued work that survived
-// a restart is picked up the same way as new work. Thread-safe.
+// waiting runs (submissions still being committed count), submissions fail
+// with 429 QUEUE_FULL and nothing is stored. Durable operations are claimed
+// from the store, so queued work that survived a restart is picked up the
+// same way as new work. The lock is never held across a store call or a run.
+// Thread-safe, except that Start and Stop are called from one thread.
 class Executor {
  public:
-  Executor(ExecutorOptions options, sandbox::Engine* engine, OperationStore* store,
-           const CredentialSealer* sealer, Metrics* metrics);
+  // `runner`, `store`, `sealer` and `metrics` must outlive the executor;
+  // `now` stamps the operations' times.
+  Executor(ExecutorOptions options, sandbox::Runner* runner, OperationStore* store,
+           const CredentialSealer* sealer, Metrics* metrics,
+           base::UnixMsClock now = base::NowUnixMs);
   ~Executor();
 
-  // Marks operations this runner left running as outcome_uncertain, counts
-  // the queue, and starts the workers.
+  // Marks the operations this runner (options.runner_id) left running as
+  // outcome_uncertain, counts the queue, and starts the workers.
+  // InvalidArgument without a runner id.
   absl::Status Start();
-  // Stops taking work and joins the workers (runs in progress finish first).
+  // Stops taking work, fails every waiting synchronous run with 503
+  // SHUTTING_DOWN, and joins the workers (runs in progress finish first).
+  // Queued durable operations stay queued in the store. Idempotent.
   void Stop();
 
   // Runs `spec` on a worker and waits for it (the synchronous /execute path).
+  // 429 QUEUE_FULL when the queue is full; 503 SHUTTING_DOWN when the
+  // executor stops before a worker took it.
   absl::StatusOr<sandbox::RunResult> RunSync(sandbox::RunSpec spec);
 
   // Stores `op` (status queued) unless the owner already used its key, and
@@ -59,28 +71,39 @@ class Executor {
   // finishes as cancelled; a terminal one is unchanged. Returns it afterwards.
   absl::StatusOr<Operation> Cancel(const std::string& id);
 
+  // Waiting runs (synchronous, durable and submissions being committed).
   int64_t queued() const;
   int64_t running() const;
 
  private:
+  struct SyncJob;
+
   void WorkerLoop();
   void RunOperation(const Operation& op);
-  absl::Status AdmitOne() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status AdmitOne() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool WorkReady() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sets the durable count to `count`, read from the store when the count
+  // was at `generation`, unless it has changed since.
+  void ResyncDurableQueued(int64_t generation, int64_t count) ABSL_LOCKS_EXCLUDED(mu_);
 
   const ExecutorOptions options_;
-  sandbox::Engine* const engine_;
+  sandbox::Runner* const runner_;
   OperationStore* const store_;
   const CredentialSealer* const sealer_;
   Metrics* const metrics_;
+  const base::UnixMsClock now_;
 
-  mutable std::mutex mu_;
-  std::condition_variable wake_;
+  mutable absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  std::deque<std::function<void()>> sync_jobs_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::unique_ptr<SyncJob>> sync_jobs_ ABSL_GUARDED_BY(mu_);
   int64_t durable_queued_ ABSL_GUARDED_BY(mu_) = 0;  // queued operations in the store
+  // Bumped on every change of durable_queued_, so a recount read from the
+  // store without the lock is applied only when nothing changed meanwhile.
+  int64_t durable_generation_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t submitting_ ABSL_GUARDED_BY(mu_) = 0;  // admitted, commit in progress
   int64_t running_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, int> cancel_fds_ ABSL_GUARDED_BY(mu_);  // running op -> write end
-  std::vector<std::thread> threads_;
+  std::vector<std::thread> threads_;                            // Start/Stop only
 };
 
 }  // namespace aevatar::chrono

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "base/clock.h"
 #include "chrono/caller_auth.h"
 #include "chrono/credential_sealer.h"
 #include "chrono/executor.h"
@@ -28,6 +29,8 @@ struct HttpApiDeps {
   Metrics* metrics;
   // Readiness of the engine (self-check at start-up).
   bool engine_ready;
+  // Operation times, retention and cancel deadlines are judged by this clock.
+  base::UnixMsClock now = base::NowUnixMs;
 };
 
 // The executor's HTTP API (DESIGN §5):

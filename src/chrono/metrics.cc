@@ -5,12 +5,12 @@
 namespace aevatar::chrono {
 
 void Metrics::CountRequest(const std::string& route, int status) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   ++requests_[{route, status}];
 }
 
 void Metrics::CountRun(const std::string& verdict, double seconds) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   ++runs_[verdict];
   ++run_count_;
   run_seconds_sum_ += seconds;
@@ -20,7 +20,7 @@ void Metrics::CountRun(const std::string& verdict, double seconds) {
 }
 
 std::string Metrics::Render(int64_t queue_depth, int64_t running) const {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   std::ostringstream out;
   out << "# HELP chrono_http_requests_total HTTP requests by route pattern and status.\n"
       << "# TYPE chrono_http_requests_total counter\n";

@@ -4,11 +4,11 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 namespace aevatar::chrono {
 
@@ -25,7 +25,7 @@ class Metrics {
  private:
   static constexpr std::array<double, 10> kBuckets = {0.005, 0.01, 0.025, 0.05, 0.1,
                                                       0.25,  0.5,  1,     5,    30};
-  mutable std::mutex mu_;
+  mutable absl::Mutex mu_;
   std::map<std::pair<std::string, int>, uint64_t> requests_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, uint64_t> runs_ ABSL_GUARDED_BY(mu_);
   std::array<uint64_t, kBuckets.size()> bucket_counts_ ABSL_GUARDED_BY(mu_) = {};

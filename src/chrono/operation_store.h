@@ -32,8 +32,9 @@ class OperationStore {
 
   virtual absl::StatusOr<Operation> Get(const std::string& id) = 0;
 
-  // Claims the oldest queued operation for `runner_id`: status running,
-  // started_at_ms = now, version + 1. nullopt when nothing is queued.
+  // Claims the oldest queued operation for `runner_id` (non-empty, else
+  // InvalidArgument): status running, claimed_by = runner_id, started_at_ms =
+  // now, version + 1. nullopt when nothing is queued.
   virtual absl::StatusOr<std::optional<Operation>> ClaimNext(const std::string& runner_id,
                                                              int64_t now_ms) = 0;
 
@@ -48,9 +49,10 @@ class OperationStore {
   // cancelled); terminal -> unchanged. Returns the operation afterwards.
   virtual absl::StatusOr<Operation> RequestCancel(const std::string& id, int64_t now_ms) = 0;
 
-  // At start-up: running operations claimed by `runner_id` (every running
-  // operation when empty) become outcome_uncertain (terminal, version + 1).
-  // Returns how many.
+  // At start-up: running operations claimed by `runner_id` become
+  // outcome_uncertain (terminal, version + 1); other runners' are untouched.
+  // Returns how many. InvalidArgument for an empty runner_id (there is no
+  // "every runner": on a shared store that would end other instances' runs).
   virtual absl::StatusOr<int> MarkRunningUncertain(const std::string& runner_id,
                                                    int64_t now_ms) = 0;
 

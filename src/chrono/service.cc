@@ -2,15 +2,16 @@
 
 #include <sys/stat.h>
 
-#include <condition_variable>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 #include <thread>
 
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "base/clock.h"
 #include "base/crypto.h"
 #include "base/jws.h"
+#include "base/key_file.h"
 #include "base/log.h"
 #include "chrono/caller_auth.h"
 #include "chrono/credential_sealer.h"
@@ -27,7 +28,7 @@ namespace {
 
 using base::LogLevel;
 
-constexpr auto kExpirySweepInterval = std::chrono::seconds(60);
+constexpr absl::Duration kExpirySweepInterval = absl::Seconds(60);
 constexpr int64_t kTombstoneKeepMs = 7 * 24 * 3600 * 1000LL;
 
 base::JwksCache::Fetcher MakeJwksFetcher(const ServiceConfig& config) {
@@ -61,6 +62,15 @@ absl::StatusOr<std::unique_ptr<OperationStore>> OpenStore(const ServiceConfig& c
   return absl::InvalidArgumentError("--store must be sqlite:PATH or postgres:URL");
 }
 
+// This instance's runner id, kept in the state directory so that a restart
+// marks exactly the operations the previous process of this instance left
+// running (instances sharing a store have their own state directories).
+absl::StatusOr<std::string> LoadOrCreateRunnerId(const std::string& state_dir) {
+  auto bytes = base::LoadOrCreateKeyFile(state_dir + "/runner.id", 16);
+  if (!bytes.ok()) return bytes.status();
+  return "runner_" + base::HexEncode(*bytes);
+}
+
 class Service : public ChronoService {
  public:
   ~Service() override { Stop(); }
@@ -69,11 +79,10 @@ class Service : public ChronoService {
 
   void Stop() override {
     {
-      std::lock_guard lock(mu_);
+      absl::MutexLock lock(&mu_);
       if (stopped_) return;
-      stopped_ = true;
+      stopped_ = true;  // wakes the sweeper's Await
     }
-    sweep_wake_.notify_all();
     if (server_) server_->Stop();
     if (executor_) executor_->Stop();
     if (sweeper_.joinable()) sweeper_.join();
@@ -109,8 +118,9 @@ class Service : public ChronoService {
         config.workers > 0 ? config.workers
                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     executor_options.queue_depth = config.queue_depth;
-    executor_options.runner_id = base::RandomId("runner_");
-    executor_options.retention_ms = retention_ms;
+    auto runner_id = LoadOrCreateRunnerId(config.state_dir);
+    if (!runner_id.ok()) return runner_id.status();
+    executor_options.runner_id = *runner_id;
     executor_ = std::make_unique<Executor>(executor_options, engine_.get(), store_.get(),
                                            sealer_.get(), &metrics_);
     if (absl::Status st = executor_->Start(); !st.ok()) return st;
@@ -152,15 +162,13 @@ class Service : public ChronoService {
   }
 
   void SweepLoop() {
-    std::unique_lock lock(mu_);
-    while (!stopped_) {
-      lock.unlock();
+    for (;;) {
       auto expired = store_->ExpireOld(base::NowUnixMs(), kTombstoneKeepMs);
       if (expired.ok() && *expired > 0) {
         base::Log(LogLevel::kInfo, "operations.expired", "", {{"count", *expired}});
       }
-      lock.lock();
-      sweep_wake_.wait_for(lock, kExpirySweepInterval, [this] { return stopped_; });
+      absl::MutexLock lock(&mu_);
+      if (mu_.AwaitWithTimeout(absl::Condition(&stopped_), kExpirySweepInterval)) return;
     }
   }
 
@@ -174,9 +182,8 @@ class Service : public ChronoService {
   std::unique_ptr<http::Router> router_;
   std::unique_ptr<http::Server> server_;
   std::thread sweeper_;
-  std::mutex mu_;
-  std::condition_variable sweep_wake_;
-  bool stopped_ = false;
+  absl::Mutex mu_;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace

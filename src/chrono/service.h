@@ -12,7 +12,7 @@ namespace aevatar::chrono {
 // Configuration of `chrono-sandbox serve`. Validated once at start-up.
 struct ServiceConfig {
   std::string listen = "127.0.0.1:8081";  // HOST:PORT; port 0 picks a free one
-  std::string state_dir;                  // required: store, at-rest key
+  std::string state_dir;                  // required: store, at-rest key, runner id
   // "sqlite:PATH" (default: sqlite:<state_dir>/operations.db) or "postgres:URL".
   std::string store;
   // NyxID's published keys; exactly one of the two is required (fail closed).

@@ -235,11 +235,14 @@ class SqliteOperationStore final : public OperationStore {
   }
 
   absl::StatusOr<int> MarkRunningUncertain(const std::string& runner_id, int64_t now_ms) override {
+    if (runner_id.empty()) {
+      return absl::InvalidArgumentError("MarkRunningUncertain needs a runner id");
+    }
     absl::MutexLock lock(&mu_);
     absl::StatusOr<int64_t> marked = db_.Run(
         "UPDATE operations SET status = ?1, finished_at_ms = ?2, version = version + 1, "
         "request = '', sealed_credentials = X'' "
-        "WHERE status = ?3 AND (?4 = '' OR claimed_by = ?4)",
+        "WHERE status = ?3 AND claimed_by = ?4",
         {Name(OperationStatus::kOutcomeUncertain), now_ms, Name(OperationStatus::kRunning),
          runner_id});
     if (!marked.ok()) return ToStoreError(marked.status());

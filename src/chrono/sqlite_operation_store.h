@@ -24,9 +24,8 @@ namespace aevatar::chrono {
 //    cancel request or expiry) and returns InvalidArgument otherwise. A
 //    different stored operation with the same id is Internal (ids are random;
 //    another owner's operation is never returned).
-//  - ClaimNext requires a non-empty runner_id (an empty one would mean "every
-//    runner" to MarkRunningUncertain); Finish requires a terminal status;
-//    ExpireOld requires tombstone_keep_ms >= 0. InvalidArgument otherwise.
+//  - Finish requires a terminal status; ExpireOld requires
+//    tombstone_keep_ms >= 0. InvalidArgument otherwise.
 //  - Storage errors are Unavailable (busy, I/O, disk full) or Internal.
 absl::StatusOr<std::unique_ptr<OperationStore>> OpenSqliteOperationStore(const std::string& path);
 

@@ -13,7 +13,7 @@ CgroupPool::CgroupPool(CgroupManager* manager, std::string name_prefix, size_t m
       shared_slots_(shared_slots) {}
 
 CgroupPool::~CgroupPool() {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   idle_.clear();  // each RunCgroup removes itself
 }
 
@@ -21,7 +21,7 @@ absl::StatusOr<std::unique_ptr<RunCgroup>> CgroupPool::Take(const CgroupLimits& 
   std::unique_ptr<RunCgroup> cgroup;
   std::string name;
   {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (!idle_.empty()) {
       cgroup = std::move(idle_.back());
       idle_.pop_back();
@@ -49,7 +49,7 @@ absl::StatusOr<std::unique_ptr<RunCgroup>> CgroupPool::Take(const CgroupLimits& 
 void CgroupPool::GiveBack(std::unique_ptr<RunCgroup> cgroup) {
   if (!cgroup) return;
   if (cgroup->IsEmpty()) {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (idle_.size() < max_idle_) {
       idle_.push_back(std::move(cgroup));
       return;

@@ -4,12 +4,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "os/cgroup.h"
 
 namespace aevatar::os {
@@ -40,7 +40,7 @@ class CgroupPool {
   const std::string prefix_;
   const size_t max_idle_;
   const size_t shared_slots_;
-  std::mutex mu_;
+  absl::Mutex mu_;
   std::vector<std::unique_ptr<RunCgroup>> idle_ ABSL_GUARDED_BY(mu_);
   uint64_t next_ ABSL_GUARDED_BY(mu_) = 0;
 };

@@ -1,5 +1,8 @@
 #include "os/child_plan.h"
 
+#include <cstring>
+#include <string>
+
 namespace aevatar::os {
 
 const char* ChildStepName(ChildStep step) {
@@ -64,6 +67,76 @@ const char* ChildStepName(ChildStep step) {
       return "read the plan";
   }
   return "unknown step";
+}
+
+namespace {
+
+std::string Text(const char* text) { return text ? text : "(none)"; }
+
+// The step of the plan's filesystem list, as "<what> <path>".
+std::string DescribeFsStep(const FsStep& step) {
+  switch (step.kind) {
+    case FsStep::Kind::kMkdir:
+      return "mkdir " + Text(step.path);
+    case FsStep::Kind::kMount:
+      return "mount " + Text(step.fstype) + " at " + Text(step.path);
+    case FsStep::Kind::kBindRo:
+      return "bind " + Text(step.source) + " onto " + Text(step.path);
+    case FsStep::Kind::kSymlink:
+      return "symlink " + Text(step.path) + " -> " + Text(step.source);
+    case FsStep::Kind::kWriteFile:
+      return "write " + Text(step.path);
+    case FsStep::Kind::kTouch:
+      return "create " + Text(step.path);
+    case FsStep::Kind::kCharDevice:
+      return "mknod " + Text(step.path);
+  }
+  return "step at " + Text(step.path);
+}
+
+// What the failed step worked on, or "" when the plan does not name it.
+std::string Subject(const ChildPlan& plan, const ChildFailure& failure) {
+  const auto index = static_cast<size_t>(failure.index);
+  const bool stage = failure.index >= 0 && index < plan.stage_count && plan.stages != nullptr;
+  switch (failure.step) {
+    case ChildStep::kFsStep:
+      if (failure.index >= 0 && index < plan.fs_step_count && plan.fs_steps != nullptr) {
+        return DescribeFsStep(plan.fs_steps[index]);
+      }
+      return "";
+    case ChildStep::kRootMount:
+    case ChildStep::kPivotRoot:
+      return Text(plan.root_mount_point);
+    case ChildStep::kUmountOldRoot:
+      return Text(plan.old_root_name);
+    case ChildStep::kSethostname:
+      return Text(plan.hostname);
+    case ChildStep::kChdir:
+      return Text(plan.workdir);
+    case ChildStep::kExec:
+      return stage ? Text(plan.stages[index].path) : "";
+    case ChildStep::kRlimit:
+      if (failure.index >= 0 && index < plan.rlimit_count && plan.rlimits != nullptr) {
+        return "resource " + std::to_string(plan.rlimits[index].resource);
+      }
+      return "";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+std::string DescribeChildFailure(const ChildPlan& plan, const ChildFailure& failure) {
+  std::string text = ChildStepName(failure.step);
+  if (failure.step == ChildStep::kFsStep || failure.step == ChildStep::kJoinCgroup ||
+      failure.step == ChildStep::kRlimit || failure.step == ChildStep::kCapBoundingSet) {
+    text += " " + std::to_string(failure.index);
+  } else if (failure.index > 0) {
+    text += " (stage " + std::to_string(failure.index) + ")";
+  }
+  if (std::string subject = Subject(plan, failure); !subject.empty()) text += ": " + subject;
+  return text + ": " + std::strerror(failure.err);
 }
 
 }  // namespace aevatar::os

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace aevatar::os {
 
@@ -139,6 +140,12 @@ struct ChildExitReport {
 
 // Returns a short name for `step`, e.g. "pivot_root".
 const char* ChildStepName(ChildStep step);
+
+// Returns what `failure` says in words, naming the path (or name) the failed
+// step worked on as `plan` gives it, e.g.
+//   "rootfs step 4: bind /usr onto /tmp/usr: No such file or directory".
+// For the engine, after the init reported; never called after fork.
+std::string DescribeChildFailure(const ChildPlan& plan, const ChildFailure& failure);
 
 }  // namespace aevatar::os
 

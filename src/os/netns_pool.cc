@@ -41,37 +41,34 @@ NetnsPool::NetnsPool(size_t target_size, size_t lifetime_total)
 
 NetnsPool::~NetnsPool() {
   {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  changed_.notify_all();
   refill_.join();
 }
 
 absl::StatusOr<UniqueFd> NetnsPool::Take() {
-  std::unique_lock lock(mu_);
-  changed_.wait(
-      lock, [this] { return !ready_.empty() || !last_error_.ok() || stopping_ || Exhausted(); });
+  absl::MutexLock lock(&mu_);
+  mu_.Await(absl::Condition(this, &NetnsPool::TakeReady));
   if (ready_.empty()) {
     if (!last_error_.ok()) return last_error_;
     return absl::UnavailableError(Exhausted() ? "the namespace pool made all it may"
                                               : "the namespace pool is stopping");
   }
   UniqueFd fd = std::move(ready_.front());
-  ready_.pop_front();
-  changed_.notify_all();  // wake the refill thread
+  ready_.pop_front();  // the refill thread's RefillDue now holds
   return fd;
 }
 
 void NetnsPool::RefillLoop() {
   for (;;) {
     {
-      std::unique_lock lock(mu_);
-      changed_.wait(lock, [this] { return stopping_ || ready_.size() < target_size_; });
+      absl::MutexLock lock(&mu_);
+      mu_.Await(absl::Condition(this, &NetnsPool::RefillDue));
       if (stopping_ || Exhausted()) return;
     }
     auto made = MakeNamespace();
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (made.ok()) {
       ready_.push_back(std::move(*made));
       ++made_;
@@ -80,7 +77,6 @@ void NetnsPool::RefillLoop() {
       last_error_ = made.status();
       stopping_ = true;  // fail closed: runs now get the error instead of waiting
     }
-    changed_.notify_all();
   }
 }
 

@@ -1,14 +1,13 @@
 #ifndef AEVATAR_OS_NETNS_POOL_H_
 #define AEVATAR_OS_NETNS_POOL_H_
 
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
-#include <mutex>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "os/unique_fd.h"
 
 namespace aevatar::os {
@@ -36,12 +35,18 @@ class NetnsPool {
   bool Exhausted() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return lifetime_total_ > 0 && made_ >= lifetime_total_;
   }
+  // Take can answer: a namespace, an error, or no more to come.
+  bool TakeReady() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return !ready_.empty() || !last_error_.ok() || stopping_ || Exhausted();
+  }
+  bool RefillDue() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return stopping_ || ready_.size() < target_size_;
+  }
 
   const size_t target_size_;
   const size_t lifetime_total_;
-  std::mutex mu_;
+  mutable absl::Mutex mu_;  // waiters Await TakeReady / RefillDue
   size_t made_ ABSL_GUARDED_BY(mu_) = 0;
-  std::condition_variable changed_;
   std::deque<UniqueFd> ready_ ABSL_GUARDED_BY(mu_);
   absl::Status last_error_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

@@ -19,7 +19,7 @@ Engine::Engine(EngineOptions options, std::unique_ptr<Backend> native)
     : options_(std::move(options)), native_(std::move(native)) {}
 
 absl::StatusOr<Backend*> Engine::Gvisor() {
-  std::lock_guard lock(gvisor_mu_);
+  absl::MutexLock lock(&gvisor_mu_);
   if (gvisor_) return gvisor_.get();
   if (::access(options_.runsc_path.c_str(), X_OK) != 0) {
     return absl::FailedPreconditionError("the gvisor backend needs runsc, which is not installed");

@@ -2,13 +2,14 @@
 #define AEVATAR_SANDBOX_ENGINE_H_
 
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "sandbox/backend.h"
 #include "sandbox/run_spec.h"
+#include "sandbox/runner.h"
 
 namespace aevatar::sandbox {
 
@@ -45,14 +46,14 @@ struct EngineOptions {
 // Thread-safe: runs may proceed concurrently from several threads. Each run
 // must be driven by a thread that outlives it (the sandbox dies with the
 // thread that started it).
-class Engine {
+class Engine : public Runner {
  public:
   // Creates the native backend (fails closed when it cannot isolate). The
   // gvisor backend is set up on its first run (FailedPrecondition then when
   // runsc is missing), so native-only users never pay for it.
   static absl::StatusOr<std::unique_ptr<Engine>> Create(const EngineOptions& options = {});
 
-  absl::StatusOr<RunResult> Run(const RunSpec& spec, const RunControl& control = {});
+  absl::StatusOr<RunResult> Run(const RunSpec& spec, const RunControl& control = {}) override;
 
   const EngineOptions& options() const { return options_; }
 
@@ -62,7 +63,7 @@ class Engine {
 
   const EngineOptions options_;
   const std::unique_ptr<Backend> native_;
-  std::mutex gvisor_mu_;
+  absl::Mutex gvisor_mu_;
   std::unique_ptr<Backend> gvisor_ ABSL_GUARDED_BY(gvisor_mu_);  // made on first use
 };
 

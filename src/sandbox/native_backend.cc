@@ -69,13 +69,11 @@ bool ReadRecord(int fd, T& record) {
 int64_t TimevalMs(const timeval& tv) { return tv.tv_sec * 1000 + tv.tv_usec / 1000; }
 
 // The init's report of a failed set-up step, if it sent one (call once the
-// init is gone: reads until EOF).
-absl::Status SetupFailure(int error_pipe) {
+// init is gone: reads until EOF), naming the path the step worked on.
+absl::Status SetupFailure(int error_pipe, const os::ChildPlan& plan) {
   os::ChildFailure failure{};
   if (!ReadRecord(error_pipe, failure)) return absl::OkStatus();
-  return absl::InternalError(absl::StrCat("sandbox setup failed at ",
-                                          os::ChildStepName(failure.step), " (", failure.index,
-                                          "): ", strerror(failure.err)));
+  return absl::InternalError("sandbox setup failed at " + os::DescribeChildFailure(plan, failure));
 }
 
 // Sends the init the run cgroup's cgroup.procs files, opened for writing, and
@@ -85,6 +83,24 @@ absl::Status HandOff(int channel, os::RunCgroup& cgroup, int netns_fd) {
   if (!procs.ok()) return procs.status();
   return os::SendHandoff(channel, *procs, netns_fd);
 }
+
+// A run cgroup taken from the pool, given back when this goes.
+class LeasedCgroup {
+ public:
+  LeasedCgroup(os::CgroupPool* pool, std::unique_ptr<os::RunCgroup> cgroup)
+      : pool_(pool), cgroup_(std::move(cgroup)) {}
+  LeasedCgroup(LeasedCgroup&& other) = default;
+  LeasedCgroup& operator=(LeasedCgroup&&) = delete;
+  ~LeasedCgroup() {
+    if (cgroup_) pool_->GiveBack(std::move(cgroup_));
+  }
+  os::RunCgroup& operator*() const { return *cgroup_; }
+  os::RunCgroup* operator->() const { return cgroup_.get(); }
+
+ private:
+  os::CgroupPool* pool_;
+  std::unique_ptr<os::RunCgroup> cgroup_;
+};
 
 }  // namespace
 
@@ -125,22 +141,77 @@ NativeBackend::NativeBackend(os::UniqueFd init_exe, std::unique_ptr<os::CgroupMa
       cgroup_pool_(cgroups_.get(), absl::StrCat("run-", ::getpid(), "-"), /*max_idle=*/8,
                    shared_cgroups) {}
 
-absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunControl& control) {
-  const RunSpec& spec = *run.spec;
-  const Limits& limits = spec.limits;
-
-  // The init's whole plan is built here and copied into an image for it.
-  RootfsPlan rootfs(limits, run.runtime.source_path, spec.source);
-  const std::vector<os::ChildRlimit> rlimits = BuildRlimits(limits);
-  CArgv envp(run.envp);
-  std::vector<CArgv> argvs;
-  argvs.reserve(run.runtime.stages.size());
-  std::vector<os::ChildStage> stages;
-  for (const RuntimeStage& stage : run.runtime.stages) {
-    argvs.emplace_back(stage.argv);
-    stages.push_back({stage.path.c_str(), argvs.back().ptrs.data(), envp.ptrs.data()});
+// Everything the init is told, built before the clone: the rootfs steps,
+// rlimits and argv/envp arrays, and the plan that points into them (so an
+// InitPlan stays where it was made).
+class NativeBackend::InitPlan {
+ public:
+  InitPlan(const PreparedRun& run, const os::SeccompProgram& seccomp, bool pooled_netns)
+      : rootfs_(run.spec->limits, run.runtime.source_path, run.spec->source),
+        rlimits_(BuildRlimits(run.spec->limits)),
+        envp_(run.envp) {
+    argvs_.reserve(run.runtime.stages.size());
+    for (const RuntimeStage& stage : run.runtime.stages) {
+      argvs_.emplace_back(stage.argv);
+      stages_.push_back({stage.path.c_str(), argvs_.back().ptrs.data(), envp_.ptrs.data()});
+    }
+    plan_.root_mount_point = kRootMountPoint;
+    plan_.root_mount_options = rootfs_.root_options();
+    plan_.old_root_name = ".oldroot";
+    plan_.fs_steps = rootfs_.steps().data();
+    plan_.fs_step_count = rootfs_.steps().size();
+    plan_.hostname = "sandbox";
+    plan_.workdir = kWorkspaceDir;
+    plan_.uid = kSandboxUid;
+    plan_.gid = kSandboxGid;
+    plan_.rlimits = rlimits_.data();
+    plan_.rlimit_count = rlimits_.size();
+    plan_.stages = stages_.data();
+    plan_.stage_count = stages_.size();
+    plan_.seccomp = seccomp.program();
+    plan_.unshare_cgroup = true;
+    plan_.loopback_up = !pooled_netns;  // a pooled namespace has lo up already
+    plan_.netns_from_handoff = pooled_netns;
+    // The descriptors are not in the plan: the spawn places them at the fixed
+    // numbers the image names (init_image.h).
   }
+  InitPlan(const InitPlan&) = delete;
+  InitPlan& operator=(const InitPlan&) = delete;
 
+  const os::ChildPlan& plan() const { return plan_; }
+  int cpu_limit_secs() const { return static_cast<int>(rlimits_[0].soft); }  // RLIMIT_CPU
+
+ private:
+  const RootfsPlan rootfs_;
+  const std::vector<os::ChildRlimit> rlimits_;
+  const CArgv envp_;
+  std::vector<CArgv> argvs_;
+  std::vector<os::ChildStage> stages_;
+  os::ChildPlan plan_{};
+};
+
+// A started init and what the engine keeps of it until the run is collected.
+// The cgroup comes first so that it is given back after the init is gone
+// (members are destroyed in reverse order); on an error the init is killed
+// (ChildProcess) before the cgroup goes back.
+struct NativeBackend::StartedRun {
+  LeasedCgroup cgroup;
+  os::CgroupUsage baseline;                // a recycled cgroup's counters run on
+  os::UniqueFd out, err, failure, status;  // read ends
+  os::ChildProcess child;
+  Clock::time_point started;
+};
+
+absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunControl& control) {
+  const InitPlan plan(run, seccomp_, netns_pool_ != nullptr);
+  auto started = Spawn(plan, *run.spec);
+  if (!started.ok()) return started.status();
+  return Collect(plan, **started, run.spec->limits, control);
+}
+
+absl::StatusOr<std::unique_ptr<NativeBackend::StartedRun>> NativeBackend::Spawn(
+    const InitPlan& plan, const RunSpec& spec) {
+  const Limits& limits = spec.limits;
   auto out = os::MakePipe();
   auto err = os::MakePipe();
   auto failure = os::MakePipe();
@@ -152,37 +223,7 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   if (!stdin_fd.ok()) return stdin_fd.status();
   auto handoff = os::MakeHandoffChannel();
   if (!handoff.ok()) return handoff.status();
-
-  // Declared before the init so that it is given back after the init is gone
-  // (destruction runs in reverse order); reused when the run left nothing.
-  std::unique_ptr<os::RunCgroup> cgroup;
-  struct GiveBackOnExit {
-    os::CgroupPool& pool;
-    std::unique_ptr<os::RunCgroup>& cgroup;
-    ~GiveBackOnExit() { pool.GiveBack(std::move(cgroup)); }
-  } give_back{cgroup_pool_, cgroup};
-
-  os::ChildPlan plan{};
-  plan.root_mount_point = kRootMountPoint;
-  plan.root_mount_options = rootfs.root_options();
-  plan.old_root_name = ".oldroot";
-  plan.fs_steps = rootfs.steps().data();
-  plan.fs_step_count = rootfs.steps().size();
-  plan.hostname = "sandbox";
-  plan.workdir = kWorkspaceDir;
-  plan.uid = kSandboxUid;
-  plan.gid = kSandboxGid;
-  plan.rlimits = rlimits.data();
-  plan.rlimit_count = rlimits.size();
-  plan.stages = stages.data();
-  plan.stage_count = stages.size();
-  plan.seccomp = seccomp_.program();
-  plan.unshare_cgroup = true;
-  plan.loopback_up = !netns_pool_;  // a pooled namespace has lo up already
-  plan.netns_from_handoff = netns_pool_ != nullptr;
-  // The descriptors are not in the plan: the spawn places them at the fixed
-  // numbers the image names (init_image.h).
-  auto image = os::MakeMemfdWithContents("sandbox-plan", os::WriteInitImage(plan));
+  auto image = os::MakeMemfdWithContents("sandbox-plan", os::WriteInitImage(plan.plan()));
   if (!image.ok()) return image.status();
 
   const Clock::time_point started = Clock::now();
@@ -192,8 +233,8 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
       {image->get(), stdin_fd->get(), out->write_end.get(), err->write_end.get(),
        failure->write_end.get(), status->write_end.get(), handoff->child_end.get()});
   if (!child.ok()) return child.status();
-  image->reset();
   // The child has its own copies now; close ours so EOF means "child done".
+  image->reset();
   out->write_end.reset();
   err->write_end.reset();
   failure->write_end.reset();
@@ -202,50 +243,61 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   handoff->child_end.reset();
 
   // While the init builds its filesystem: the run's cgroup and network
-  // namespace, handed over when both are ready. On an error the init is
-  // killed (ChildProcess) before the cgroup goes back.
+  // namespace, handed over when both are ready. From here `run` owns the
+  // init and the cgroup, so an early return kills the init first.
   auto taken = cgroup_pool_.Take({limits.memory_bytes, limits.max_pids, 100});
   if (!taken.ok()) return taken.status();
-  cgroup = std::move(*taken);
-  // A recycled cgroup's counters run on; the run's usage is the difference.
-  auto baseline = cgroup->ReadUsage();
+  auto run =
+      std::unique_ptr<StartedRun>(new StartedRun{LeasedCgroup(&cgroup_pool_, std::move(*taken)),
+                                                 {},
+                                                 std::move(out->read_end),
+                                                 std::move(err->read_end),
+                                                 std::move(failure->read_end),
+                                                 std::move(status->read_end),
+                                                 std::move(*child),
+                                                 started});
+  auto baseline = run->cgroup->ReadUsage();
   if (!baseline.ok()) return baseline.status();
+  run->baseline = *baseline;
   os::UniqueFd netns;
   if (netns_pool_) {
     auto made = netns_pool_->Take();
     if (!made.ok()) return made.status();
     netns = std::move(*made);
   }
-  if (auto st = HandOff(handoff->parent_end.get(), *cgroup, netns.get()); !st.ok()) {
-    (void)child->Wait();  // the init may have failed first; its reason says more
-    if (auto setup = SetupFailure(failure->read_end.get()); !setup.ok()) return setup;
+  if (auto st = HandOff(handoff->parent_end.get(), *run->cgroup, netns.get()); !st.ok()) {
+    (void)run->child.Wait();  // the init may have failed first; its reason says more
+    if (auto setup = SetupFailure(run->failure.get(), plan.plan()); !setup.ok()) return setup;
     return st;
   }
-  netns.reset();
-
-  for (int fd : {out->read_end.get(), err->read_end.get()}) {
+  for (int fd : {run->out.get(), run->err.get()}) {
     if (auto st = os::SetNonBlocking(fd); !st.ok()) return st;
   }
+  return run;
+}
+
+absl::StatusOr<RunResult> NativeBackend::Collect(const InitPlan& plan, StartedRun& run,
+                                                 const Limits& limits, const RunControl& control) {
   os::PumpOptions pump_options;
-  pump_options.deadline = started + std::chrono::seconds(limits.wall_timeout_secs);
+  pump_options.deadline = run.started + std::chrono::seconds(limits.wall_timeout_secs);
   pump_options.max_bytes_per_stream = limits.max_output_bytes;
   pump_options.cancel_fd = control.cancel_fd;
-  auto pumped = os::PumpOutput(out->read_end.get(), err->read_end.get(), *child, pump_options);
+  auto pumped = os::PumpOutput(run.out.get(), run.err.get(), run.child, pump_options);
   if (!pumped.ok()) return pumped.status();
-  if (auto waited = child->Wait(); !waited.ok()) return waited.status();
+  if (auto waited = run.child.Wait(); !waited.ok()) return waited.status();
   const Clock::time_point finished = Clock::now();
 
-  if (auto setup = SetupFailure(failure->read_end.get()); !setup.ok()) return setup;
+  if (auto setup = SetupFailure(run.failure.get(), plan.plan()); !setup.ok()) return setup;
   os::ChildExitReport report{};
-  const bool reported = ReadRecord(status->read_end.get(), report);
+  const bool reported = ReadRecord(run.status.get(), report);
   const bool killed = pumped->end != os::PumpEnd::kExited;
   if (!reported && !killed) {
     return absl::InternalError("sandbox init exited without a report");
   }
 
-  auto totals = cgroup->ReadUsage();
+  auto totals = run.cgroup->ReadUsage();
   if (!totals.ok()) return totals.status();
-  const os::CgroupUsage usage = os::CgroupUsageDelta(*baseline, *totals);
+  const os::CgroupUsage usage = os::CgroupUsageDelta(run.baseline, *totals);
 
   RunResult result;
   result.stdout_data = std::move(pumped->out.data);
@@ -253,7 +305,7 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   result.stdout_truncated = pumped->out.truncated;
   result.stderr_truncated = pumped->err.truncated;
   result.wall_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(finished - started).count();
+      std::chrono::duration_cast<std::chrono::milliseconds>(finished - run.started).count();
   result.cpu_ms = static_cast<int64_t>(usage.cpu_ns / 1'000'000);
   result.max_rss_kb = reported ? report.usage.ru_maxrss : 0;
 
@@ -264,7 +316,7 @@ absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunCo
   facts.cancelled = pumped->end == os::PumpEnd::kCancelled;
   facts.stage_cpu_ms =
       reported ? TimevalMs(report.usage.ru_utime) + TimevalMs(report.usage.ru_stime) : 0;
-  facts.cpu_limit_secs = static_cast<int>(rlimits[0].soft);
+  facts.cpu_limit_secs = plan.cpu_limit_secs();
   facts.oom_kills = usage.oom_kills;
   facts.pids_max_events = usage.pids_max_events;
   facts.output_truncated = result.stdout_truncated || result.stderr_truncated;

@@ -32,8 +32,18 @@ class NativeBackend : public Backend {
   absl::StatusOr<RunResult> Run(const PreparedRun& run, const RunControl& control) override;
 
  private:
+  class InitPlan;     // what the init is told (native_backend.cc)
+  struct StartedRun;  // a spawned init and its cgroup, pipes and start time
+
   NativeBackend(os::UniqueFd init_exe, std::unique_ptr<os::CgroupManager> cgroups,
                 std::unique_ptr<os::NetnsPool> netns_pool, size_t shared_cgroups);
+
+  // A run in three steps: the plan (built before the clone), the spawn of
+  // the init with its cgroup and network namespace handed over, and the
+  // collection of its output, usage and verdict.
+  absl::StatusOr<std::unique_ptr<StartedRun>> Spawn(const InitPlan& plan, const RunSpec& spec);
+  static absl::StatusOr<RunResult> Collect(const InitPlan& plan, StartedRun& run,
+                                           const Limits& limits, const RunControl& control);
 
   const os::UniqueFd init_exe_;  // chrono-sandbox-init, O_PATH
   const os::SeccompProgram seccomp_;

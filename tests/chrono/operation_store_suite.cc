@@ -218,7 +218,7 @@ TEST_P(OperationStoreSuite, VersionChangesExactlyWithTheStatusDocument) {
   EXPECT_EQ(store_->RequestCancel("op_1", 12)->version, 2);
   EXPECT_EQ(store_->Finish("op_1", S::kCancelled, "{}", 13)->version, 3);
   EXPECT_EQ(store_->RequestCancel("op_1", 14)->version, 3);
-  EXPECT_EQ(*store_->MarkRunningUncertain("", 15), 0);
+  EXPECT_EQ(*store_->MarkRunningUncertain("r", 15), 0);
   EXPECT_EQ(store_->Get("op_1")->version, 3);
 }
 
@@ -284,16 +284,15 @@ TEST_P(OperationStoreSuite, MarkRunningUncertainOnlyTouchesTheRunnersOperations)
   EXPECT_EQ(*store_->MarkRunningUncertain("r1", 60), 0);  // never re-run, never re-marked
 }
 
-TEST_P(OperationStoreSuite, MarkRunningUncertainWithEmptyRunnerMarksEveryRunning) {
+TEST_P(OperationStoreSuite, MarkRunningUncertainNeedsARunnerAndNeverMeansEveryRunner) {
   for (int i = 0; i < 3; ++i)
     Create(NewOperation(absl::StrCat("op_", i), "o", std::to_string(i), i));
   Claim("r1", 10);
   Claim("r2", 11);
   absl::StatusOr<int> marked = store_->MarkRunningUncertain("", 20);
-  ASSERT_TRUE(marked.ok()) << marked.status();
-  EXPECT_EQ(*marked, 2);
-  EXPECT_EQ(*store_->CountWithStatus(S::kOutcomeUncertain), 2);
-  EXPECT_EQ(*store_->CountWithStatus(S::kRunning), 0);
+  EXPECT_EQ(marked.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(*store_->CountWithStatus(S::kOutcomeUncertain), 0);
+  EXPECT_EQ(*store_->CountWithStatus(S::kRunning), 2);
   EXPECT_EQ(*store_->CountWithStatus(S::kQueued), 1);
 }
 

@@ -1,6 +1,7 @@
 // aevatar's interactive code_execute through the three real binaries:
 // route resolution, convergence, credential kinds and bad input.
-#include <thread>
+
+#include <algorithm>
 
 #include "aevatar_stack.h"
 #include "base/crypto.h"
@@ -52,6 +53,12 @@ AevatarStack* AevatarCodeExecute::stack_ = nullptr;
 
 size_t LineCount(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
 
+// Harmless requests each service answers with a problem (no credentials), for
+// ServiceProcess::WaitForSentinel.
+constexpr char kAevatarSentinel[] = "/api/tools";
+constexpr char kNyxidSentinel[] = "/api/v1/me";
+constexpr char kChronoSentinel[] = "/executions/op_sentinel";
+
 TEST_F(AevatarCodeExecute, AllFourLanguagesRunEndToEnd) {
   const std::string token = s().Login("alice");
   ASSERT_FALSE(token.empty());
@@ -100,7 +107,10 @@ TEST_F(AevatarCodeExecute, InvalidInputFailsBeforeAnyNetworkCall) {
   const std::string token = s().Login("alice");
   // Warm up the JWKS cache so authentication itself needs no call.
   ASSERT_EQ(s().Aevatar("GET", "/api/tools", token).status, 200);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // Each log is complete up to a sentinel line; exactly one more (the next
+  // sentinel's) may follow the calls under test.
+  ASSERT_TRUE(s().nyxid().service().WaitForSentinel(kNyxidSentinel));
+  ASSERT_TRUE(s().chrono().WaitForSentinel(kChronoSentinel));
   const size_t nyxid_lines = LineCount(s().nyxid().service().ReadLog());
   const size_t chrono_lines = LineCount(s().chrono().ReadLog());
   for (const nlohmann::json& bad :
@@ -115,9 +125,10 @@ TEST_F(AevatarCodeExecute, InvalidInputFailsBeforeAnyNetworkCall) {
     EXPECT_FALSE(JsonOf(r).value("diagnostic_id", "").empty());
   }
   EXPECT_EQ(s().Aevatar("POST", "/api/tools/code_execute", token, "{nope").status, 400);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  EXPECT_EQ(LineCount(s().nyxid().service().ReadLog()), nyxid_lines);
-  EXPECT_EQ(LineCount(s().chrono().ReadLog()), chrono_lines);
+  ASSERT_TRUE(s().nyxid().service().WaitForSentinel(kNyxidSentinel));
+  ASSERT_TRUE(s().chrono().WaitForSentinel(kChronoSentinel));
+  EXPECT_EQ(LineCount(s().nyxid().service().ReadLog()), nyxid_lines + 1) << "nyxid was called";
+  EXPECT_EQ(LineCount(s().chrono().ReadLog()), chrono_lines + 1) << "chrono was called";
 }
 
 TEST_F(AevatarCodeExecute, HumanCallConvergesAMismatchedPersonalRoute) {
@@ -194,7 +205,7 @@ TEST_F(AevatarCodeExecute, PlantedSecretsStayOutOfAevatarsLog) {
   s().Execute(token, {{"language", "bash"}, {"source", "# " + marker + "\ntrue"}});
   s().Execute(key, {{"language", "bash"}, {"source", "# " + marker + "\nexit 3"}});
   s().Execute(token, {{"language", "nope"}, {"source", marker}});
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(s().aevatar().WaitForSentinel(kAevatarSentinel));  // absent, not late
   const std::string log = s().aevatar().ReadLog();
   ASSERT_FALSE(log.empty());
   for (const std::string& secret : {token, key, marker, std::string("pw-alice")}) {

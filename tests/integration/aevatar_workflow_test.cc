@@ -1,6 +1,7 @@
 // Durable workflow code_execute through the three real binaries: the proxy
 // deadline, crashes of aevatar and of the executor, stop cancellation, and
 // secrets.
+#include <cstdio>
 #include <thread>
 
 #include "aevatar_stack.h"
@@ -25,6 +26,19 @@ std::string SleepWorkflow(const std::string& id, int seconds, const std::string&
          "      language: bash\n      timeout_secs: 60\n      source: |\n" +
          (extra.empty() ? "" : "        " + extra + "\n") + "        sleep " +
          std::to_string(seconds) + "\n        echo DURABLE_OK\n";
+}
+
+// The first column of the first row `sql` selects from the SQLite file `db`
+// (through the sqlite3 shell), without the trailing newline.
+std::string SqliteQuery(const std::string& db, const std::string& sql) {
+  std::string out;
+  FILE* pipe = ::popen(("sqlite3 " + db + " \"" + sql + "\"").c_str(), "r");
+  if (pipe == nullptr) return out;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof(buf), pipe)) > 0;) out.append(buf, n);
+  ::pclose(pipe);
+  if (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
 }
 
 class AevatarWorkflow : public ::testing::Test {
@@ -169,8 +183,29 @@ TEST_F(AevatarWorkflow, PlanFromBeforeV6RunsOnlyForASourceReadableCaller) {
   auto saved = stack_->Aevatar("POST", "/api/workflows", token_,
                                json{{"workflow_yaml", SleepWorkflow("current-plan", 0)}}.dump());
   ASSERT_EQ(saved.status, 201) << saved.body;
-  // A plan saved by an older release: the same definition, no admission proof.
+  // The caller sees which route kind was admitted, never the route's identity.
+  const json receipt = JsonOf(saved);
+  EXPECT_EQ(receipt.value("workflow_id", ""), "current-plan");
+  EXPECT_FALSE(receipt.value("digest", "").empty());
+  EXPECT_EQ(receipt["admission"], (json{{"version", "external-capability-admission.v6"},
+                                        {"capability", "code_execute"},
+                                        {"slug", "chrono-sandbox"},
+                                        {"catalog_service_id", "chrono-sandbox"}}))
+      << saved.body;
+  // The stored v6 proof seals the exact route alice's code_execute resolves to.
   const std::string db = stack_->dir() + "/aevatar/workflows.db";
+  const json proof = json::parse(
+      SqliteQuery(db, "SELECT admission_proof FROM workflows WHERE workflow_id = 'current-plan'"),
+      nullptr, false);
+  ASSERT_TRUE(proof.is_object()) << "no stored proof";
+  EXPECT_EQ(proof.value("version", ""), "external-capability-admission.v6");
+  EXPECT_EQ(proof.value("capability", ""), "code_execute");
+  const std::string route_id = stack_->nyxid().KeyBySlug(token_, "chrono-sandbox").value("id", "");
+  ASSERT_FALSE(route_id.empty());
+  EXPECT_EQ(proof.value("user_service_id", ""), route_id);
+  EXPECT_EQ(proof.value("contract_digest", "").rfind("sha256:", 0), 0u) << proof.dump();
+  EXPECT_GT(proof.value("admitted_at_ms", int64_t{0}), 0);
+  // A plan saved by an older release: the same definition, no admission proof.
   const std::string sql =
       "INSERT INTO workflows SELECT owner, 'legacy-plan', definition, digest, 'null', saved_at_ms "
       "FROM workflows WHERE workflow_id = 'current-plan';";
@@ -198,6 +233,7 @@ TEST_F(AevatarWorkflow, PlantedSecretsStayInTheRunsOwnOutputOnly) {
       StartRun(SleepWorkflow("secrets", 1, "# " + marker + " (a comment in the source)"));
   json run = WaitFor(run_id, Done);
   ASSERT_EQ(run.value("status", ""), "succeeded");
+  ASSERT_TRUE(stack_->aevatar().WaitForSentinel("/api/tools"));  // absent, not late
   std::string surfaces = run.dump() + Events(run_id).dump() +
                          stack_->Aevatar("GET", "/api/audit?run_id=" + run_id, token_).body +
                          stack_->aevatar().ReadLog();

@@ -213,6 +213,9 @@ TEST_F(NyxidProxy, ZzNoSecretInAnyLogLine) {
                R"json({"language":"python","script":"print('z' * 400000)","timeout_secs":30})json");
   nyxid_->Call("POST", "/api/v1/auth/login", "",
                R"json({"username":"alice","password":"wrong-PLANTED-guess-4410"})json");
+  // Sentinel lines after the calls above: an absent secret is absent, not late.
+  ASSERT_TRUE(nyxid_->service().WaitForSentinel("/api/v1/me"));
+  ASSERT_TRUE(chrono_->WaitForSentinel("/executions/op_sentinel"));
   EXPECT_NE(nyxid_->service().ReadLog().find("\"streamed\":true"), std::string::npos);
   for (const std::string& log : {nyxid_->service().ReadLog(), chrono_->ReadLog()}) {
     ASSERT_FALSE(log.empty());

@@ -9,9 +9,13 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <sstream>
 #include <thread>
+
+#include "http/client.h"
+#include "nlohmann/json.hpp"
 
 namespace aevatar::testing {
 
@@ -20,6 +24,29 @@ std::string BinaryPath(const std::string& name) {
   ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n <= 0) return name;
   return (std::filesystem::path(std::string(self, n)).parent_path() / name).string();
+}
+
+bool PollUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+std::vector<pid_t> ProcessesMatching(const std::string& needle) {
+  std::vector<pid_t> pids;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(it->path() / "cmdline", std::ios::binary);
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.find(needle) != std::string::npos) pids.push_back(std::stoi(name));
+  }
+  return pids;
 }
 
 TempDir::TempDir() {
@@ -76,6 +103,22 @@ std::string ServiceProcess::ReadLog() const {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+bool ServiceProcess::WaitForLog(const std::string& needle,
+                                std::chrono::milliseconds timeout) const {
+  return PollUntil([&] { return ReadLog().find(needle) != std::string::npos; }, timeout);
+}
+
+bool ServiceProcess::WaitForSentinel(const std::string& path) const {
+  http::ClientRequest request;
+  request.url = base_url() + path;
+  auto response = http::Fetch(request);
+  if (!response.ok()) return false;
+  const nlohmann::json body = nlohmann::json::parse(response->body, nullptr, false);
+  if (!body.is_object() || !body.contains("diagnostic_id")) return false;
+  const nlohmann::json& id = body["diagnostic_id"];
+  return id.is_string() && !id.get<std::string>().empty() && WaitForLog(id.get<std::string>());
 }
 
 void ServiceProcess::KillHard() {

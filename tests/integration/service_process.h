@@ -3,7 +3,9 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,15 @@ namespace aevatar::testing {
 
 // Path of a binary built next to the running test (build/bin/<name>).
 std::string BinaryPath(const std::string& name);
+
+// Polls `condition` every 10 ms until it holds; false once `timeout` has
+// passed. For waiting on a state another process reaches, never as a delay.
+bool PollUntil(const std::function<bool()>& condition,
+               std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+// Pids of live processes whose command line (argv, NUL-separated) contains
+// `needle`.
+std::vector<pid_t> ProcessesMatching(const std::string& needle);
 
 // A fresh private temporary directory, removed by the destructor.
 class TempDir {
@@ -37,6 +48,17 @@ class ServiceProcess {
   std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   const std::string& log_path() const { return log_path_; }
   std::string ReadLog() const;
+  // Waits until the log contains `needle`; false after `timeout`. The
+  // services write each line whole and in order, so once a sentinel appears
+  // (e.g. the diagnostic id of a request made after the ones under test),
+  // every line written before it is in the log too.
+  bool WaitForLog(const std::string& needle,
+                  std::chrono::milliseconds timeout = std::chrono::seconds(30)) const;
+  // Sends GET `path` without credentials (a harmless request the service
+  // answers with a problem), then waits until the log has that problem's
+  // diagnostic id: every line the service wrote for earlier requests is then
+  // in the log too. False when there is no such id or it never appears.
+  bool WaitForSentinel(const std::string& path) const;
 
   // kill -9, as a crash would; waits until the process is gone.
   void KillHard();

@@ -1,6 +1,10 @@
 #include "os/output_pump.h"
 
 #include <chrono>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
 
 #include "gtest/gtest.h"
 #include "os/process.h"
@@ -54,8 +58,25 @@ TEST(OutputPump, CapsEachStreamAndCountsTheRest) {
   EXPECT_EQ(result->out.total_bytes, 100000u);
 }
 
+// Waits until `pid` has exec'd a program whose argv[0] is `argv0`; false
+// after 30 s.
+bool WaitForExec(pid_t pid, const std::string& argv0) {
+  const auto deadline = steady_clock::now() + std::chrono::seconds(30);
+  const std::string path = "/proc/" + std::to_string(pid) + "/cmdline";
+  for (;;) {
+    std::ifstream in(path, std::ios::binary);
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.rfind(argv0 + '\0', 0) == 0) return true;
+    if (steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 TEST(OutputPump, KillsTheChildAtTheDeadline) {
   Spawned s = SpawnShell("echo before; exec sleep 30");
+  // Once the shell has exec'd sleep, "before" is in the pipe: the deadline
+  // cannot come before the output, however slow the machine.
+  ASSERT_TRUE(WaitForExec(s.child->pid(), "sleep"));
   PumpOptions options;
   options.deadline = steady_clock::now() + std::chrono::milliseconds(300);
   const auto start = steady_clock::now();
@@ -63,7 +84,8 @@ TEST(OutputPump, KillsTheChildAtTheDeadline) {
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result->end, PumpEnd::kDeadline);
   EXPECT_EQ(result->out.data, "before\n");
-  EXPECT_LT(steady_clock::now() - start, std::chrono::seconds(5));
+  // Killed at the deadline, not when the 30 s sleep would have ended.
+  EXPECT_LT(steady_clock::now() - start, std::chrono::seconds(20));
   auto status = s.child->Wait();
   ASSERT_TRUE(status.ok());
   EXPECT_EQ(*status & 0x7f, SIGKILL);

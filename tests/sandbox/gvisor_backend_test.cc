@@ -222,12 +222,12 @@ TEST_F(GvisorBackendTest, ExitStatusAbove128IsNotASignal) {
 
 TEST_F(GvisorBackendTest, WallTimeoutLeavesNoRunscProcessOrContainerState) {
   RunSpec spec = Spec(Language::kPython, "import time\nprint('up', flush=True)\ntime.sleep(60)\n");
-  spec.limits.wall_timeout_secs = 2;
+  spec.limits.wall_timeout_secs = 4;  // room for any machine to start Python under gVisor
   auto result = Run(spec);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->verdict, Verdict::kWallTimeout);
   EXPECT_EQ(result->stdout_data, "up\n");
-  EXPECT_GE(result->wall_ms, 2000);
+  EXPECT_GE(result->wall_ms, 4000);
   EXPECT_EQ(Leftovers(), std::vector<std::string>{});
 }
 
@@ -235,6 +235,8 @@ TEST_F(GvisorBackendTest, CancelKillsTheRunAndLeavesNothing) {
   auto cancel = os::MakePipe();
   ASSERT_TRUE(cancel.ok());
   std::thread canceller([&] {
+    // Usually lands while the program sleeps; a cancel during start-up must
+    // end the run the same way, so the delay is not a synchronisation.
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     ASSERT_EQ(::write(cancel->write_end.get(), "x", 1), 1);
   });
@@ -244,7 +246,7 @@ TEST_F(GvisorBackendTest, CancelKillsTheRunAndLeavesNothing) {
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_TRUE(result->cancelled);
   EXPECT_NE(result->verdict, Verdict::kOk);
-  EXPECT_LT(result->wall_ms, 10000);
+  EXPECT_LT(result->wall_ms, 30000);  // cut short: the program sleeps 60 s
   EXPECT_EQ(Leftovers(), std::vector<std::string>{});
 }
 

@@ -52,7 +52,7 @@ std::string DescribeLeftovers(const HostSnapshot& before, const HostSnapshot& af
 // reaping a killed run) or `timeout` passes. Returns the last description, ""
 // when the host is back to `before`.
 std::string WaitUntilNothingLeft(const HostSnapshot& before,
-                                 std::chrono::milliseconds timeout = std::chrono::seconds(3));
+                                 std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
 // Returns the full command lines (NULs as spaces) of host processes whose
 // command line contains `needle`.

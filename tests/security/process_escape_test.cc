@@ -130,7 +130,7 @@ TEST_F(ProcessEscape, DaemonisedGrandchildIsGoneAfterTheRun) {
       "        except OSError:\n"
       "            pass\n"
       "    return False\n"
-      "for _ in range(100):\n"
+      "for _ in range(400):  # up to 8 s for the daemon to appear on a busy machine\n"
       "    if running(): break\n"
       "    time.sleep(0.02)\n"
       "print('daemon running', running(), flush=True)\n";
@@ -160,7 +160,7 @@ TEST_F(ProcessEscape, DaemonisedGrandchildIsGoneAfterTheRun) {
            "  catch (e) { return false; }\n"
            "});\n"
            "const nap = new Int32Array(new SharedArrayBuffer(4));\n"
-           "for (let i = 0; i < 100 && !running(); i++) Atomics.wait(nap, 0, 0, 20);\n"
+           "for (let i = 0; i < 400 && !running(); i++) Atomics.wait(nap, 0, 0, 20);\n"
            "console.log('daemon running', running() ? 'True' : 'False');\n"},
       {Language::kBash, "( setsid bash -c 'exec -a " + marker +
                             " sleep 60' & )\n"

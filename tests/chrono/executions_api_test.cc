@@ -1,0 +1,149 @@
+// The durable routes in-process, where the test holds the clock and the
+// program: retention and cancel deadlines judged by the injected clock, ETags
+// of a representation that cannot change underneath the test.
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "chrono_harness.h"
+#include "gtest/gtest.h"
+
+namespace aevatar::chrono {
+namespace {
+
+// Polls `condition` until it holds; false after 30 s (only a broken executor
+// gets there).
+bool WaitUntil(const std::function<bool()>& condition) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  return true;
+}
+
+void ExpectProblem(const http::Response& r, int status, const std::string& code) {
+  EXPECT_EQ(r.status, status) << r.body;
+  EXPECT_EQ(r.headers.Get("Content-Type").value_or(""), "application/problem+json");
+  nlohmann::json body = BodyOf(r);
+  EXPECT_EQ(body.value("code", ""), code) << r.body;
+  EXPECT_FALSE(body.value("diagnostic_id", "").empty());
+}
+
+const nlohmann::json kProgram = {{"language", "bash"}, {"script", "echo hi"}};
+
+// Submits kProgram and returns its operation id.
+std::string SubmitOne(ChronoHarness& h, const std::string& key) {
+  http::Response r = h.Submit(kProgram, key);
+  EXPECT_EQ(r.status, 202) << r.body;
+  return BodyOf(r).value("operation_id", "");
+}
+
+std::string StatusOf(ChronoHarness& h, const std::string& id) {
+  return BodyOf(h.Call("GET", "/executions/" + id)).value("status", "");
+}
+
+TEST(ExecutionsApi, PastRetentionIs410ByTheInjectedClock) {
+  constexpr int64_t kRetentionMs = 60'000;
+  ChronoHarness h(ChronoHarness::DefaultOptions(), kRetentionMs);
+  ASSERT_TRUE(h.Start().ok());
+  h.runner().Open();
+  const int64_t created = h.clock().Now();
+  const std::string id = SubmitOne(h, "short-lived");
+  ASSERT_TRUE(WaitUntil([&] { return StatusOf(h, id) == "succeeded"; }));
+
+  h.clock().Advance(kRetentionMs - 1);
+  EXPECT_EQ(h.Call("GET", "/executions/" + id).status, 200);
+  EXPECT_EQ(h.Call("GET", "/executions/" + id + "/result").status, 200);
+  h.clock().Advance(1);  // expires_at = created + retention: expired from then on
+  ASSERT_EQ(h.clock().Now(), created + kRetentionMs);
+  ExpectProblem(h.Call("GET", "/executions/" + id), 410, "OPERATION_EXPIRED");
+  ExpectProblem(h.Call("GET", "/executions/" + id + "/result"), 410, "OPERATION_EXPIRED");
+}
+
+TEST(ExecutionsApi, IfNoneMatchOfAnActiveOperationIs304StrongOrWeak) {
+  ChronoHarness h;
+  ASSERT_TRUE(h.Start().ok());
+  const std::string id = SubmitOne(h, "etag");
+  ASSERT_TRUE(h.runner().WaitStarted(1));  // held running: the document cannot change
+  ASSERT_TRUE(WaitUntil([&] { return StatusOf(h, id) == "running"; }));
+  http::Response status = h.Call("GET", "/executions/" + id);
+  ASSERT_EQ(status.status, 200);
+  const std::string etag = status.headers.Get("ETag").value_or("");
+  ASSERT_FALSE(etag.empty());
+  ASSERT_EQ(etag.front(), '"');
+
+  for (const std::string& condition :
+       {etag, "W/" + etag, "\"other\", W/" + etag, std::string("*")}) {
+    http::Response same = h.Call("GET", "/executions/" + id, "", {{"If-None-Match", condition}});
+    EXPECT_EQ(same.status, 304) << condition;
+    EXPECT_EQ(same.body, "") << condition;
+    EXPECT_EQ(same.headers.Get("ETag").value_or(""), etag) << condition;
+    EXPECT_EQ(same.headers.Get("Retry-After").value_or(""), "1") << condition;
+  }
+  http::Response other = h.Call("GET", "/executions/" + id, "", {{"If-None-Match", "\"other\""}});
+  EXPECT_EQ(other.status, 200);
+  EXPECT_EQ(other.headers.Get("ETag").value_or(""), etag);
+
+  h.runner().Open();
+  ASSERT_TRUE(WaitUntil([&] { return StatusOf(h, id) == "succeeded"; }));
+  http::Response done = h.Call("GET", "/executions/" + id, "", {{"If-None-Match", etag}});
+  EXPECT_EQ(done.status, 200) << "the finished operation kept the running one's ETag";
+  EXPECT_NE(done.headers.Get("ETag").value_or(""), etag);
+  EXPECT_FALSE(done.headers.Get("Retry-After").has_value());
+}
+
+std::string CancelBody(int64_t deadline_unix_ms) {
+  return nlohmann::json{{"deadline_unix_ms", deadline_unix_ms}}.dump();
+}
+
+TEST(ExecutionsApi, ACancelAtOrAfterItsDeadlineIs409AndChangesNothing) {
+  ChronoHarness h;  // one worker
+  ASSERT_TRUE(h.Start().ok());
+  const std::string running = SubmitOne(h, "running");
+  ASSERT_TRUE(h.runner().WaitStarted(1));
+  ASSERT_TRUE(WaitUntil([&] { return StatusOf(h, running) == "running"; }));
+  const std::string queued = SubmitOne(h, "queued");  // waits behind it
+
+  const int64_t now = h.clock().Now();
+  for (const std::string& id : {running, queued}) {
+    for (int64_t deadline : {now - 60'000, now - 1, now}) {
+      http::Response late = h.Call("POST", "/executions/" + id + "/cancel", CancelBody(deadline));
+      ExpectProblem(late, 409, "CANCEL_DEADLINE_EXCEEDED");
+    }
+  }
+  // Nothing started: the running program was not signalled, the queued
+  // operation was not cancelled.
+  EXPECT_EQ(StatusOf(h, running), "running");
+  EXPECT_FALSE(h.store().Get(running)->cancel_requested);
+  EXPECT_EQ(StatusOf(h, queued), "queued");
+  EXPECT_EQ(h.executor().queued(), 1);
+
+  // Before its deadline the same request cancels.
+  http::Response in_time = h.Call("POST", "/executions/" + queued + "/cancel", CancelBody(now + 1));
+  ASSERT_EQ(in_time.status, 200) << in_time.body;
+  EXPECT_EQ(BodyOf(in_time).value("status", ""), "cancelled");
+  in_time = h.Call("POST", "/executions/" + running + "/cancel", CancelBody(now + 1));
+  ASSERT_EQ(in_time.status, 200) << in_time.body;
+  ASSERT_TRUE(WaitUntil([&] { return StatusOf(h, running) == "cancelled"; }));
+  EXPECT_EQ(h.runner().started(), 1);  // the queued one never ran
+}
+
+TEST(ExecutionsApi, ACancelWithoutADeadlineStillCancels) {
+  ChronoHarness h;
+  ASSERT_TRUE(h.Start().ok());
+  const std::string running = SubmitOne(h, "running");
+  ASSERT_TRUE(h.runner().WaitStarted(1));
+  const std::string queued = SubmitOne(h, "queued");
+  for (const char* body : {"", "{}", R"({"deadline_unix_ms":null})"}) {
+    http::Response r = h.Call("POST", "/executions/" + queued + "/cancel", body);
+    EXPECT_EQ(r.status, 200) << body << " -> " << r.body;
+    EXPECT_EQ(BodyOf(r).value("status", ""), "cancelled") << body;
+  }
+  ExpectProblem(h.Call("POST", "/executions/" + running + "/cancel", R"({"deadline_unix_ms":1.5})"),
+                400, "INVALID_FIELD_TYPE");
+  ExpectProblem(h.Call("POST", "/executions/" + running + "/cancel", "[1]"), 400, "MALFORMED_JSON");
+}
+
+}  // namespace
+}  // namespace aevatar::chrono

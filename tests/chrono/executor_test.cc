@@ -1,0 +1,304 @@
+// The executor's worker pool against a real SQLite store and a FakeRunner:
+// shutdown, the runner id, the queue bound and the lock discipline.
+#include "chrono/executor.h"
+
+#include <chrono>
+#include <functional>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "base/api_error.h"
+#include "base/crypto.h"
+#include "chrono/execute_request.h"
+#include "chrono_harness.h"
+#include "gtest/gtest.h"
+
+namespace aevatar::chrono {
+namespace {
+
+using S = OperationStatus;
+using std::chrono::seconds;
+
+// Bounds a wait that only a broken executor would reach.
+constexpr auto kPatience = seconds(30);
+
+// Polls `condition` until it holds; false after kPatience.
+bool WaitUntil(const std::function<bool()>& condition) {
+  const auto deadline = std::chrono::steady_clock::now() + kPatience;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  return true;
+}
+
+sandbox::RunSpec BashSpec(const std::string& source) {
+  sandbox::RunSpec spec;
+  spec.language = sandbox::Language::kBash;
+  spec.source = source;
+  return spec;
+}
+
+// A fresh operation the way POST /executions builds one.
+Operation NewOperation(const std::string& id, const std::string& key, int64_t now_ms,
+                       const std::string& script = "echo durable") {
+  ExecuteRequest request;
+  request.language = sandbox::Language::kBash;
+  request.script = script;
+  Operation op;
+  op.id = id;
+  op.owner = "alice";
+  op.idempotency_key_hash = base::Sha256Hex(key);
+  op.request = CanonicalRequestJson(request);
+  op.fingerprint = base::Sha256Hex(op.request);
+  op.created_at_ms = now_ms;
+  op.expires_at_ms = now_ms + 3600 * 1000;
+  return op;
+}
+
+// RunSync on a detached thread: an executor that never answers must fail the
+// test, not hang it (std::async's future would wait for the thread).
+std::future<absl::StatusOr<sandbox::RunResult>> RunSyncDetached(Executor& executor,
+                                                                sandbox::RunSpec spec) {
+  auto done = std::make_shared<std::promise<absl::StatusOr<sandbox::RunResult>>>();
+  auto result = done->get_future();
+  std::thread([&executor, spec = std::move(spec), done] {
+    done->set_value(executor.RunSync(spec));
+  }).detach();
+  return result;
+}
+
+// Runs `cleanup` when the scope ends, so a failed assertion cannot leave a
+// thread blocked on a gate.
+struct Finally {
+  std::function<void()> cleanup;
+  ~Finally() { cleanup(); }
+};
+
+// Passes every call through to `inner`, except that CreateOrGet waits while
+// the gate is held (a slow fsync'd commit).
+class GatedStore : public OperationStore {
+ public:
+  explicit GatedStore(OperationStore* inner) : inner_(inner) {}
+
+  void Hold() {
+    absl::MutexLock lock(&mu_);
+    held_ = true;
+  }
+  void Release() {
+    absl::MutexLock lock(&mu_);
+    held_ = false;
+  }
+  // Waits until `count` CreateOrGet calls are inside the store.
+  bool WaitEntered(int count) {
+    absl::MutexLock lock(&mu_);
+    auto enough = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return entered_ >= count; };
+    return mu_.AwaitWithTimeout(absl::Condition(&enough), absl::Seconds(30));
+  }
+
+  absl::StatusOr<CreateOutcome> CreateOrGet(const Operation& op) override {
+    {
+      absl::MutexLock lock(&mu_);
+      ++entered_;
+      auto released = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !held_; };
+      mu_.Await(absl::Condition(&released));
+    }
+    return inner_->CreateOrGet(op);
+  }
+  absl::StatusOr<Operation> Get(const std::string& id) override { return inner_->Get(id); }
+  absl::StatusOr<std::optional<Operation>> ClaimNext(const std::string& runner_id,
+                                                     int64_t now_ms) override {
+    return inner_->ClaimNext(runner_id, now_ms);
+  }
+  absl::StatusOr<Operation> Finish(const std::string& id, OperationStatus status,
+                                   const std::string& result, int64_t now_ms) override {
+    return inner_->Finish(id, status, result, now_ms);
+  }
+  absl::StatusOr<Operation> RequestCancel(const std::string& id, int64_t now_ms) override {
+    return inner_->RequestCancel(id, now_ms);
+  }
+  absl::StatusOr<int> MarkRunningUncertain(const std::string& runner_id, int64_t now_ms) override {
+    return inner_->MarkRunningUncertain(runner_id, now_ms);
+  }
+  absl::StatusOr<int> ExpireOld(int64_t now_ms, int64_t tombstone_keep_ms) override {
+    return inner_->ExpireOld(now_ms, tombstone_keep_ms);
+  }
+  absl::StatusOr<int64_t> CountWithStatus(OperationStatus status) override {
+    return inner_->CountWithStatus(status);
+  }
+  absl::Status Ping() override { return inner_->Ping(); }
+
+ private:
+  OperationStore* const inner_;
+  absl::Mutex mu_;
+  bool held_ ABSL_GUARDED_BY(mu_) = false;
+  int entered_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+TEST(Executor, RunsSyncJobsAndDurableOperationsWithTheInjectedClock) {
+  ChronoHarness h;
+  ASSERT_TRUE(h.Start().ok());
+  h.runner().Open();
+  auto sync = h.executor().RunSync(BashSpec("echo sync"));
+  ASSERT_TRUE(sync.ok()) << sync.status();
+  EXPECT_EQ(sync->stdout_data, "echo sync");
+
+  auto submitted = h.executor().Submit(NewOperation("op_1", "k1", h.clock().Now()));
+  ASSERT_TRUE(submitted.ok()) << submitted.status();
+  ASSERT_TRUE(WaitUntil([&] { return IsTerminal(h.store().Get("op_1")->status); }));
+  Operation done = *h.store().Get("op_1");
+  EXPECT_EQ(done.status, S::kSucceeded);
+  EXPECT_EQ(done.claimed_by, "runner-test");
+  EXPECT_EQ(done.started_at_ms, h.clock().Now());
+  EXPECT_EQ(done.finished_at_ms, h.clock().Now());
+}
+
+TEST(Executor, StopFailsWaitingSyncRunsWithShuttingDown) {
+  ChronoHarness h;  // one worker
+  ASSERT_TRUE(h.Start().ok());
+  auto first = std::async(std::launch::async, [&] { return h.executor().RunSync(BashSpec("a")); });
+  ASSERT_TRUE(h.runner().WaitStarted(1));
+  auto second = RunSyncDetached(h.executor(), BashSpec("b"));
+  ASSERT_TRUE(WaitUntil([&] { return h.executor().queued() == 1; }));
+  auto stop = std::async(std::launch::async, [&] { h.executor().Stop(); });
+  Finally cleanup{[&] {
+    h.runner().Open();
+    if (stop.valid()) stop.wait();
+    h.Shutdown();  // a job left behind is dropped with the executor
+  }};
+
+  ASSERT_EQ(second.wait_for(kPatience), std::future_status::ready)
+      << "a RunSync waiting for a worker was left behind by Stop";
+  absl::StatusOr<sandbox::RunResult> refused = second.get();
+  EXPECT_EQ(base::ApiCode(refused.status()), "SHUTTING_DOWN") << refused.status();
+  EXPECT_EQ(base::HttpStatusFor(refused.status()), 503);
+
+  h.runner().Open();  // the run in progress finishes first, then Stop returns
+  stop.get();
+  absl::StatusOr<sandbox::RunResult> finished = first.get();
+  ASSERT_TRUE(finished.ok()) << finished.status();
+  EXPECT_EQ(finished->stdout_data, "a");
+  EXPECT_EQ(h.runner().sources(), std::vector<std::string>{"a"});
+  EXPECT_EQ(base::ApiCode(h.executor().RunSync(BashSpec("c")).status()), "SHUTTING_DOWN");
+}
+
+TEST(Executor, StartMarksOnlyThisRunnersOperationsUncertain) {
+  ChronoHarness h;  // runner id "runner-test"
+  for (const char* id : {"op_mine", "op_other"}) {
+    ASSERT_TRUE(h.store().CreateOrGet(NewOperation(id, id, 100)).ok());
+  }
+  ASSERT_EQ((*h.store().ClaimNext("runner-test", 200))->id, "op_mine");
+  ASSERT_EQ((*h.store().ClaimNext("runner-elsewhere", 200))->id, "op_other");
+
+  ASSERT_TRUE(h.Start().ok());
+  Operation mine = *h.store().Get("op_mine");
+  EXPECT_EQ(mine.status, S::kOutcomeUncertain);
+  EXPECT_EQ(mine.finished_at_ms, h.clock().Now());
+  // Another instance's run on a shared store is not this process's to judge.
+  Operation other = *h.store().Get("op_other");
+  EXPECT_EQ(other.status, S::kRunning);
+  EXPECT_EQ(other.claimed_by, "runner-elsewhere");
+}
+
+TEST(Executor, StartRequiresARunnerId) {
+  ExecutorOptions options = ChronoHarness::DefaultOptions();
+  options.runner_id = "";
+  ChronoHarness h(options);
+  EXPECT_EQ(h.Start().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(Executor, SubmitDoesNotHoldTheLockAcrossTheStoreCommit) {
+  ChronoHarness h;
+  GatedStore gated(&h.store());
+  gated.Hold();
+  ASSERT_TRUE(h.Start(&gated).ok());
+  auto submit = std::async(std::launch::async, [&] {
+    return h.executor().Submit(NewOperation("op_1", "k1", h.clock().Now()));
+  });
+  ASSERT_TRUE(gated.WaitEntered(1));
+  auto probe = std::async(std::launch::async, [&] { return h.executor().queued(); });
+  Finally cleanup{[&] {
+    gated.Release();
+    if (submit.valid()) submit.wait();
+    if (probe.valid()) probe.wait();
+    h.Shutdown();  // before `gated` goes
+  }};
+
+  ASSERT_EQ(probe.wait_for(kPatience), std::future_status::ready)
+      << "the executor's lock is held while the store commits";
+  EXPECT_EQ(probe.get(), 1);  // the submission holds its place in the queue
+  gated.Release();
+  auto outcome = submit.get();
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_TRUE(outcome->created);
+}
+
+TEST(Executor, ASubmissionBeingCommittedCountsAgainstTheQueueBound) {
+  ExecutorOptions options = ChronoHarness::DefaultOptions();
+  options.queue_depth = 1;
+  ChronoHarness h(options);
+  GatedStore gated(&h.store());
+  gated.Hold();
+  ASSERT_TRUE(h.Start(&gated).ok());
+  auto first = std::async(std::launch::async, [&] {
+    return h.executor().Submit(NewOperation("op_1", "k1", h.clock().Now()));
+  });
+  ASSERT_TRUE(gated.WaitEntered(1));
+  auto second = std::async(std::launch::async, [&] {
+    return h.executor().Submit(NewOperation("op_2", "k2", h.clock().Now()));
+  });
+  Finally cleanup{[&] {
+    gated.Release();
+    for (auto* pending : {&first, &second}) {
+      if (pending->valid()) pending->wait();
+    }
+    h.Shutdown();  // before `gated` goes
+  }};
+
+  ASSERT_EQ(second.wait_for(kPatience), std::future_status::ready);
+  EXPECT_EQ(base::ApiCode(second.get().status()), "QUEUE_FULL");
+  gated.Release();
+  EXPECT_TRUE(first.get().ok());
+  EXPECT_EQ(h.store().Get("op_2").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(Executor, CancellingAQueuedOperationTwiceCountsItOnce) {
+  ChronoHarness h;  // one worker, held by op_1
+  ASSERT_TRUE(h.Start().ok());
+  ASSERT_TRUE(h.executor().Submit(NewOperation("op_1", "k1", h.clock().Now())).ok());
+  ASSERT_TRUE(h.runner().WaitStarted(1));
+  ASSERT_TRUE(h.executor().Submit(NewOperation("op_2", "k2", h.clock().Now())).ok());
+  ASSERT_TRUE(h.executor().Submit(NewOperation("op_3", "k3", h.clock().Now())).ok());
+  ASSERT_EQ(h.executor().queued(), 2);
+
+  for (int i = 0; i < 2; ++i) {
+    auto cancelled = h.executor().Cancel("op_2");
+    ASSERT_TRUE(cancelled.ok()) << cancelled.status();
+    EXPECT_EQ(cancelled->status, S::kCancelled);
+  }
+  EXPECT_EQ(h.executor().queued(), 1);  // op_3 still waits
+
+  h.runner().Open();
+  ASSERT_TRUE(WaitUntil([&] { return h.store().Get("op_3")->status == S::kSucceeded; }));
+  EXPECT_EQ(h.runner().started(), 2);  // op_1 and op_3; the cancelled op_2 never ran
+}
+
+TEST(Executor, CancelKillsARunningOperation) {
+  ChronoHarness h;
+  ASSERT_TRUE(h.Start().ok());
+  ASSERT_TRUE(h.executor().Submit(NewOperation("op_1", "k1", h.clock().Now())).ok());
+  ASSERT_TRUE(h.runner().WaitStarted(1));
+  ASSERT_TRUE(WaitUntil([&] { return h.store().Get("op_1")->status == S::kRunning; }));
+  auto flagged = h.executor().Cancel("op_1");
+  ASSERT_TRUE(flagged.ok()) << flagged.status();
+  EXPECT_TRUE(flagged->cancel_requested);
+  ASSERT_TRUE(WaitUntil([&] { return IsTerminal(h.store().Get("op_1")->status); }));
+  EXPECT_EQ(h.store().Get("op_1")->status, S::kCancelled);
+}
+
+}  // namespace
+}  // namespace aevatar::chrono
