@@ -1,7 +1,5 @@
 #include "chrono/executor.h"
 
-#include <unistd.h>
-
 #include <future>
 #include <utility>
 
@@ -45,7 +43,7 @@ std::string FailureResult(const absl::Status& status) {
 }
 
 // Wakes a running operation's sandbox through its cancel pipe.
-void SignalCancel(int write_fd) { [[maybe_unused]] ssize_t n = ::write(write_fd, "x", 1); }
+void SignalCancel(int write_fd) { os::WriteWakeByte(write_fd); }
 
 }  // namespace
 

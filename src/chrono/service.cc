@@ -1,7 +1,5 @@
 #include "chrono/service.h"
 
-#include <sys/stat.h>
-
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -11,7 +9,6 @@
 #include "base/clock.h"
 #include "base/crypto.h"
 #include "base/jws.h"
-#include "base/key_file.h"
 #include "base/log.h"
 #include "chrono/caller_auth.h"
 #include "chrono/credential_sealer.h"
@@ -21,6 +18,7 @@
 #include "chrono/sqlite_operation_store.h"
 #include "http/client.h"
 #include "http/server.h"
+#include "os/atomic_file.h"
 #include "sandbox/engine.h"
 
 namespace aevatar::chrono {
@@ -66,7 +64,7 @@ absl::StatusOr<std::unique_ptr<OperationStore>> OpenStore(const ServiceConfig& c
 // marks exactly the operations the previous process of this instance left
 // running (instances sharing a store have their own state directories).
 absl::StatusOr<std::string> LoadOrCreateRunnerId(const std::string& state_dir) {
-  auto bytes = base::LoadOrCreateKeyFile(state_dir + "/runner.id", 16);
+  auto bytes = os::LoadOrCreateKeyFile(state_dir + "/runner.id", 16);
   if (!bytes.ok()) return bytes.status();
   return "runner_" + base::HexEncode(*bytes);
 }
@@ -98,7 +96,7 @@ class Service : public ChronoService {
     if (config.queue_depth < 1 || !(config.retention_hours > 0)) {
       return absl::InvalidArgumentError("--queue-depth and --retention-hours must be positive");
     }
-    ::mkdir(config.state_dir.c_str(), 0700);
+    if (absl::Status st = os::MakeDirectories(config.state_dir, 0700); !st.ok()) return st;
 
     auto engine = sandbox::Engine::Create();
     if (!engine.ok()) return engine.status();

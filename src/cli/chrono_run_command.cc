@@ -1,7 +1,5 @@
 #include "cli/chrono_run_command.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +7,7 @@
 #include <sstream>
 
 #include "CLI/CLI.hpp"
+#include "os/unique_fd.h"
 #include "sandbox/engine.h"
 #include "sandbox/result_json.h"
 
@@ -31,15 +30,6 @@ bool ReadWholeFile(const std::string& path, std::string& out) {
   if (in.bad()) return false;
   out = buf.str();
   return true;
-}
-
-void WriteAll(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n <= 0) return;
-    done += static_cast<size_t>(n);
-  }
 }
 
 int BadArgument(const std::string& message) {
@@ -113,8 +103,9 @@ int RunRunCommand(const RunCommandOptions& options) {
     std::cout << sandbox::RunResultToJson(*result).dump() << std::endl;
     return 0;
   }
-  WriteAll(1, result->stdout_data);
-  WriteAll(2, result->stderr_data);
+  // A closed terminal is the reader's choice; the exit code still reports the run.
+  (void)os::WriteAll(1, result->stdout_data, "stdout");
+  (void)os::WriteAll(2, result->stderr_data, "stderr");
   if (result->verdict == sandbox::Verdict::kWallTimeout) return kWallTimeoutExit;
   return result->exit_code;
 }

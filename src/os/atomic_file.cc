@@ -21,16 +21,6 @@ std::string DirectoryOf(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-absl::Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
-  while (!bytes.empty()) {
-    ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return base::ErrnoError("write " + path, n < 0 ? errno : EIO);
-    bytes.remove_prefix(static_cast<size_t>(n));
-  }
-  return absl::OkStatus();
-}
-
 // Reads `fd` to its end; OutOfRange past `max_bytes`.
 absl::StatusOr<std::string> ReadAll(int fd, const std::string& path, size_t max_bytes) {
   std::string text(max_bytes + 1, '\0');

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +14,34 @@
 #include "base/errno_error.h"
 
 namespace aevatar::os {
+
+pid_t CurrentPid() { return ::getpid(); }
+
+bool RunningAsRoot() { return ::geteuid() == 0; }
+
+bool IsExecutable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
+
+bool IsWritableDirectory(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+         ::access(path.c_str(), W_OK | X_OK) == 0;
+}
+
+HostPath InspectHostPath(const std::string& path) {
+  HostPath result;
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return result;
+  if (S_ISLNK(st.st_mode)) {
+    char target[4096];
+    ssize_t n = ::readlink(path.c_str(), target, sizeof(target));
+    if (n <= 0 || n == static_cast<ssize_t>(sizeof(target))) return result;
+    result.kind = HostPath::Kind::kSymlink;
+    result.link_target.assign(target, static_cast<size_t>(n));
+  } else {
+    result.kind = S_ISDIR(st.st_mode) ? HostPath::Kind::kDirectory : HostPath::Kind::kOther;
+  }
+  return result;
+}
 
 using base::ErrnoError;
 

@@ -12,6 +12,23 @@
 
 namespace aevatar::os {
 
+// This process's pid (for names that must not collide between processes).
+pid_t CurrentPid();
+// Whether this process runs with effective uid 0.
+bool RunningAsRoot();
+
+// What a host path is, without following a final symlink.
+struct HostPath {
+  enum class Kind { kMissing, kSymlink, kDirectory, kOther };
+  Kind kind = Kind::kMissing;
+  std::string link_target;  // for kSymlink
+};
+HostPath InspectHostPath(const std::string& path);
+// Whether this process may execute `path`.
+bool IsExecutable(const std::string& path);
+// Whether this process may create files in the directory `path`.
+bool IsWritableDirectory(const std::string& path);
+
 // A child process owned through a pidfd. Killing and reaping go through the
 // pidfd, so a recycled pid can never be hit by mistake.
 class ChildProcess {

@@ -23,6 +23,26 @@ absl::StatusOr<Pipe> MakePipe() {
   return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
 
+absl::Status WriteAll(int fd, std::string_view bytes, std::string_view what) {
+  while (!bytes.empty()) {
+    ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return ErrnoError("write " + std::string(what), n < 0 ? errno : EIO);
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return absl::OkStatus();
+}
+
+bool ReadExactly(int fd, void* buffer, size_t size) {
+  ssize_t n;
+  do {
+    n = ::read(fd, buffer, size);
+  } while (n < 0 && errno == EINTR);
+  return n == static_cast<ssize_t>(size);
+}
+
+void WriteWakeByte(int write_fd) { [[maybe_unused]] ssize_t n = ::write(write_fd, "x", 1); }
+
 absl::StatusOr<UniqueFd> MakeMemfdWithContents(const char* name, std::string_view contents) {
   UniqueFd fd(::memfd_create(name, MFD_CLOEXEC));
   if (!fd.valid()) return ErrnoError("memfd_create", errno);

@@ -41,6 +41,18 @@ struct Pipe {
 // Returns a pipe whose ends are O_CLOEXEC.
 absl::StatusOr<Pipe> MakePipe();
 
+// Writes all of `bytes` to `fd` (retrying short writes and EINTR). `what`
+// names the file in the error.
+absl::Status WriteAll(int fd, std::string_view bytes, std::string_view what);
+
+// Reads exactly `size` bytes into `buffer`; false at EOF or on error (a
+// record that was never sent, or only partly).
+bool ReadExactly(int fd, void* buffer, size_t size);
+
+// Writes one byte to a wake-up pipe's write end. Best effort: a full pipe
+// already holds a wake-up, and a closed reader has nobody left to wake.
+void WriteWakeByte(int write_fd);
+
 // Returns a sealed-size-free memfd (O_CLOEXEC) holding `contents`, positioned at
 // offset 0, suitable as a child's stdin.
 absl::StatusOr<UniqueFd> MakeMemfdWithContents(const char* name, std::string_view contents);

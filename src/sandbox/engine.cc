@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "os/process.h"
 #include "sandbox/gvisor_backend.h"
 #include "sandbox/native_backend.h"
 #include "sandbox/validation.h"
@@ -21,7 +22,7 @@ Engine::Engine(EngineOptions options, std::unique_ptr<Backend> native)
 absl::StatusOr<Backend*> Engine::Gvisor() {
   absl::MutexLock lock(&gvisor_mu_);
   if (gvisor_) return gvisor_.get();
-  if (::access(options_.runsc_path.c_str(), X_OK) != 0) {
+  if (!os::IsExecutable(options_.runsc_path)) {
     return absl::FailedPreconditionError("the gvisor backend needs runsc, which is not installed");
   }
   auto created = GvisorBackend::Create(options_.runsc_path);

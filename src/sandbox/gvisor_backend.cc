@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "os/process.h"
 #include "sandbox/gvisor_bundle.h"
 #include "sandbox/gvisor_cgroups.h"
 #include "sandbox/gvisor_oci_config.h"
@@ -103,10 +104,10 @@ int64_t Millis(Clock::duration d) {
 
 absl::StatusOr<std::unique_ptr<GvisorBackend>> GvisorBackend::Create(
     const std::string& runsc_path, const std::string& scratch_base_dir) {
-  if (::access(runsc_path.c_str(), X_OK) != 0) {
+  if (!os::IsExecutable(runsc_path)) {
     return absl::FailedPreconditionError(absl::StrCat("runsc is not executable: ", runsc_path));
   }
-  if (::access(kPrlimitPath, X_OK) != 0) {
+  if (!os::IsExecutable(kPrlimitPath)) {
     return absl::FailedPreconditionError(absl::StrCat("the gvisor backend needs ", kPrlimitPath,
                                                       " (util-linux) to enforce the CPU limit"));
   }
@@ -125,11 +126,11 @@ absl::StatusOr<RunResult> GvisorBackend::Run(const PreparedRun& run, const RunCo
   // prlimit execs each stage, so a missing runtime would pass for the
   // program's own failure: the sandbox sees the host's /usr, so check there.
   for (const RuntimeStage& stage : run.runtime.stages) {
-    if (::access(stage.path.c_str(), X_OK) != 0) {
+    if (!os::IsExecutable(stage.path)) {
       return absl::InternalError(absl::StrCat("runtime not installed: ", stage.path));
     }
   }
-  const std::string name = absl::StrCat("gvisor-", ::getpid(), "-", next_run.fetch_add(1));
+  const std::string name = absl::StrCat("gvisor-", os::CurrentPid(), "-", next_run.fetch_add(1));
   const std::string cgroups_path = absl::StrCat("/", kGvisorCgroupParent, "/", name);
 
   // Destroyed in reverse: the run cgroup kills what is left of the sandbox,

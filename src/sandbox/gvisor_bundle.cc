@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/errno_error.h"
+#include "os/process.h"
 #include "sandbox/rootfs_plan.h"
 #include "sandbox/runtime.h"
 
@@ -63,8 +64,7 @@ absl::Status WriteFile(const std::string& path, std::string_view contents, fs::p
 }  // namespace
 
 std::string DefaultGvisorScratchBase() {
-  std::error_code ec;
-  if (fs::is_directory("/run", ec) && ::access("/run", W_OK | X_OK) == 0) return "/run";
+  if (os::IsWritableDirectory("/run")) return "/run";
   return "/tmp";
 }
 

@@ -59,11 +59,7 @@ std::vector<os::ChildRlimit> BuildRlimits(const Limits& limits) {
 // Reads a fixed-size record; returns false at EOF (nothing was sent).
 template <typename T>
 bool ReadRecord(int fd, T& record) {
-  ssize_t n;
-  do {
-    n = ::read(fd, &record, sizeof(record));
-  } while (n < 0 && errno == EINTR);
-  return n == static_cast<ssize_t>(sizeof(record));
+  return os::ReadExactly(fd, &record, sizeof(record));
 }
 
 int64_t TimevalMs(const timeval& tv) { return tv.tv_sec * 1000 + tv.tv_usec / 1000; }
@@ -107,7 +103,7 @@ class LeasedCgroup {
 absl::StatusOr<std::unique_ptr<NativeBackend>> NativeBackend::Create(size_t prepared_namespaces,
                                                                      bool one_shot,
                                                                      const std::string& init_path) {
-  if (::geteuid() != 0) {
+  if (!os::RunningAsRoot()) {
     return absl::FailedPreconditionError(
         "the native backend needs root (it creates namespaces, mounts and cgroups)");
   }
@@ -138,7 +134,7 @@ NativeBackend::NativeBackend(os::UniqueFd init_exe, std::unique_ptr<os::CgroupMa
       seccomp_(os::PrecompiledSandboxPolicy()),
       cgroups_(std::move(cgroups)),
       netns_pool_(std::move(netns_pool)),
-      cgroup_pool_(cgroups_.get(), absl::StrCat("run-", ::getpid(), "-"), /*max_idle=*/8,
+      cgroup_pool_(cgroups_.get(), absl::StrCat("run-", os::CurrentPid(), "-"), /*max_idle=*/8,
                    shared_cgroups) {}
 
 // Everything the init is told, built before the clone: the rootfs steps,

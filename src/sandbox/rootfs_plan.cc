@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "absl/strings/str_cat.h"
+#include "os/process.h"
 
 namespace aevatar::sandbox {
 namespace {
@@ -79,15 +80,11 @@ const char* RootfsPlan::Under(const std::string& path) {
 // symlinks into /usr; elsewhere they are bound read-only.
 void RootfsPlan::AddHostUsrLinks() {
   for (const char* name : {"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"}) {
-    struct stat st;
-    if (::lstat(name, &st) != 0) continue;
-    if (S_ISLNK(st.st_mode)) {
-      char target[256];
-      ssize_t n = ::readlink(name, target, sizeof(target) - 1);
-      if (n <= 0) continue;
+    const os::HostPath host = os::InspectHostPath(name);
+    if (host.kind == os::HostPath::Kind::kSymlink) {
       steps_.push_back(
-          {.kind = Kind::kSymlink, .path = Under(name), .source = Keep(std::string(target, n))});
-    } else if (S_ISDIR(st.st_mode)) {
+          {.kind = Kind::kSymlink, .path = Under(name), .source = Keep(host.link_target)});
+    } else if (host.kind == os::HostPath::Kind::kDirectory) {
       steps_.push_back({.kind = Kind::kMkdir, .path = Under(name), .mode = 0755});
       steps_.push_back(
           {.kind = Kind::kBindRo, .path = Under(name), .source = name, .flags = kNoSuidNoDev});
