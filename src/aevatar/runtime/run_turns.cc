@@ -11,7 +11,9 @@
 #include "aevatar/workflow/workflow_template.h"
 #include "base/api_error.h"
 #include "base/crypto.h"
+#include "base/json_read.h"
 #include "base/log.h"
+#include "http/problem.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -221,16 +223,33 @@ absl::Status StartStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinitio
   return Commit(deps, turn);
 }
 
+// The step's output from a normalized result (ExecutionResult::ToJson), or
+// from nothing for a terminal outcome without a result.
 json StepOutput(const json& result, const std::string& status) {
-  std::string stdout_text = result.value("stdout", "");
+  std::string stdout_text = base::StringOr(result, "stdout", "");
   std::string trimmed = stdout_text;
   trimmed.erase(0, trimmed.find_first_not_of(" \t\r\n"));
   trimmed.erase(trimmed.find_last_not_of(" \t\r\n") + 1);
+  const auto exit_code = base::OptionalInt(result, "exit_code");
   return {{"stdout", stdout_text},
-          {"stderr", result.value("stderr", "")},
-          {"exit_code", result.value("exit_code", json(nullptr))},
+          {"stderr", base::StringOr(result, "stderr", "")},
+          {"exit_code", exit_code.ok() && *exit_code ? json(**exit_code) : json(nullptr)},
           {"status", status},
           {"trimmed_output", trimmed}};
+}
+
+// Gives a failed step a diagnostic id and writes the one log line that
+// explains it: the id, the typed category and a bounded detail that names
+// fields and HTTP statuses only (never source, keys, credentials or route ids).
+void DiagnoseFailure(const Turn& turn, json& step_state, const std::string& code,
+                     const std::string& detail) {
+  const std::string diagnostic_id = http::NewDiagnosticId();
+  step_state["diagnostic_id"] = diagnostic_id;
+  base::Log(base::LogLevel::kWarn, "workflow.step_failed", turn.run.run_id,
+            {{"diagnostic_id", diagnostic_id},
+             {"category", code},
+             {"step_id", base::StringOr(step_state, "id", "")},
+             {"detail", detail}});
 }
 
 // Applies a completed or terminal provider outcome to the current step.
@@ -242,8 +261,7 @@ void CompleteStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinition& de
   std::string status;
   json output;
   if (decision.kind == TurnKind::kCompleted) {
-    status = decision.result.value(
-        "status", decision.result.value("success", false) ? "succeeded" : "failed");
+    status = base::StringOr(decision.result, "status", "failed");
     output = StepOutput(decision.result, status);
     if (step.expect) {
       ExpectationResult check = EvaluateExpectation(*step.expect, output);
@@ -257,6 +275,7 @@ void CompleteStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinition& de
     status = "failed";
     output = StepOutput(json::object(), decision.outcome_code);
     step_state["outcome_code"] = decision.outcome_code;
+    DiagnoseFailure(turn, step_state, decision.outcome_code, decision.detail);
   }
   step_state["status"] = status;
   step_state["output"] = output;
@@ -362,7 +381,10 @@ absl::Status StopStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinition
   if (!route.ok()) return route.status();
   auto transport = (*deps.transports)(*route, *credential);
   NyxidReply reply = transport->Cancel(operation->provider_operation_id, deadline);
-  const std::string status = reply.body.is_object() ? reply.body.value("status", "") : "";
+  // The cancel reply is a status document; one without a readable status
+  // proves nothing, and the next callback asks again (bounded by the deadline).
+  const auto read = base::OptionalString(reply.body, "status");
+  const std::string status = read.ok() && *read ? **read : "";
   AddEvent(turn, deps.now_ms, "cancel.sent",
            {{"step_id", step_id},
             {"deadline_unix_ms", deadline},

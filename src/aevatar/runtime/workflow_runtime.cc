@@ -7,6 +7,7 @@
 #include "base/api_error.h"
 #include "base/crypto.h"
 #include "base/log.h"
+#include "http/problem.h"
 
 namespace aevatar::orchestrator {
 
@@ -58,7 +59,6 @@ std::shared_ptr<std::mutex> WorkflowRuntime::RunLock(const std::string& run_id) 
 }
 
 void WorkflowRuntime::DispatchLoop() {
-  std::map<std::string, int64_t> backoff_until;  // run -> retry time after a failed turn
   for (;;) {
     {
       std::unique_lock lock(mu_);
@@ -70,49 +70,118 @@ void WorkflowRuntime::DispatchLoop() {
     auto due = store_->DueCallbacks(now, 64);
     if (!due.ok()) {
       base::Log(base::LogLevel::kError, "workflow.dispatch_failed", "",
-                {{"error", std::string(due.status().message())}});
+                {{"code", base::ApiCode(due.status())}});
       continue;
     }
     std::lock_guard lock(mu_);
     for (const Callback& callback : *due) {
-      if (in_flight_.count(callback.run_id)) continue;
-      if (auto it = backoff_until.find(callback.run_id);
-          it != backoff_until.end() && it->second > now) {
-        continue;
-      }
-      backoff_until.erase(callback.run_id);
+      if (in_flight_.count(callback.run_id) || BackingOff(callback.run_id, now)) continue;
       in_flight_.insert(callback.run_id);
       ready_.push_back(callback);
     }
     wake_.notify_all();
-    // Failed turns leave their callback due; space their retries out.
-    for (const auto& [run_id, until] : failed_turns_) backoff_until[run_id] = until;
-    failed_turns_.clear();
+  }
+}
+
+bool WorkflowRuntime::BackingOff(const std::string& run_id, int64_t now) {
+  auto it = failed_turns_.find(run_id);
+  if (it == failed_turns_.end()) return false;
+  if (it->second > now) return true;
+  failed_turns_.erase(it);
+  return false;
+}
+
+absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback) {
+  // A turn must never take the process down: whatever escapes it (a library
+  // exception, a bug) becomes an error status handled like any failed turn.
+  try {
+    TurnDeps deps{store_, audit_, &transports_, nyxid_, options_.vault_key, clock_()};
+    return ExecuteTurn(deps, callback);
+  } catch (const std::exception&) {
+    return absl::InternalError("the turn raised an exception");
+  } catch (...) {
+    return absl::InternalError("the turn raised an unknown exception");
   }
 }
 
 void WorkflowRuntime::Deliver(const Callback& callback) {
   auto run_lock = RunLock(callback.run_id);
-  absl::Status status;
+  std::lock_guard lock(*run_lock);
+  const absl::Status status = GuardedTurn(callback);
+  int attempts = 0;
   {
-    std::lock_guard lock(*run_lock);
-    TurnDeps deps{store_, audit_, &transports_, nyxid_, options_.vault_key, clock_()};
-    status = ExecuteTurn(deps, callback);
+    std::lock_guard state_lock(mu_);
+    in_flight_.erase(callback.run_id);
+    if (status.ok()) {
+      turn_failures_.erase(callback.run_id);
+      return;
+    }
+    attempts = ++turn_failures_[callback.run_id];
+    // The callback stays due; its retries are spaced out with bounded backoff.
+    failed_turns_[callback.run_id] = clock_() + BackoffMs(attempts);
   }
-  std::lock_guard lock(mu_);
-  in_flight_.erase(callback.run_id);
-  if (!status.ok()) {
-    base::Log(base::LogLevel::kWarn, "workflow.turn_failed", callback.run_id,
-              {{"code", base::ApiCode(status)}});
-    failed_turns_[callback.run_id] = clock_() + 1000;
+  const std::string diagnostic_id = http::NewDiagnosticId();
+  // The status code only: a message might quote what the turn was reading.
+  base::Log(base::LogLevel::kWarn, "workflow.turn_failed", callback.run_id,
+            {{"diagnostic_id", diagnostic_id},
+             {"code", base::ApiCode(status)},
+             {"attempt", attempts},
+             {"max_attempts", kMaxTurnAttempts}});
+  if (attempts < kMaxTurnAttempts) return;
+  if (absl::Status failed = FailRunTyped(callback.run_id, diagnostic_id); failed.ok()) {
+    std::lock_guard state_lock(mu_);
+    turn_failures_.erase(callback.run_id);
+    failed_turns_.erase(callback.run_id);
+  }
+}
+
+absl::Status WorkflowRuntime::FailRunTyped(const std::string& run_id,
+                                           const std::string& diagnostic_id) {
+  try {
+    auto run = store_->GetRun(run_id);
+    if (!run.ok()) return run.status();
+    if (IsTerminalPhase(run->phase)) return absl::OkStatus();
+    const int64_t now = clock_();
+    if (!run->state.is_object()) run->state = nlohmann::json::object();
+    run->state["outcome_code"] = kTurnFailedCode;
+    run->state["diagnostic_id"] = diagnostic_id;
+    run->state["finished_at_ms"] = now;
+    run->state["callback_id"] = nullptr;
+    TurnCommit commit;
+    commit.run_id = run_id;
+    commit.expected_version = run->version;
+    commit.phase = "failed";
+    commit.state = run->state;
+    commit.events = {{0,
+                      run_id,
+                      now,
+                      "run.failed",
+                      {{"outcome_code", kTurnFailedCode}, {"diagnostic_id", diagnostic_id}}}};
+    auto committed = store_->CommitTurn(commit);
+    if (committed.ok()) {
+      base::Log(base::LogLevel::kError, "workflow.run_failed", run_id,
+                {{"diagnostic_id", diagnostic_id}, {"category", kTurnFailedCode}});
+    }
+    return committed.status();
+  } catch (...) {
+    return absl::InternalError("failing the run raised an exception");
   }
 }
 
 void WorkflowRuntime::DrainDueForTest() {
   for (int round = 0; round < 1000; ++round) {
-    auto due = store_->DueCallbacks(clock_(), 64);
-    if (!due.ok() || due->empty()) return;
-    for (const Callback& callback : *due) Deliver(callback);
+    const int64_t now = clock_();
+    auto due = store_->DueCallbacks(now, 64);
+    if (!due.ok()) return;
+    std::vector<Callback> ready;
+    {
+      std::lock_guard lock(mu_);
+      for (const Callback& callback : *due) {
+        if (!BackingOff(callback.run_id, now)) ready.push_back(callback);
+      }
+    }
+    if (ready.empty()) return;
+    for (const Callback& callback : ready) Deliver(callback);
   }
 }
 

@@ -79,12 +79,26 @@ class WorkflowRuntime {
   // deadline (now + stop window); repeats reuse it. Returns the deadline.
   absl::StatusOr<int64_t> RequestStop(const std::string& run_id, const std::string& owner);
 
-  // Runs every due turn now, on the calling thread (tests).
+  // Runs every due turn now, on the calling thread (tests). Runs whose last
+  // turn failed wait out their backoff, as under the dispatcher.
   void DrainDueForTest();
+
+  // Consecutive failed turns of one run before the run is failed typed.
+  static constexpr int kMaxTurnAttempts = 8;
+  // The outcome of a run failed that way.
+  static constexpr char kTurnFailedCode[] = "workflow_turn_failed";
 
  private:
   void DispatchLoop();
+  // Runs one turn under the run's lock. A turn that fails (an error status
+  // or anything thrown) is logged with a diagnostic id and its callback is
+  // retried after BackoffMs(attempt); after kMaxTurnAttempts consecutive
+  // failures the run is failed typed (kTurnFailedCode). Never throws.
   void Deliver(const Callback& callback);
+  absl::Status GuardedTurn(const Callback& callback);
+  absl::Status FailRunTyped(const std::string& run_id, const std::string& diagnostic_id);
+  // Whether `run_id` waits out a failed turn's backoff at `now`.
+  bool BackingOff(const std::string& run_id, int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::shared_ptr<std::mutex> RunLock(const std::string& run_id);
 
   Options options_;
@@ -101,6 +115,7 @@ class WorkflowRuntime {
   std::vector<Callback> ready_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::shared_ptr<std::mutex>> run_locks_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int64_t> failed_turns_ ABSL_GUARDED_BY(mu_);  // run -> retry time
+  std::map<std::string, int> turn_failures_ ABSL_GUARDED_BY(mu_);     // run -> consecutive
   std::vector<std::thread> threads_;
 };
 
