@@ -5,6 +5,7 @@
 #include "aevatar/admission/admission_proof.h"
 #include "aevatar/admission/route_admission.h"
 #include "aevatar/api/api_support.h"
+#include "aevatar/api/workflow_admission.h"
 #include "aevatar/audit/audit_log.h"
 #include "aevatar/runtime/run_turns.h"
 #include "aevatar/runtime/workflow_runtime.h"
@@ -71,15 +72,6 @@ absl::StatusOr<RunRequest> ParseRunRequest(const json& body) {
     request.inputs = **inputs;
   }
   return request;
-}
-
-// Fresh admission (draft-run, save, bind): converge when the caller may, then
-// resolve the exact route and seal it in a v6 proof.
-absl::StatusOr<json> Admit(const HttpApiDeps& deps, const Caller& caller, RequestNote& note) {
-  auto route = AdmitCodeExecutionRoute(*deps.nyxid, caller, deps.chrono_catalog_id,
-                                       /*fresh_admission=*/true, note.diagnostic_id);
-  if (!route.ok()) return route.status();
-  return MakeAdmissionProof(*route, base::NowUnixMs());
 }
 
 // The proof as callers may see it: no route identity.
@@ -183,14 +175,15 @@ http::Response HandleSaveWorkflow(const HttpApiDeps& deps, http::Request& reques
   if (!yaml.ok()) return Problem(yaml.status(), note);
   auto definition = ParseWorkflowYaml(*yaml);
   if (!definition.ok()) return Problem(definition.status(), note);
-  auto proof = Admit(deps, *caller, note);
-  if (!proof.ok()) return Problem(proof.status(), note);
-  SavedWorkflow saved{definition->workflow_id, caller->user_id, WorkflowToJson(*definition),
-                      definition->digest,      *proof,          base::NowUnixMs()};
+  auto admission = AdmitWorkflow(deps, *caller, note, /*converge=*/true);
+  if (!admission.ok()) return Problem(admission.status(), note);
+  SavedWorkflow saved{definition->workflow_id, caller->user_id,  WorkflowToJson(*definition),
+                      definition->digest,      admission->proof, base::NowUnixMs(),
+                      admission->catalog};
   if (auto st = deps.workflows->SaveWorkflow(saved); !st.ok()) return Problem(st, note);
   return Json(201, {{"workflow_id", saved.workflow_id},
                     {"digest", saved.digest},
-                    {"admission", ProofSummary(*proof)}});
+                    {"admission", ProofSummary(admission->proof)}});
 }
 
 http::Response HandleBindWorkflow(const HttpApiDeps& deps, http::Request& request,
@@ -199,11 +192,13 @@ http::Response HandleBindWorkflow(const HttpApiDeps& deps, http::Request& reques
   if (!caller.ok()) return Problem(caller.status(), note);
   auto saved = deps.workflows->GetWorkflow(caller->user_id, request.path_params.at("id"));
   if (!saved.ok()) return Problem(saved.status(), note);
-  auto proof = Admit(deps, *caller, note);
-  if (!proof.ok()) return Problem(proof.status(), note);
-  saved->admission_proof = *proof;
+  auto admission = AdmitWorkflow(deps, *caller, note, /*converge=*/true);
+  if (!admission.ok()) return Problem(admission.status(), note);
+  saved->admission_proof = admission->proof;
+  saved->authorization_catalog = admission->catalog;
   if (auto st = deps.workflows->SaveWorkflow(*saved); !st.ok()) return Problem(st, note);
-  return Json(200, {{"workflow_id", saved->workflow_id}, {"admission", ProofSummary(*proof)}});
+  return Json(200,
+              {{"workflow_id", saved->workflow_id}, {"admission", ProofSummary(admission->proof)}});
 }
 
 http::Response HandleStartRun(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
@@ -214,43 +209,23 @@ http::Response HandleStartRun(const HttpApiDeps& deps, http::Request& request, R
   auto run_request = ParseRunRequest(*body);
   if (!run_request.ok()) return Problem(run_request.status(), note);
   absl::StatusOr<WorkflowDefinition> definition;
-  json proof;
-  if (run_request->workflow_yaml) {  // a draft run: admitted now
+  absl::StatusOr<WorkflowAdmission> admission;
+  if (run_request->workflow_yaml) {  // a draft run: admitted (and converged) now
     definition = ParseWorkflowYaml(*run_request->workflow_yaml);
     if (!definition.ok()) return Problem(definition.status(), note);
-    auto admitted = Admit(deps, *caller, note);
-    if (!admitted.ok()) return Problem(admitted.status(), note);
-    proof = *admitted;
+    admission = AdmitWorkflow(deps, *caller, note, /*converge=*/true);
   } else {
     auto saved = deps.workflows->GetWorkflow(caller->user_id, run_request->workflow_id);
     if (!saved.ok()) return Problem(saved.status(), note);
     definition = WorkflowFromJson(saved->definition);
     if (!definition.ok()) return Problem(definition.status(), note);
-    proof = saved->admission_proof;
-    if (auto sealed = SealedRoute(proof); !sealed.ok()) {
-      // A plan from before v6 carries no proof. Only a source-readable
-      // (human) caller may still run it, on a route resolved now; v5 proofs
-      // and every other caller need a rebind.
-      const bool pre_v6 = !proof.is_object() || !proof.contains("version") ||
-                          proof.value("version", "") == "external-capability-admission.v4";
-      if (!pre_v6 || caller->kind != CredentialKind::kHumanBearer) {
-        if (pre_v6) {
-          return Problem(
-              base::ApiError(absl::StatusCode::kFailedPrecondition, "ADMISSION_PROOF_REQUIRED",
-                             "this caller can run only workflows bound with a v6 "
-                             "admission proof; bind the workflow first"),
-              note);
-        }
-        return Problem(sealed.status(), note);
-      }
-      auto admitted = Admit(deps, *caller, note);
-      if (!admitted.ok()) return Problem(admitted.status(), note);
-      proof = *admitted;
-    }
+    admission = AdmissionForSavedPlan(deps, *caller, *saved, note);
   }
+  if (!admission.ok()) return Problem(admission.status(), note);
   auto inputs = BindInputs(*definition, run_request->inputs);
   if (!inputs.ok()) return Problem(inputs.status(), note);
-  auto run_id = deps.runtime->StartRun(*caller, *definition, *inputs, proof);
+  auto run_id =
+      deps.runtime->StartRun(*caller, *definition, *inputs, admission->proof, admission->catalog);
   if (!run_id.ok()) return Problem(run_id.status(), note);
   if (run_request->wait == "stream") return StreamRun(deps, *run_id);
   return Json(202, {{"run_id", *run_id},

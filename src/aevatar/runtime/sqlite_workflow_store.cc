@@ -52,6 +52,10 @@ CREATE TABLE vault (
   sealed BLOB NOT NULL
 );
 )sql"},
+    {2, R"sql(
+ALTER TABLE workflows ADD COLUMN authorization_catalog TEXT NOT NULL DEFAULT 'null';
+CREATE INDEX runs_by_owner ON runs (owner, phase);
+)sql"},
 };
 
 absl::Status NotFound(const char* code, const char* what) {
@@ -70,12 +74,14 @@ class SqliteWorkflowStore : public WorkflowStore {
     std::lock_guard lock(mu_);
     const std::string definition = w.definition.dump();
     const std::string proof = w.admission_proof.dump();
+    const std::string catalog = w.authorization_catalog.dump();
     return db_
         .Run(
-            "INSERT INTO workflows VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (owner, "
-            "workflow_id) DO UPDATE SET definition = ?3, digest = ?4, admission_proof = ?5, "
-            "saved_at_ms = ?6",
-            {w.owner, w.workflow_id, definition, w.digest, proof, w.saved_at_ms})
+            "INSERT INTO workflows (owner, workflow_id, definition, digest, admission_proof, "
+            "saved_at_ms, authorization_catalog) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT "
+            "(owner, workflow_id) DO UPDATE SET definition = ?3, digest = ?4, admission_proof = "
+            "?5, saved_at_ms = ?6, authorization_catalog = ?7",
+            {w.owner, w.workflow_id, definition, w.digest, proof, w.saved_at_ms, catalog})
         .status();
   }
 
@@ -83,8 +89,8 @@ class SqliteWorkflowStore : public WorkflowStore {
                                             const std::string& workflow_id) override {
     std::lock_guard lock(mu_);
     auto stmt = db_.Prepare(
-        "SELECT definition, digest, admission_proof, saved_at_ms FROM workflows WHERE owner = ?1 "
-        "AND workflow_id = ?2",
+        "SELECT definition, digest, admission_proof, saved_at_ms, authorization_catalog FROM "
+        "workflows WHERE owner = ?1 AND workflow_id = ?2",
         {owner, workflow_id});
     if (!stmt.ok()) return stmt.status();
     auto row = stmt->Step();
@@ -95,7 +101,8 @@ class SqliteWorkflowStore : public WorkflowStore {
                          ParseJson(stmt->ColumnText(0)),
                          stmt->ColumnText(1),
                          ParseJson(stmt->ColumnText(2)),
-                         stmt->ColumnInt64(3)};
+                         stmt->ColumnInt64(3),
+                         ParseJson(stmt->ColumnText(4))};
   }
 
   absl::Status CreateRun(
@@ -136,6 +143,23 @@ class SqliteWorkflowStore : public WorkflowStore {
                      stmt->ColumnInt64(4),
                      stmt->ColumnInt64(5),
                      stmt->ColumnInt64(6)};
+  }
+
+  absl::StatusOr<std::vector<std::string>> LiveRunsOf(const std::string& owner) override {
+    std::lock_guard lock(mu_);
+    auto stmt = db_.Prepare(
+        "SELECT run_id FROM runs WHERE owner = ?1 AND phase NOT IN ('succeeded', 'failed', "
+        "'stopped') ORDER BY created_at_ms",
+        {owner});
+    if (!stmt.ok()) return stmt.status();
+    std::vector<std::string> ids;
+    for (;;) {
+      auto row = stmt->Step();
+      if (!row.ok()) return row.status();
+      if (!*row) break;
+      ids.push_back(stmt->ColumnText(0));
+    }
+    return ids;
   }
 
   absl::StatusOr<int64_t> CommitTurn(const TurnCommit& c) override {

@@ -2,6 +2,7 @@
 #include <chrono>
 
 #include "aevatar/admission/admission_proof.h"
+#include "aevatar/runtime/authorization_catalog.h"
 #include "aevatar/runtime/durable_execution.h"
 #include "aevatar/runtime/turn.h"
 #include "aevatar/tools/code_execute.h"
@@ -15,27 +16,64 @@ namespace {
 
 using nlohmann::json;
 
-// Runtime credential rules: a source-readable (human) credential re-reads
-// the inventory; a 401 continues on the sealed exact id; a 403 or a route
-// that is gone or inactive fails closed. Delegation-only and Agent Key runs
-// never re-read. Returns an outcome code to fail with, or "".
-std::string RuntimeRouteCheck(const TurnDeps& deps, const json& state, const AdmittedRoute& route,
-                              const std::string& credential) {
-  if (deps.nyxid == nullptr || state["caller"].value("kind", "") != "HumanBearer") return "";
-  NyxidReply reply = deps.nyxid->GetKeys(credential);
-  if (reply.status == 401) return "";  // expired during a long run: the proof seals the id
-  if (reply.status == 403) return "code_execution_route_access_denied";
-  if (reply.status != 200) return "";  // transport trouble: NyxID re-checks on the proxy call
-  auto inventory = ParseKeysInventory(reply.body);
-  if (!inventory.ok()) return "";
-  for (const RouteFacts& facts : *inventory) {
-    if (facts.id == route.user_service_id) {
-      return facts.active && facts.catalog_service_id == route.catalog_service_id
-                 ? ""
-                 : "code_execution_route_inactive";
-    }
+// The runtime re-read (spec: "Interactive runtime re-reads NyxID facts when
+// it has a source-readable caller credential"). Only a HumanBearer run
+// reads; Agent Key and delegation runs call only the sealed id. The read:
+//   facts       are applied to the run's catalog (revocations are sticky);
+//               the step fails closed with the category when the grant no
+//               longer holds (route gone, inaccessible, inactive, contract
+//               broken);
+//   401         the credential expired during a long run: continue on the
+//               sealed id; NyxID performs the final live credential and
+//               allowlist check on that exact proxy request;
+//   403         fails closed: code_execution_route_access_denied (revoked);
+//   malformed   fails closed: code_execution_response_invalid;
+//   5xx, transport failure (a decision; the spec leaves it open): continue
+//               on the sealed id, as for a 401. An unavailable inventory can
+//               neither grant nor deny, the catalog already granted the route,
+//               and NyxID's proxy enforces the same active/usable facts on the
+//               exact request; the durable exchange then retries with bounded
+//               backoff within the step's timeout.
+// Records a "route.checked" event (no ids). Returns the code to fail with,
+// or "", and a detail for the diagnostic log line.
+std::string RuntimeRouteCheck(const TurnDeps& deps, Turn& turn, const AdmittedRoute& route,
+                              const std::string& credential, std::string& detail) {
+  json& state = turn.state();
+  if (base::StringOr(state["caller"], "kind", "") != "HumanBearer") return "";
+  auto checked = [&](const char* nyxid, const char* result) {
+    AddEvent(turn, deps.now_ms, "route.checked", {{"nyxid", nyxid}, {"result", result}});
+  };
+  if (deps.facts == nullptr || !*deps.facts) {
+    checked("not_read", "continue_sealed");
+    return "";
   }
-  return "code_execution_route_denied";
+  const absl::StatusOr<NyxidFacts> facts = (*deps.facts)(credential);
+  json& catalog = state["authorization_catalog"];
+  if (facts.ok()) {
+    ApplyFacts(catalog, *facts, kRevokedByRuntimeReread, deps.now_ms);
+    const std::string code = CheckGrant(catalog, route);
+    checked("read", code.empty() ? "granted" : "revoked");
+    detail = "runtime re-read: " + (code.empty() ? std::string("granted") : code);
+    return code;
+  }
+  switch (facts.status().code()) {
+    case absl::StatusCode::kUnauthenticated:
+      checked("unauthorized", "continue_sealed");
+      return "";
+    case absl::StatusCode::kPermissionDenied:
+      RevokeGrant(catalog, route.user_service_id, "code_execution_route_access_denied",
+                  kRevokedByRuntimeReread, deps.now_ms);
+      checked("forbidden", "revoked");
+      detail = "runtime re-read: NyxID answered 403";
+      return "code_execution_route_access_denied";
+    case absl::StatusCode::kInvalidArgument:
+      checked("malformed", "invalid");
+      detail = "runtime re-read: " + std::string(facts.status().message());
+      return kOutcomeResponseInvalid;
+    default:
+      checked("unavailable", "continue_sealed");
+      return "";
+  }
 }
 
 // The step's output from a normalized result (ExecutionResult::ToJson), or
@@ -110,26 +148,32 @@ absl::Status StartStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinitio
   const WorkflowStep& step = definition.steps[index];
   json& step_state = CurrentStep(turn);
   step_state["started_at_ms"] = deps.now_ms;
-  auto fail_step = [&](const std::string& code) {
+  auto fail_step = [&](const std::string& code, const std::string& detail) {
     step_state["status"] = "failed";
     step_state["outcome_code"] = code;
     step_state["finished_at_ms"] = deps.now_ms;
+    DiagnoseFailure(turn, step_state, code, detail);
     FreezeAuditIntent(turn, deps.now_ms, step.id, {{"outcome", code}}, "fail_run");
     return Commit(deps, turn);
   };
+  // The actor-owned catalog first: a revoked or missing grant stops the step
+  // before any network call.
   auto route = SealedRoute(state["proof"]);
-  if (!route.ok() || !CatalogGrants(state["authorization_catalog"], *route)) {
-    return fail_step("code_execution_admission_proof_invalid");
+  if (!route.ok()) return fail_step(kGrantMissingCode, "the run's proof does not verify");
+  if (std::string denied = CheckGrant(state["authorization_catalog"], *route); !denied.empty()) {
+    return fail_step(denied, "the authorization catalog does not grant the route");
   }
   auto arguments = RenderStepArguments(step, state["inputs"], state["step_outputs"]);
-  if (!arguments.ok()) return fail_step("workflow_arguments_invalid");
+  if (!arguments.ok()) return fail_step("workflow_arguments_invalid", "arguments did not render");
   auto credential = LoadCredential(deps, state);
   if (!credential.ok()) return credential.status();
-  if (std::string denied = RuntimeRouteCheck(deps, state, *route, *credential); !denied.empty()) {
-    return fail_step(denied);
+  std::string detail;
+  if (std::string denied = RuntimeRouteCheck(deps, turn, *route, *credential, detail);
+      !denied.empty()) {
+    return fail_step(denied, detail);
   }
   auto args = ParseCodeExecuteArgs(arguments->dump());
-  if (!args.ok()) return fail_step("workflow_arguments_invalid");
+  if (!args.ok()) return fail_step("workflow_arguments_invalid", "arguments did not validate");
   const json material = {
       {"idempotency_key", OperationIdentity(turn.run.run_id, step.id,
                                             state.value("definition_digest", ""), *arguments)},

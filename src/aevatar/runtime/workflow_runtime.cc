@@ -2,7 +2,9 @@
 
 #include <chrono>
 
+#include "absl/strings/ascii.h"
 #include "aevatar/admission/admission_proof.h"
+#include "aevatar/runtime/authorization_catalog.h"
 #include "aevatar/runtime/run_turns.h"
 #include "base/api_error.h"
 #include "base/crypto.h"
@@ -12,12 +14,12 @@
 namespace aevatar::orchestrator {
 
 WorkflowRuntime::WorkflowRuntime(Options options, WorkflowStore* store, AuditLog* audit,
-                                 TransportFactory transports, const NyxidClient* nyxid, Clock clock)
+                                 TransportFactory transports, FactsReader facts, Clock clock)
     : options_(std::move(options)),
       store_(store),
       audit_(audit),
       transports_(std::move(transports)),
-      nyxid_(nyxid),
+      facts_(std::move(facts)),
       clock_(std::move(clock)) {}
 
 WorkflowRuntime::~WorkflowRuntime() { Stop(); }
@@ -95,7 +97,7 @@ absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback) {
   // A turn must never take the process down: whatever escapes it (a library
   // exception, a bug) becomes an error status handled like any failed turn.
   try {
-    TurnDeps deps{store_, audit_, &transports_, nyxid_, options_.vault_key, clock_()};
+    TurnDeps deps{store_, audit_, &transports_, &facts_, options_.vault_key, clock_()};
     return ExecuteTurn(deps, callback);
   } catch (const std::exception&) {
     return absl::InternalError("the turn raised an exception");
@@ -188,9 +190,16 @@ void WorkflowRuntime::DrainDueForTest() {
 absl::StatusOr<std::string> WorkflowRuntime::StartRun(const Caller& caller,
                                                       const WorkflowDefinition& definition,
                                                       const nlohmann::json& inputs,
-                                                      const nlohmann::json& proof) {
+                                                      const nlohmann::json& proof,
+                                                      const nlohmann::json& authorization_catalog) {
   auto route = SealedRoute(proof);
   if (!route.ok()) return route.status();
+  // The catalog is NyxID's word, the proof aevatar's: a run starts only when
+  // both name the same exact route.
+  if (std::string denied = CheckGrant(authorization_catalog, *route); !denied.empty()) {
+    return base::ApiError(absl::StatusCode::kFailedPrecondition, absl::AsciiStrToUpper(denied),
+                          "the authorization catalog does not grant the admitted route");
+  }
   if (caller.credential.empty()) {
     return base::ApiError(absl::StatusCode::kUnauthenticated, "CREDENTIAL_MISSING",
                           "a durable run needs a credential for its outbound calls", 401);
@@ -217,7 +226,7 @@ absl::StatusOr<std::string> WorkflowRuntime::StartRun(const Caller& caller,
       // The credential kind is kept; the credential itself is sealed.
       {"caller", {{"kind", CredentialKindName(caller.kind)}, {"credential_ref", credential_ref}}},
       {"proof", proof},
-      {"authorization_catalog", CatalogFor(*route)},
+      {"authorization_catalog", authorization_catalog},
       {"step_index", 0},
       {"steps", steps},
       {"step_outputs", nlohmann::json::object()},
@@ -238,6 +247,40 @@ absl::StatusOr<std::string> WorkflowRuntime::StartRun(const Caller& caller,
   }
   wake_.notify_all();
   return run.run_id;
+}
+
+absl::StatusOr<int> WorkflowRuntime::ObserveNyxidFacts(const std::string& owner,
+                                                       const NyxidFacts& facts) {
+  if (facts.caller.user_id != owner) {
+    return absl::InvalidArgumentError("the facts describe another caller");
+  }
+  auto runs = store_->LiveRunsOf(owner);
+  if (!runs.ok()) return runs.status();
+  int changed = 0;
+  for (const std::string& run_id : *runs) {
+    // A message to the run actor: it is handled under the run's lock, like a turn.
+    auto run_lock = RunLock(run_id);
+    std::lock_guard lock(*run_lock);
+    auto run = store_->GetRun(run_id);
+    if (!run.ok()) return run.status();
+    if (IsTerminalPhase(run->phase) || !run->state.is_object()) continue;
+    nlohmann::json catalog = run->state["authorization_catalog"];
+    const int64_t now = clock_();
+    if (ApplyFacts(catalog, facts, kRevokedByObservedFacts, now) == 0) continue;
+    auto callback = store_->CallbackOf(run_id);  // the run keeps its next callback
+    if (!callback.ok()) return callback.status();
+    run->state["authorization_catalog"] = catalog;
+    TurnCommit commit;
+    commit.run_id = run_id;
+    commit.expected_version = run->version;
+    commit.phase = run->phase;
+    commit.state = run->state;
+    commit.events = {{0, run_id, now, "catalog.revoked", {{"source", kRevokedByObservedFacts}}}};
+    commit.next_callback = *callback;
+    if (auto committed = store_->CommitTurn(commit); !committed.ok()) return committed.status();
+    ++changed;
+  }
+  return changed;
 }
 
 absl::StatusOr<int64_t> WorkflowRuntime::RequestStop(const std::string& run_id,

@@ -52,6 +52,11 @@ class WorkflowRuntime {
   using Clock = std::function<int64_t()>;  // Unix ms
   using TransportFactory = std::function<std::unique_ptr<ExecutionsTransport>(
       const AdmittedRoute& route, const std::string& credential)>;
+  // A source-readable NyxID read of the caller's facts with `credential`
+  // (ReadNyxidFacts over HTTP in the service). Errors: Unauthenticated for a
+  // NyxID 401, PermissionDenied for a 403, InvalidArgument for a reply that
+  // does not parse, anything else (Unavailable) for transport trouble or 5xx.
+  using FactsReader = std::function<absl::StatusOr<NyxidFacts>(const std::string& credential)>;
 
   struct Options {
     int workers = 4;
@@ -62,18 +67,32 @@ class WorkflowRuntime {
     std::string vault_key;  // 32 bytes; seals protected material
   };
 
-  // `nyxid` may be null (no runtime inventory re-read, e.g. in tests).
+  // `facts` may be empty: no runtime re-read (HumanBearer runs then behave
+  // as if NyxID were unreachable: they continue on the sealed id).
   WorkflowRuntime(Options options, WorkflowStore* store, AuditLog* audit,
-                  TransportFactory transports, const NyxidClient* nyxid, Clock clock);
+                  TransportFactory transports, FactsReader facts, Clock clock);
   ~WorkflowRuntime();
 
   void Start();
   void Stop();
 
   // Creates a run of `definition` for `caller` on the route sealed by
-  // `proof`, and schedules its first turn. Returns the run id.
+  // `proof`, owning `authorization_catalog` (built from NyxID facts, see
+  // authorization_catalog.h), and schedules its first turn. Returns the run
+  // id. The catalog must grant the sealed route: FailedPrecondition with the
+  // revocation's category as code (CODE_EXECUTION_ROUTE_INACTIVE, …) or
+  // CODE_EXECUTION_ADMISSION_PROOF_INVALID otherwise.
   absl::StatusOr<std::string> StartRun(const Caller& caller, const WorkflowDefinition& definition,
-                                       const nlohmann::json& inputs, const nlohmann::json& proof);
+                                       const nlohmann::json& inputs, const nlohmann::json& proof,
+                                       const nlohmann::json& authorization_catalog);
+
+  // Applies NyxID facts just read for `owner` (by readiness, an admission or
+  // any other source-readable read) to the authorization catalog of each of
+  // the owner's live runs, as a message to each run actor: grants the facts
+  // no longer support are revoked (run event "catalog.revoked"), so the
+  // run's next step stops before any network call. Returns how many runs
+  // changed.
+  absl::StatusOr<int> ObserveNyxidFacts(const std::string& owner, const NyxidFacts& facts);
 
   // Requests stop cancellation. The first request persists an absolute
   // deadline (now + stop window); repeats reuse it. Returns the deadline.
@@ -105,7 +124,7 @@ class WorkflowRuntime {
   WorkflowStore* store_;
   AuditLog* audit_;
   TransportFactory transports_;
-  const NyxidClient* nyxid_;
+  FactsReader facts_;
   Clock clock_;
 
   std::mutex mu_;

@@ -17,6 +17,7 @@
 
 #include "aevatar/admission/admission_proof.h"
 #include "aevatar/audit/sqlite_audit_log.h"
+#include "aevatar/runtime/authorization_catalog.h"
 #include "aevatar/runtime/workflow_runtime.h"
 #include "base/crypto.h"
 #include "fake_executor.h"
@@ -53,6 +54,26 @@ steps:
 
 // The route every test run is admitted on.
 inline AdmittedRoute TestRoute() { return {"us_route_1", "chrono-sandbox", "chrono-sandbox"}; }
+
+// NyxID facts under which user-1 may use TestRoute(): its own active route
+// with the full credential contract.
+inline NyxidFacts GrantingFacts() {
+  RouteFacts route;
+  route.id = "us_route_1";
+  route.slug = "chrono-sandbox";
+  route.label = "chrono-sandbox";
+  route.catalog_service_id = "chrono-sandbox";
+  route.owner_type = "user";
+  route.owner_id = "user-1";
+  route.active = true;
+  route.forward_access_token = true;
+  route.inject_delegation_token = true;
+  route.scopes = {"proxy:*", "sandbox:execute"};
+  NyxidFacts facts;
+  facts.caller.user_id = "user-1";
+  facts.inventory.push_back(route);
+  return facts;
+}
 
 // Forwards every exchange to a transport the test owns (the runtime asks for
 // a fresh transport each turn).
@@ -134,17 +155,25 @@ class RuntimeFixture : public ::testing::Test {
           if (scripted_ != nullptr) return std::make_unique<ForwardingTransport>(scripted_);
           return executor_.Transport();
         },
-        nullptr, [this] { return now_.load(); });
+        [this](const std::string& credential) -> absl::StatusOr<NyxidFacts> {
+          ++facts_reads_;
+          if (!read_facts_) return absl::UnavailableError("no NyxID in this test");
+          return read_facts_(credential);
+        },
+        [this] { return now_.load(); });
   }
 
-  std::string Start(const std::string& marker = "MARKER_DEFAULT") {
-    Caller caller{CredentialKind::kProxyDelegation, "user-1", "credential-secret-xyz", false};
+  std::string Start(const std::string& marker = "MARKER_DEFAULT",
+                    CredentialKind kind = CredentialKind::kProxyDelegation) {
+    Caller caller{kind, "user-1", "credential-secret-xyz", false};
     nlohmann::json proof = MakeAdmissionProof(TestRoute(), now_);
+    auto catalog = CatalogFromFacts(GrantingFacts(), TestRoute(), now_);
+    EXPECT_TRUE(catalog.ok()) << catalog.status();
     nlohmann::json values = nlohmann::json::object();
     if (!definition_.inputs.empty()) values["marker"] = marker;
     auto inputs = BindInputs(definition_, values);
     EXPECT_TRUE(inputs.ok()) << inputs.status();
-    auto run_id = runtime_->StartRun(caller, definition_, *inputs, proof);
+    auto run_id = runtime_->StartRun(caller, definition_, *inputs, proof, *catalog);
     EXPECT_TRUE(run_id.ok()) << run_id.status();
     return run_id.ok() ? *run_id : "";
   }
@@ -182,6 +211,9 @@ class RuntimeFixture : public ::testing::Test {
   ScriptedExecutor* scripted_ = nullptr;  // when set, answers instead of executor_
   std::atomic<bool> throwing_{false};     // when set, every exchange throws
   std::vector<int64_t> thrown_at_;        // the clock at each throwing exchange
+  // The runtime re-read of HumanBearer runs; unset: NyxID is unavailable.
+  std::function<absl::StatusOr<NyxidFacts>(const std::string&)> read_facts_;
+  std::atomic<int> facts_reads_{0};
   std::unique_ptr<WorkflowStore> store_;
   std::unique_ptr<AuditLog> audit_;
   std::unique_ptr<FlakyAuditLog> flaky_;
