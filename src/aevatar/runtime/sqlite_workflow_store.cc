@@ -52,8 +52,15 @@ CREATE TABLE vault (
   sealed BLOB NOT NULL
 );
 )sql"},
+    // The authorization catalog of a bound workflow, beside (not in) the
+    // workflows row, whose shape older tooling still writes.
     {2, R"sql(
-ALTER TABLE workflows ADD COLUMN authorization_catalog TEXT NOT NULL DEFAULT 'null';
+CREATE TABLE workflow_catalogs (
+  owner TEXT NOT NULL,
+  workflow_id TEXT NOT NULL,
+  catalog TEXT NOT NULL,
+  PRIMARY KEY (owner, workflow_id)
+);
 CREATE INDEX runs_by_owner ON runs (owner, phase);
 )sql"},
 };
@@ -62,8 +69,11 @@ absl::Status NotFound(const char* code, const char* what) {
   return base::ApiError(absl::StatusCode::kNotFound, code, what);
 }
 
+// Stored JSON, or null for SQL NULL (a missing LEFT JOIN row) or text that
+// does not parse.
 nlohmann::json ParseJson(const std::string& text) {
-  return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return value.is_discarded() ? nlohmann::json(nullptr) : value;
 }
 
 class SqliteWorkflowStore : public WorkflowStore {
@@ -75,22 +85,35 @@ class SqliteWorkflowStore : public WorkflowStore {
     const std::string definition = w.definition.dump();
     const std::string proof = w.admission_proof.dump();
     const std::string catalog = w.authorization_catalog.dump();
-    return db_
-        .Run(
-            "INSERT INTO workflows (owner, workflow_id, definition, digest, admission_proof, "
-            "saved_at_ms, authorization_catalog) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT "
-            "(owner, workflow_id) DO UPDATE SET definition = ?3, digest = ?4, admission_proof = "
-            "?5, saved_at_ms = ?6, authorization_catalog = ?7",
-            {w.owner, w.workflow_id, definition, w.digest, proof, w.saved_at_ms, catalog})
-        .status();
+    auto txn = Transaction::Begin(db_);
+    if (!txn.ok()) return txn.status();
+    if (auto st =
+            db_.Run(
+                   "INSERT INTO workflows VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (owner, "
+                   "workflow_id) DO UPDATE SET definition = ?3, digest = ?4, admission_proof = ?5, "
+                   "saved_at_ms = ?6",
+                   {w.owner, w.workflow_id, definition, w.digest, proof, w.saved_at_ms})
+                .status();
+        !st.ok()) {
+      return st;
+    }
+    if (auto st = db_.Run("INSERT INTO workflow_catalogs VALUES (?1, ?2, ?3) ON CONFLICT (owner, "
+                          "workflow_id) DO UPDATE SET catalog = ?3",
+                          {w.owner, w.workflow_id, catalog})
+                      .status();
+        !st.ok()) {
+      return st;
+    }
+    return txn->Commit();
   }
 
   absl::StatusOr<SavedWorkflow> GetWorkflow(const std::string& owner,
                                             const std::string& workflow_id) override {
     std::lock_guard lock(mu_);
     auto stmt = db_.Prepare(
-        "SELECT definition, digest, admission_proof, saved_at_ms, authorization_catalog FROM "
-        "workflows WHERE owner = ?1 AND workflow_id = ?2",
+        "SELECT w.definition, w.digest, w.admission_proof, w.saved_at_ms, c.catalog FROM "
+        "workflows w LEFT JOIN workflow_catalogs c ON c.owner = w.owner AND c.workflow_id = "
+        "w.workflow_id WHERE w.owner = ?1 AND w.workflow_id = ?2",
         {owner, workflow_id});
     if (!stmt.ok()) return stmt.status();
     auto row = stmt->Step();
