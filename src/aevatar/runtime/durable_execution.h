@@ -52,6 +52,9 @@ inline constexpr char kOutcomeReceiptInvalid[] = "code_execution_receipt_invalid
 // A reply the executor contract does not allow: a receipt status, status
 // document or result document of the wrong shape (execution_result.h).
 inline constexpr char kOutcomeResponseInvalid[] = "code_execution_response_invalid";
+// The step's timeout_ms elapsed before the operation ended (the workflow
+// runtime's outcome, not a provider reply).
+inline constexpr char kOutcomeStepTimeout[] = "code_execution_step_timeout";
 
 // Returns "tool:v1:operation:" + 64 lowercase hex digits: the SHA-256 of an
 // unambiguous encoding of (run_id, step_id, workflow_digest, arguments), the

@@ -134,6 +134,30 @@ void CompleteStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinition& de
   FreezeAuditIntent(turn, deps.now_ms, step.id, fact, then);
 }
 
+// The step's timeout_ms elapsed: nothing more is polled. A submitted
+// operation gets one best-effort cancel (its deadline one exchange bound from
+// now), and the step ends code_execution_step_timeout.
+absl::Status TimeOutStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinition& definition,
+                         ExecutionsTransport& transport, const PendingOperation& operation) {
+  TurnDecision decision;
+  decision.kind = TurnKind::kTerminal;
+  decision.pending = operation;
+  decision.outcome_code = kOutcomeStepTimeout;
+  decision.detail = "the step's timeout_ms elapsed";
+  if (!operation.provider_operation_id.empty()) {
+    const int64_t cancel_deadline = deps.now_ms + std::chrono::milliseconds(kExchangeBound).count();
+    const NyxidReply reply = transport.Cancel(operation.provider_operation_id, cancel_deadline);
+    AddEvent(turn, deps.now_ms, "cancel.sent",
+             {{"step_id", base::StringOr(turn.state()["pending"], "step_id", "")},
+              {"reason", "step_timeout"},
+              {"deadline_unix_ms", cancel_deadline},
+              {"http_status", reply.status}});
+    decision.detail += "; cancel answered HTTP " + std::to_string(reply.status);
+  }
+  CompleteStep(deps, turn, definition, decision, /*stopping=*/false);
+  return Commit(deps, turn);
+}
+
 }  // namespace
 
 absl::Status StartStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinition& definition) {
@@ -181,6 +205,8 @@ absl::Status StartStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinitio
   const std::string ref = base::RandomId("mat_");
   turn.sealed_puts.push_back({ref, SealJson(deps.vault_key, material)});
   state["pending"] = {{"step_id", step.id},
+                      // The step's budget (timeout_ms) runs from its start.
+                      {"deadline_ms", deps.now_ms + step.timeout_ms},
                       {"material_ref", ref},
                       {"material_digest", "sha256:" + base::Sha256Hex(material.dump())},
                       {"operation", PendingOperation{}.ToJson()}};
@@ -207,6 +233,10 @@ absl::Status ProgressStep(const TurnDeps& deps, Turn& turn, const WorkflowDefini
   auto route = SealedRoute(state["proof"]);
   if (!route.ok()) return route.status();
   auto transport = (*deps.transports)(*route, *credential);
+  const int64_t step_deadline = base::IntOr(pending, "deadline_ms", 0);
+  if (step_deadline > 0 && deps.now_ms >= step_deadline && !state["stop"].is_object()) {
+    return TimeOutStep(deps, turn, definition, *transport, *operation);
+  }
   const bool had_receipt = !operation->provider_operation_id.empty();
   const auto started = std::chrono::steady_clock::now();
   TurnDecision decision = RunTurn(*transport, (*material)["idempotency_key"], (*material)["body"],

@@ -36,9 +36,9 @@ absl::Status Commit(const TurnDeps& deps, Turn& turn) {
 }
 
 void ScheduleIn(Turn& turn, int64_t now, int64_t delay_ms) {
-  const json& stop = turn.state()["stop"];
-  if (stop.is_object()) {
-    const int64_t deadline = stop.value("deadline_unix_ms", int64_t{0});
+  const json& state = turn.state();
+  for (int64_t deadline : {base::IntOr(state["stop"], "deadline_unix_ms", 0),
+                           base::IntOr(state["pending"], "deadline_ms", 0)}) {
     if (now < deadline) delay_ms = std::min(delay_ms, deadline - now);
   }
   turn.next_due_ms = now + std::max<int64_t>(1, delay_ms);

@@ -107,6 +107,15 @@ TEST_F(MalformedReplyTest, AMalformedCancelReplyProvesNothingAndTheDeadlineStill
 }
 
 TEST_F(MalformedReplyTest, ATurnThatThrowsIsRetriedWithBoundedBackoffThenFailedTyped) {
+  // A step budget longer than all the retries (else the step times out first).
+  UseWorkflow(R"yaml(
+workflow_id: throwing
+steps:
+  - id: only
+    tool: code_execute
+    timeout_ms: 600000
+    arguments: {language: bash, source: "true", timeout_secs: 30}
+)yaml");
   throwing_ = true;
   const std::string run_id = Start();
   RunUntil([&] { return Phase(run_id) == "failed"; });

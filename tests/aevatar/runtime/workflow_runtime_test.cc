@@ -149,5 +149,32 @@ TEST_F(WorkflowRuntimeTest, SecretsNeverReachStateOrEvents) {
   EXPECT_EQ(bytes.find(key), std::string::npos);
 }
 
+TEST_F(WorkflowRuntimeTest, TheRuntimeEnforcesAStepsTimeoutMs) {
+  UseWorkflow(R"yaml(
+workflow_id: step-timeout
+steps:
+  - id: slow
+    tool: code_execute
+    timeout_ms: 35000
+    arguments: {language: bash, source: "sleep 1000", timeout_secs: 30}
+)yaml");
+  executor_.polls_before_done = 1000;  // the operation never finishes by itself
+  const std::string run_id = Start();
+  RunUntil([&] { return Phase(run_id) == "failed"; });
+  ASSERT_EQ(Phase(run_id), "failed");
+  const nlohmann::json step = State(run_id)["steps"][0];
+  EXPECT_EQ(step.value("outcome_code", ""), "code_execution_step_timeout");
+  EXPECT_FALSE(step.value("diagnostic_id", "").empty());
+  // It ended at its deadline (callbacks are shortened to it), not a tick later.
+  EXPECT_EQ(step.value("finished_at_ms", int64_t{0}) - step.value("started_at_ms", int64_t{0}),
+            35'000);
+  EXPECT_EQ(executor_.CountOf("cancel"), 1);
+  const int64_t cancel_deadline = executor_.exchanges().back().deadline_unix_ms;
+  EXPECT_GT(cancel_deadline, step.value("finished_at_ms", int64_t{0}));
+  auto records = audit_->ForRun(run_id);
+  ASSERT_TRUE(records.ok());
+  EXPECT_EQ(records->back().fact.value("outcome", ""), "code_execution_step_timeout");
+}
+
 }  // namespace
 }  // namespace aevatar::orchestrator
