@@ -1,6 +1,8 @@
 #include "aevatar/audit/audit_log.h"
+#include "aevatar/runtime/tool_audit_payload.h"
 #include "aevatar/runtime/turn.h"
 #include "base/crypto.h"
+#include "base/log.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -78,11 +80,22 @@ absl::Status AuditStep(const TurnDeps& deps, Turn& turn) {
     }
     state["running_audit_pending"] = nullptr;
   }
-  auto appended = deps.audit->Append(record);
   const int attempts = intent.value("attempts", 0) + 1;
   intent["attempts"] = attempts;
+  // The adapter checks the generic result against the tool-owned payload; an
+  // intent that disagrees is never appended, and the run stays gated on it.
+  if (absl::Status valid = ValidateTerminalFact(record.fact); !valid.ok()) {
+    AddEvent(turn, deps.now_ms, "audit.invalid", {{"attempts", attempts}});
+    base::Log(base::LogLevel::kError, "workflow.audit_intent_invalid", turn.run.run_id,
+              {{"attempts", attempts}, {"detail", std::string(valid.message())}});
+    turn.next_due_ms = deps.now_ms + BackoffMs(attempts);
+    return Commit(deps, turn);
+  }
+  auto appended = deps.audit->Append(record);
   if (!appended.ok() || *appended == AppendOutcome::kConflict) {
-    // The stop stays gated on the frozen intent; retry with bounded backoff.
+    // Only an appended (or duplicate: the same business fact) record settles
+    // the intent. A conflict (the slot holds a different fact) or an error
+    // keeps the stop gated on the frozen intent; retry with bounded backoff.
     AddEvent(turn, deps.now_ms, "audit.retry",
              {{"attempts", attempts}, {"conflict", appended.ok()}});
     turn.next_due_ms = deps.now_ms + BackoffMs(attempts);
@@ -90,6 +103,7 @@ absl::Status AuditStep(const TurnDeps& deps, Turn& turn) {
   }
   const std::string then = intent.value("then", "");
   state["audit_intent"] = nullptr;
+  state["pending"] = nullptr;  // a stop kept the operation until now
   AddEvent(turn, deps.now_ms, "audit.written",
            {{"step_id", record.step_id}, {"duplicate", *appended == AppendOutcome::kDuplicate}});
   turn.run.phase = "running";

@@ -4,6 +4,7 @@
 #include "aevatar/admission/admission_proof.h"
 #include "aevatar/runtime/authorization_catalog.h"
 #include "aevatar/runtime/durable_execution.h"
+#include "aevatar/runtime/tool_audit_payload.h"
 #include "aevatar/runtime/turn.h"
 #include "aevatar/tools/code_execute.h"
 #include "aevatar/workflow/workflow_expect.h"
@@ -121,17 +122,27 @@ void CompleteStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinition& de
   step_state["finished_at_ms"] = deps.now_ms;
   state["step_outputs"][step.id] = output;
   // The pending operation is replaced by the completion in the same commit.
-  const std::string operation_id = state["pending"]["operation"].value("provider_operation_id", "");
   state["pending"] = nullptr;
   AddEvent(turn, deps.now_ms, "step.completed",
            {{"step_id", step.id},
             {"status", status},
             {"outcome_code", step_state.value("outcome_code", "")}});
-  json fact = {{"outcome", decision.kind == TurnKind::kCompleted ? status : decision.outcome_code},
-               {"provider_operation_id", operation_id}};
-  if (output.contains("exit_code")) fact["exit_code"] = output["exit_code"];
+  TerminalOutcome outcome;
+  outcome.step_id = step.id;
+  outcome.operation = decision.pending;
+  outcome.detail = decision.detail;
+  if (decision.kind == TurnKind::kCompleted) {
+    outcome.outcome = status;
+    outcome.failure_stage = "program";
+    if (output["exit_code"].is_number_integer()) outcome.exit_code = output["exit_code"];
+  } else {
+    outcome.outcome = decision.outcome_code;
+    outcome.failure_stage = decision.outcome_code == kOutcomeStepTimeout
+                                ? "timeout"
+                                : StageOfDetail(decision.detail, "status");
+  }
   std::string then = stopping ? "stopped" : (status == "succeeded" ? "next_step" : "fail_run");
-  FreezeAuditIntent(turn, deps.now_ms, step.id, fact, then);
+  FreezeAuditIntent(turn, deps.now_ms, step.id, TerminalFact(turn.run, outcome), then);
 }
 
 // The step's timeout_ms elapsed: nothing more is polled. A submitted
@@ -172,32 +183,42 @@ absl::Status StartStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinitio
   const WorkflowStep& step = definition.steps[index];
   json& step_state = CurrentStep(turn);
   step_state["started_at_ms"] = deps.now_ms;
-  auto fail_step = [&](const std::string& code, const std::string& detail) {
+  // Nothing was submitted: the outcome is typed, the stage says where it stopped.
+  auto fail_step = [&](const std::string& code, const std::string& stage,
+                       const std::string& detail) {
     step_state["status"] = "failed";
     step_state["outcome_code"] = code;
     step_state["finished_at_ms"] = deps.now_ms;
     DiagnoseFailure(turn, step_state, code, detail);
-    FreezeAuditIntent(turn, deps.now_ms, step.id, {{"outcome", code}}, "fail_run");
+    FreezeAuditIntent(turn, deps.now_ms, step.id,
+                      TerminalFact(turn.run, {step.id, code, stage, detail, {}, std::nullopt}),
+                      "fail_run");
     return Commit(deps, turn);
   };
   // The actor-owned catalog first: a revoked or missing grant stops the step
   // before any network call.
   auto route = SealedRoute(state["proof"]);
-  if (!route.ok()) return fail_step(kGrantMissingCode, "the run's proof does not verify");
+  if (!route.ok()) {
+    return fail_step(kGrantMissingCode, "admission", "the run's proof does not verify");
+  }
   if (std::string denied = CheckGrant(state["authorization_catalog"], *route); !denied.empty()) {
-    return fail_step(denied, "the authorization catalog does not grant the route");
+    return fail_step(denied, "admission", "the authorization catalog does not grant the route");
   }
   auto arguments = RenderStepArguments(step, state["inputs"], state["step_outputs"]);
-  if (!arguments.ok()) return fail_step("workflow_arguments_invalid", "arguments did not render");
+  if (!arguments.ok()) {
+    return fail_step("workflow_arguments_invalid", "arguments", "arguments did not render");
+  }
   auto credential = LoadCredential(deps, state);
   if (!credential.ok()) return credential.status();
   std::string detail;
   if (std::string denied = RuntimeRouteCheck(deps, turn, *route, *credential, detail);
       !denied.empty()) {
-    return fail_step(denied, detail);
+    return fail_step(denied, "route_check", detail);
   }
   auto args = ParseCodeExecuteArgs(arguments->dump());
-  if (!args.ok()) return fail_step("workflow_arguments_invalid", "arguments did not validate");
+  if (!args.ok()) {
+    return fail_step("workflow_arguments_invalid", "arguments", "arguments did not validate");
+  }
   const json material = {
       {"idempotency_key", OperationIdentity(turn.run.run_id, step.id,
                                             state.value("definition_digest", ""), *arguments)},

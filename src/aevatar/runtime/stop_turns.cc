@@ -1,5 +1,6 @@
 #include "aevatar/admission/admission_proof.h"
 #include "aevatar/runtime/durable_execution.h"
+#include "aevatar/runtime/tool_audit_payload.h"
 #include "aevatar/runtime/turn.h"
 #include "base/json_read.h"
 
@@ -12,16 +13,22 @@ absl::Status StopStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinition
   const int64_t deadline = state["stop"].value("deadline_unix_ms", int64_t{0});
   const json& pending = state["pending"];
   const std::string step_id = pending.is_object() ? pending.value("step_id", "") : "";
+  // The operation and the stop intent stay in the state until the frozen
+  // audit is written (AuditStep then clears them).
   auto freeze = [&](const std::string& outcome) {
+    TerminalOutcome terminal{
+        step_id.empty() ? "-" : step_id, outcome, "cancel", "", {}, std::nullopt};
     if (pending.is_object()) {
       json& step_state = CurrentStep(turn);
       step_state["status"] = "cancelled";
       step_state["outcome_code"] = outcome;
       step_state["finished_at_ms"] = deps.now_ms;
-      turn.state()["pending"] = nullptr;
+      auto operation = PendingOperation::FromJson(pending["operation"]);
+      if (operation.ok()) terminal.operation = *operation;
     }
-    FreezeAuditIntent(turn, deps.now_ms, step_id.empty() ? "-" : step_id,
-                      {{"outcome", outcome}, {"stop_deadline_unix_ms", deadline}}, "stopped");
+    json fact = TerminalFact(turn.run, terminal);
+    fact["stop_deadline_unix_ms"] = deadline;
+    FreezeAuditIntent(turn, deps.now_ms, terminal.step_id, std::move(fact), "stopped");
     return Commit(deps, turn);
   };
   if (!pending.is_object()) return freeze("workflow_stopped");
