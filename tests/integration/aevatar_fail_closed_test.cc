@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <functional>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "aevatar_stack.h"
@@ -44,6 +46,7 @@ users:
   - {username: mike, password: pw-mike}
   - {username: paul, password: pw-paul}
   - {username: nora, password: pw-nora}
+  - {username: dora, password: pw-dora}
 orgs:
   - slug: labs
     members: [{username: olga, role: admin}, {username: mike, role: member}]
@@ -244,6 +247,33 @@ TEST_F(AevatarFailClosed, RuntimeRereadOfAnInactiveRouteFailsClosed) {
       << run.dump();
 }
 
+TEST_F(AevatarFailClosed, RouteRejectionsUseTheSpecsCategoryAndLogOnlyIdCategoryAndCounts) {
+  const std::string dora = s().Login("dora");  // no chrono-sandbox route at all
+  auto r = s().Aevatar("GET", "/api/capabilities/code_execute/readiness", dora);
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json body = JsonOf(r);
+  EXPECT_EQ(body.value("code", ""), "CODE_EXECUTION_ROUTE_MISSING");
+  EXPECT_EQ(body.value("category", ""), "code_execution_route_missing");
+  const std::string diagnostic_id = body.value("diagnostic_id", "");
+  ASSERT_FALSE(diagnostic_id.empty());
+  // The handler writes the line before it answers.
+  json line;
+  std::istringstream log(s().aevatar().ReadLog());
+  for (std::string text; std::getline(log, text);) {
+    if (text.find(diagnostic_id) == std::string::npos) continue;
+    json parsed = json::parse(text, nullptr, false);
+    if (parsed.value("event", "") == "code_execute.route_rejected") line = parsed;
+  }
+  ASSERT_TRUE(line.is_object()) << "no rejection line for " << diagnostic_id;
+  EXPECT_EQ(line.value("category", ""), "code_execution_route_missing");
+  for (const auto& [key, value] : line.items()) {
+    static const std::set<std::string> kAllowed = {
+        "accessible", "active", "canonical", "category", "diagnostic_id",
+        "eligible",   "event",  "level",     "tag",      "ts"};
+    EXPECT_EQ(kAllowed.count(key), 1u) << "the rejection log line carries " << key;
+  }
+}
+
 TEST_F(AevatarFailClosed, RequestBodiesOfTheWrongTypeAreTyped400s) {
   const std::string alice = s().Login("alice");
   ExpectProblem(s().Aevatar("POST", "/api/workflow-runs", alice, R"({"workflow_yaml": 5})"), 400,
@@ -279,7 +309,7 @@ user_services:
   ASSERT_EQ(started.status, 202) << started.body;
   const std::string run_id = JsonOf(started).value("run_id", "");
   const json run = runs.WaitDone(alice, run_id);
-  EXPECT_EQ(run["steps"][0].value("outcome_code", ""), "code_execution_route_rejected")
+  EXPECT_EQ(run["steps"][0].value("outcome_code", ""), "code_execution_route_access_denied")
       << run.dump();
   bool continued = false;
   for (const json& event : runs.Events(alice, run_id)) {

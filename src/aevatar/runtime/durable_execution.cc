@@ -88,8 +88,9 @@ void Terminal(TurnDecision& decision, const char* code, std::string detail) {
 }
 
 // Maps a reply that is neither a receipt nor a status document: retryable
-// failures reschedule, 401/403 reject the route, 404/410 end a known
-// operation, and other definitive 4xx reject the call.
+// failures reschedule, NyxID's refusals of the route end the step with the
+// spec's route category, 404/410 end a known operation, and other definitive
+// 4xx reject the call.
 void Failure(TurnDecision& decision, const char* exchange, const NyxidReply& reply, bool id_known) {
   const std::string detail = Describe(exchange, reply);
   const std::string code = ProblemCode(reply);
@@ -98,7 +99,12 @@ void Failure(TurnDecision& decision, const char* exchange, const NyxidReply& rep
   }
   if (IsRetryable(reply.status)) return Reschedule(decision, reply, detail);
   if (reply.status == 401 || reply.status == 403) {
-    return Terminal(decision, kOutcomeRouteRejected, detail);
+    return Terminal(decision,
+                    code == "ROUTE_INACTIVE" ? kOutcomeRouteInactive : kOutcomeRouteAccessDenied,
+                    detail);
+  }
+  if (reply.status == 404 && (code == "USER_SERVICE_NOT_FOUND" || code == "ROUTE_SLUG_MISMATCH")) {
+    return Terminal(decision, kOutcomeRouteMissing, detail);  // NyxID: the route itself is gone
   }
   if (reply.status == 409 && code == "IDEMPOTENCY_KEY_REUSE") {
     return Terminal(decision, kOutcomeIdempotencyConflict, detail);

@@ -46,7 +46,11 @@ inline constexpr char kOutcomeIdempotencyConflict[] = "code_execution_idempotenc
 inline constexpr char kOutcomeExpired[] = "code_execution_expired";
 inline constexpr char kOutcomeNotFound[] = "code_execution_operation_not_found";
 inline constexpr char kOutcomeRejected[] = "code_execution_rejected";
-inline constexpr char kOutcomeRouteRejected[] = "code_execution_route_rejected";
+// NyxID refused the exact route on the proxy request: the spec's route
+// diagnostic categories (sandbox-execution.md, "Route diagnostics").
+inline constexpr char kOutcomeRouteAccessDenied[] = "code_execution_route_access_denied";
+inline constexpr char kOutcomeRouteInactive[] = "code_execution_route_inactive";
+inline constexpr char kOutcomeRouteMissing[] = "code_execution_route_missing";
 // A 202 whose operation id fails ^op_[a-z0-9]{1,64}$ (or a persisted id that does).
 inline constexpr char kOutcomeReceiptInvalid[] = "code_execution_receipt_invalid";
 // A reply the executor contract does not allow: a receipt status, status
@@ -111,8 +115,11 @@ struct TurnDecision {
 // response_invalid; 429, 408, 5xx (but 503
 // ASYNC_EXECUTION_UNAVAILABLE), a transport failure (status 0) or any other
 // unexpected non-4xx reschedule, so the next turn repeats the SAME key;
-// 409 IDEMPOTENCY_KEY_REUSE is kTerminal idempotency_conflict; 401/403 are
-// route_rejected; other definitive 4xx are rejected.
+// 409 IDEMPOTENCY_KEY_REUSE is kTerminal idempotency_conflict; NyxID's
+// refusal of the exact route is kTerminal with the spec's route category
+// (403 ROUTE_INACTIVE: route_inactive; 404 USER_SERVICE_NOT_FOUND or
+// ROUTE_SLUG_MISMATCH: route_missing; any other 401/403:
+// route_access_denied); other definitive 4xx are rejected.
 //
 // After a receipt: Status with If-None-Match = `pending.etag`. 304 keeps the
 // last seen status (so a terminal status whose result fetch failed is fetched

@@ -282,14 +282,17 @@ TEST(DurableExecution, DefinitiveRejectionsAreTypedTerminalOutcomes) {
     const char* outcome;
   };
   for (const Case& c : {Case{400, "INVALID_TIMEOUT", kOutcomeRejected},
-                        Case{401, "TOKEN_EXPIRED", kOutcomeRouteRejected},
-                        Case{403, "ROUTE_ACCESS_DENIED", kOutcomeRouteRejected},
+                        Case{401, "TOKEN_EXPIRED", kOutcomeRouteAccessDenied},
+                        Case{403, "ROUTE_USE_DENIED", kOutcomeRouteAccessDenied},
+                        Case{403, "ROUTE_INACTIVE", kOutcomeRouteInactive},
+                        Case{404, "USER_SERVICE_NOT_FOUND", kOutcomeRouteMissing},
+                        Case{404, "ROUTE_SLUG_MISMATCH", kOutcomeRouteMissing},
                         Case{503, "ASYNC_EXECUTION_UNAVAILABLE", kOutcomeRejected}}) {
     ScriptedExecutor executor;
     executor.Then(c.status, Problem(c.status, c.code));
     const TurnDecision d = Turn(executor);
     EXPECT_EQ(d.kind, TurnKind::kTerminal) << c.status;
-    EXPECT_EQ(d.outcome_code, c.outcome) << c.status;
+    EXPECT_EQ(d.outcome_code, c.outcome) << c.status << " " << c.code;
   }
 }
 
