@@ -1,6 +1,5 @@
-#include <mutex>
-
 #include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "aevatar/runtime/workflow_store.h"
 #include "base/api_error.h"
 #include "store/migrations.h"
@@ -81,7 +80,7 @@ class SqliteWorkflowStore : public WorkflowStore {
   explicit SqliteWorkflowStore(Database db) : db_(std::move(db)) {}
 
   absl::Status SaveWorkflow(const SavedWorkflow& w) override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     const std::string definition = w.definition.dump();
     const std::string proof = w.admission_proof.dump();
     const std::string catalog = w.authorization_catalog.dump();
@@ -109,7 +108,7 @@ class SqliteWorkflowStore : public WorkflowStore {
 
   absl::StatusOr<SavedWorkflow> GetWorkflow(const std::string& owner,
                                             const std::string& workflow_id) override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto stmt = db_.Prepare(
         "SELECT w.definition, w.digest, w.admission_proof, w.saved_at_ms, c.catalog FROM "
         "workflows w LEFT JOIN workflow_catalogs c ON c.owner = w.owner AND c.workflow_id = "
@@ -131,7 +130,7 @@ class SqliteWorkflowStore : public WorkflowStore {
   absl::Status CreateRun(
       const RunRecord& run, const RunEvent& first_event, const Callback& first_callback,
       const std::vector<std::pair<std::string, std::string>>& sealed_puts) override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto txn = Transaction::Begin(db_);
     if (!txn.ok()) return txn.status();
     if (auto st = PutSealed(sealed_puts); !st.ok()) return st;
@@ -149,7 +148,7 @@ class SqliteWorkflowStore : public WorkflowStore {
   }
 
   absl::StatusOr<RunRecord> GetRun(const std::string& run_id) override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto stmt = db_.Prepare(
         "SELECT owner, workflow_id, phase, state, version, created_at_ms, updated_at_ms FROM runs "
         "WHERE run_id = ?1",
@@ -169,7 +168,7 @@ class SqliteWorkflowStore : public WorkflowStore {
   }
 
   absl::StatusOr<std::vector<std::string>> LiveRunsOf(const std::string& owner) override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto stmt = db_.Prepare(
         "SELECT run_id FROM runs WHERE owner = ?1 AND phase NOT IN ('succeeded', 'failed', "
         "'stopped') ORDER BY created_at_ms",
@@ -186,7 +185,7 @@ class SqliteWorkflowStore : public WorkflowStore {
   }
 
   absl::StatusOr<int64_t> CommitTurn(const TurnCommit& c) override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto txn = Transaction::Begin(db_);
     if (!txn.ok()) return txn.status();
     if (auto st = PutSealed(c.sealed_puts); !st.ok()) return st;
@@ -215,7 +214,7 @@ class SqliteWorkflowStore : public WorkflowStore {
 
   absl::StatusOr<std::vector<RunEvent>> EventsAfter(const std::string& run_id,
                                                     int64_t after_seq) override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto stmt = db_.Prepare(
         "SELECT seq, at_ms, type, data FROM run_events WHERE run_id = ?1 AND seq > ?2 ORDER BY "
         "seq",
@@ -233,7 +232,7 @@ class SqliteWorkflowStore : public WorkflowStore {
   }
 
   absl::StatusOr<std::vector<Callback>> DueCallbacks(int64_t now_ms, int limit) override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto stmt = db_.Prepare(
         "SELECT callback_id, run_id, due_at_ms FROM callbacks WHERE due_at_ms <= ?1 ORDER BY "
         "due_at_ms LIMIT ?2",
@@ -250,7 +249,7 @@ class SqliteWorkflowStore : public WorkflowStore {
   }
 
   absl::StatusOr<std::optional<Callback>> CallbackOf(const std::string& run_id) override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto stmt =
         db_.Prepare("SELECT callback_id, due_at_ms FROM callbacks WHERE run_id = ?1", {run_id});
     if (!stmt.ok()) return stmt.status();
@@ -261,7 +260,7 @@ class SqliteWorkflowStore : public WorkflowStore {
   }
 
   absl::StatusOr<std::string> GetSealed(const std::string& ref) override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto stmt = db_.Prepare("SELECT sealed FROM vault WHERE ref = ?1", {ref});
     if (!stmt.ok()) return stmt.status();
     auto row = stmt->Step();
@@ -301,7 +300,7 @@ class SqliteWorkflowStore : public WorkflowStore {
         .status();
   }
 
-  std::mutex mu_;
+  absl::Mutex mu_;
   Database db_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -31,8 +31,8 @@ void WorkflowRuntime::Start() {
       for (;;) {
         Callback callback;
         {
-          std::unique_lock lock(mu_);
-          wake_.wait(lock, [this] { return stopping_ || !ready_.empty(); });
+          absl::MutexLock lock(&mu_);
+          mu_.Await(absl::Condition(this, &WorkflowRuntime::WorkerShouldWake));
           if (stopping_) return;
           callback = ready_.back();
           ready_.pop_back();
@@ -45,28 +45,36 @@ void WorkflowRuntime::Start() {
 
 void WorkflowRuntime::Stop() {
   {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;  // wakes the dispatcher and every worker (their conditions hold)
   }
-  wake_.notify_all();
   for (auto& thread : threads_) thread.join();
   threads_.clear();
 }
 
-std::shared_ptr<std::mutex> WorkflowRuntime::RunLock(const std::string& run_id) {
-  std::lock_guard lock(mu_);
+std::shared_ptr<absl::Mutex> WorkflowRuntime::RunLock(const std::string& run_id) {
+  absl::MutexLock lock(&mu_);
   auto& slot = run_locks_[run_id];
-  if (!slot) slot = std::make_shared<std::mutex>();
+  if (!slot) slot = std::make_shared<absl::Mutex>();
   return slot;
+}
+
+bool WorkflowRuntime::WorkerShouldWake() const { return stopping_ || !ready_.empty(); }
+bool WorkflowRuntime::DispatcherShouldWake() const { return stopping_ || poked_; }
+
+void WorkflowRuntime::Poke() {
+  absl::MutexLock lock(&mu_);
+  poked_ = true;
 }
 
 void WorkflowRuntime::DispatchLoop() {
   for (;;) {
     {
-      std::unique_lock lock(mu_);
-      wake_.wait_for(lock, std::chrono::milliseconds(options_.poll_interval_ms),
-                     [this] { return stopping_; });
+      absl::MutexLock lock(&mu_);
+      mu_.AwaitWithTimeout(absl::Condition(this, &WorkflowRuntime::DispatcherShouldWake),
+                           absl::Milliseconds(options_.poll_interval_ms));
       if (stopping_) return;
+      poked_ = false;
     }
     const int64_t now = clock_();
     auto due = store_->DueCallbacks(now, 64);
@@ -75,13 +83,12 @@ void WorkflowRuntime::DispatchLoop() {
                 {{"code", base::ApiCode(due.status())}});
       continue;
     }
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);  // workers wake when ready_ fills (their condition)
     for (const Callback& callback : *due) {
       if (in_flight_.count(callback.run_id) || BackingOff(callback.run_id, now)) continue;
       in_flight_.insert(callback.run_id);
       ready_.push_back(callback);
     }
-    wake_.notify_all();
   }
 }
 
@@ -108,11 +115,11 @@ absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback) {
 
 void WorkflowRuntime::Deliver(const Callback& callback) {
   auto run_lock = RunLock(callback.run_id);
-  std::lock_guard lock(*run_lock);
+  absl::MutexLock lock(run_lock.get());
   const absl::Status status = GuardedTurn(callback);
   int attempts = 0;
   {
-    std::lock_guard state_lock(mu_);
+    absl::MutexLock state_lock(&mu_);
     in_flight_.erase(callback.run_id);
     if (status.ok()) {
       turn_failures_.erase(callback.run_id);
@@ -131,7 +138,7 @@ void WorkflowRuntime::Deliver(const Callback& callback) {
              {"max_attempts", kMaxTurnAttempts}});
   if (attempts < kMaxTurnAttempts) return;
   if (absl::Status failed = FailRunTyped(callback.run_id, diagnostic_id); failed.ok()) {
-    std::lock_guard state_lock(mu_);
+    absl::MutexLock state_lock(&mu_);
     turn_failures_.erase(callback.run_id);
     failed_turns_.erase(callback.run_id);
   }
@@ -177,7 +184,7 @@ void WorkflowRuntime::DrainDueForTest() {
     if (!due.ok()) return;
     std::vector<Callback> ready;
     {
-      std::lock_guard lock(mu_);
+      absl::MutexLock lock(&mu_);
       for (const Callback& callback : *due) {
         if (!BackingOff(callback.run_id, now)) ready.push_back(callback);
       }
@@ -245,7 +252,7 @@ absl::StatusOr<std::string> WorkflowRuntime::StartRun(const Caller& caller,
       !st.ok()) {
     return st;
   }
-  wake_.notify_all();
+  Poke();
   return run.run_id;
 }
 
@@ -260,7 +267,7 @@ absl::StatusOr<int> WorkflowRuntime::ObserveNyxidFacts(const std::string& owner,
   for (const std::string& run_id : *runs) {
     // A message to the run actor: it is handled under the run's lock, like a turn.
     auto run_lock = RunLock(run_id);
-    std::lock_guard lock(*run_lock);
+    absl::MutexLock lock(run_lock.get());
     auto run = store_->GetRun(run_id);
     if (!run.ok()) return run.status();
     if (IsTerminalPhase(run->phase) || !run->state.is_object()) continue;
@@ -286,7 +293,7 @@ absl::StatusOr<int> WorkflowRuntime::ObserveNyxidFacts(const std::string& owner,
 absl::StatusOr<int64_t> WorkflowRuntime::RequestStop(const std::string& run_id,
                                                      const std::string& owner) {
   auto run_lock = RunLock(run_id);
-  std::lock_guard lock(*run_lock);
+  absl::MutexLock lock(run_lock.get());
   auto run = store_->GetRun(run_id);
   if (!run.ok()) return run.status();
   if (run->owner != owner) {
@@ -312,7 +319,7 @@ absl::StatusOr<int64_t> WorkflowRuntime::RequestStop(const std::string& run_id,
   commit.events = {{0, run_id, now, "run.stop_requested", {{"deadline_unix_ms", deadline}}}};
   commit.next_callback = Callback{callback_id, run_id, now + 1};
   if (auto committed = store_->CommitTurn(commit); !committed.ok()) return committed.status();
-  wake_.notify_all();
+  Poke();
   return deadline;
 }
 

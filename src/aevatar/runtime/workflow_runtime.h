@@ -1,13 +1,10 @@
 #ifndef AEVATAR_AEVATAR_RUNTIME_WORKFLOW_RUNTIME_H_
 #define AEVATAR_AEVATAR_RUNTIME_WORKFLOW_RUNTIME_H_
 
-#include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -15,6 +12,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "aevatar/admission/ingress_auth.h"
 #include "aevatar/admission/route_admission.h"
 #include "aevatar/audit/audit_log.h"
@@ -118,7 +116,12 @@ class WorkflowRuntime {
   absl::Status FailRunTyped(const std::string& run_id, const std::string& diagnostic_id);
   // Whether `run_id` waits out a failed turn's backoff at `now`.
   bool BackingOff(const std::string& run_id, int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  std::shared_ptr<std::mutex> RunLock(const std::string& run_id);
+  // The lock of one run actor: one turn (or message) at a time per run.
+  std::shared_ptr<absl::Mutex> RunLock(const std::string& run_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // Wakes the dispatcher now (a run was created or stopped).
+  void Poke() ABSL_LOCKS_EXCLUDED(mu_);
+  bool WorkerShouldWake() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool DispatcherShouldWake() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Options options_;
   WorkflowStore* store_;
@@ -127,12 +130,14 @@ class WorkflowRuntime {
   FactsReader facts_;
   Clock clock_;
 
-  std::mutex mu_;
-  std::condition_variable wake_;
+  // Guards the dispatcher's and workers' shared state. Lock order: a run's
+  // lock, then mu_ (never the other way round).
+  absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool poked_ ABSL_GUARDED_BY(mu_) = false;
   std::set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);
   std::vector<Callback> ready_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, std::shared_ptr<std::mutex>> run_locks_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::shared_ptr<absl::Mutex>> run_locks_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int64_t> failed_turns_ ABSL_GUARDED_BY(mu_);  // run -> retry time
   std::map<std::string, int> turn_failures_ ABSL_GUARDED_BY(mu_);     // run -> consecutive
   std::vector<std::thread> threads_;
