@@ -50,7 +50,7 @@ void AevatarStack::RestartChrono(bool hard) {
 }
 
 AevatarStack::AevatarStack(const std::string& users_yaml, std::vector<std::string> nyxid_args,
-                           std::vector<std::string> aevatar_args)
+                           std::vector<std::string> aevatar_args, uint16_t aevatar_port)
     : aevatar_args_(std::move(aevatar_args)) {
   const uint16_t nyxid_port = PickFreePort();
   nyxid_url_ = "http://127.0.0.1:" + std::to_string(nyxid_port);
@@ -68,7 +68,7 @@ AevatarStack::AevatarStack(const std::string& users_yaml, std::vector<std::strin
       base::Sha256Hex(kIntrospectionSecret) + "\n" + users_yaml;
   nyxid_ = std::make_unique<NyxidFixture>(bootstrap, std::move(nyxid_args), nyxid_port);
   std::ofstream(dir_.path() + "/introspection.secret") << kIntrospectionSecret << "\n";
-  StartAevatar(0);
+  StartAevatar(aevatar_port);
 }
 
 bool AevatarStack::ok() const { return chrono_->ok() && nyxid_->ok() && aevatar_->ok(); }

@@ -19,8 +19,10 @@ namespace aevatar::testing {
 class AevatarStack {
  public:
   // `users_yaml` holds the users:, orgs: and user_services: sections.
+  // `aevatar_port` 0 picks a free port; a test that must name aevatar's URL
+  // in the bootstrap (a NyxID route to aevatar) picks it first (PickFreePort).
   explicit AevatarStack(const std::string& users_yaml, std::vector<std::string> nyxid_args = {},
-                        std::vector<std::string> aevatar_args = {});
+                        std::vector<std::string> aevatar_args = {}, uint16_t aevatar_port = 0);
 
   // Restarts a service on the same port and state, after a kill -9 when
   // `hard` (as a crash would) or a clean stop.

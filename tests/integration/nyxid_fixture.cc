@@ -28,14 +28,23 @@ uint16_t PickFreePort() {
 
 NyxidFixture::NyxidFixture(const std::string& bootstrap_yaml, std::vector<std::string> extra_args,
                            uint16_t port) {
-  const std::string bootstrap = dir_.path() + "/bootstrap.yaml";
-  std::ofstream(bootstrap) << bootstrap_yaml;
+  std::ofstream(dir_.path() + "/bootstrap.yaml") << bootstrap_yaml;
+  StartService(port, extra_args);
+}
+
+void NyxidFixture::StartService(uint16_t port, const std::vector<std::string>& extra_args) {
   std::vector<std::string> argv = {BinaryPath("nyxid"), "serve",
                                    "--listen",          "127.0.0.1:" + std::to_string(port),
                                    "--state-dir",       dir_.path() + "/state",
-                                   "--bootstrap",       bootstrap};
+                                   "--bootstrap",       dir_.path() + "/bootstrap.yaml"};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   service_ = std::make_unique<ServiceProcess>(argv, dir_.path() + "/nyxid.log");
+}
+
+void NyxidFixture::Restart(std::vector<std::string> extra_args) {
+  const uint16_t port = service_->port();
+  service_.reset();  // SIGTERM and wait
+  StartService(port, extra_args);
 }
 
 http::ClientResponse NyxidFixture::Call(const std::string& method, const std::string& path,

@@ -24,6 +24,9 @@ class NyxidFixture {
                         uint16_t port = 0);
 
   bool ok() const { return service_ && service_->ok(); }
+  // Stops the broker and starts it again on the same port and state, with
+  // `extra_args` in place of the constructor's (e.g. another --public-url).
+  void Restart(std::vector<std::string> extra_args);
   ServiceProcess& service() { return *service_; }
   std::string url() const { return service_->base_url(); }
   const std::string& dir() const { return dir_.path(); }
@@ -41,6 +44,8 @@ class NyxidFixture {
   nlohmann::json KeyBySlug(const std::string& bearer, const std::string& slug);
 
  private:
+  void StartService(uint16_t port, const std::vector<std::string>& extra_args);
+
   TempDir dir_;
   std::unique_ptr<ServiceProcess> service_;
 };

@@ -2,9 +2,12 @@
 
 #include "base/api_error.h"
 #include "base/crypto.h"
+#include "base/json_read.h"
 
 namespace aevatar::orchestrator {
 namespace {
+
+constexpr char kLegacyProofVersionV4[] = "external-capability-admission.v4";
 
 std::string ContractDigest() {
   // The code_execute route contract (sandbox-execution.md, "Accepted execution credentials").
@@ -32,40 +35,42 @@ nlohmann::json MakeAdmissionProof(const AdmittedRoute& route, int64_t now_ms) {
 
 absl::StatusOr<AdmittedRoute> SealedRoute(const nlohmann::json& proof) {
   if (!proof.is_object()) return Invalid("no admission proof");
-  const std::string version = proof.value("version", "");
+  const std::string version = base::StringOr(proof, "version", "");
   if (version == "external-capability-admission.v5") {
     return base::ApiError(absl::StatusCode::kFailedPrecondition, "ADMISSION_PROOF_REBIND_REQUIRED",
                           "v5 admission proofs must be re-bound");
   }
   if (version != kAdmissionProofVersion) return Invalid("not a v6 admission proof");
-  if (proof.value("capability", "") != "code_execute") return Invalid("not a code_execute proof");
-  if (proof.value("contract_digest", "") != ContractDigest()) {
+  if (base::StringOr(proof, "capability", "") != "code_execute") {
+    return Invalid("not a code_execute proof");
+  }
+  if (base::StringOr(proof, "contract_digest", "") != ContractDigest()) {
     return Invalid("the proof was made under another credential contract");
   }
-  AdmittedRoute route{proof.value("user_service_id", ""), proof.value("slug", ""),
-                      proof.value("catalog_service_id", "")};
+  AdmittedRoute route{base::StringOr(proof, "user_service_id", ""),
+                      base::StringOr(proof, "slug", ""),
+                      base::StringOr(proof, "catalog_service_id", "")};
   if (route.user_service_id.empty() || route.slug.empty() || route.catalog_service_id.empty()) {
     return Invalid("the proof does not seal an exact route");
   }
   return route;
 }
 
-nlohmann::json CatalogFor(const AdmittedRoute& route) {
-  return nlohmann::json::array({{{"capability", "code_execute"},
-                                 {"user_service_id", route.user_service_id},
-                                 {"catalog_service_id", route.catalog_service_id}}});
-}
-
-bool CatalogGrants(const nlohmann::json& authorization_catalog, const AdmittedRoute& route) {
-  if (!authorization_catalog.is_array()) return false;
-  for (const auto& grant : authorization_catalog) {
-    if (grant.value("capability", "") == "code_execute" &&
-        grant.value("user_service_id", "") == route.user_service_id &&
-        grant.value("catalog_service_id", "") == route.catalog_service_id) {
-      return true;
-    }
+absl::StatusOr<PlanStart> StartRuleForSavedPlan(const nlohmann::json& saved_proof,
+                                                CredentialKind caller_kind) {
+  const bool no_proof =
+      saved_proof.is_null() || (saved_proof.is_object() && !saved_proof.contains("version"));
+  const bool v4 = saved_proof.is_object() &&
+                  base::StringOr(saved_proof, "version", "") == kLegacyProofVersionV4;
+  if (no_proof || v4) {
+    if (caller_kind == CredentialKind::kHumanBearer) return PlanStart::kInteractiveResolution;
+    return base::ApiError(absl::StatusCode::kFailedPrecondition, "ADMISSION_PROOF_REQUIRED",
+                          "this caller can run only workflows bound with a v6 admission proof; "
+                          "bind the workflow first");
   }
-  return false;
+  auto sealed = SealedRoute(saved_proof);
+  if (!sealed.ok()) return sealed.status();
+  return PlanStart::kExactProof;
 }
 
 }  // namespace aevatar::orchestrator

@@ -27,10 +27,25 @@ nlohmann::json MakeAdmissionProof(const AdmittedRoute& route, int64_t now_ms);
 // FailedPrecondition ADMISSION_PROOF_REBIND_REQUIRED for v5.
 absl::StatusOr<AdmittedRoute> SealedRoute(const nlohmann::json& proof);
 
-// The actor-owned authorization catalog of a run: the grants it may use.
-// Durable invoke requires it to prove the exact service grant of `proof`.
-bool CatalogGrants(const nlohmann::json& authorization_catalog, const AdmittedRoute& route);
-nlohmann::json CatalogFor(const AdmittedRoute& route);
+// How a saved plan may be started (spec: "Existing v4 plans did not contain
+// code-execution proofs; they remain supported for source-readable
+// interactive runtime resolution, but delegation-only and scheduled execution
+// require an exact proof. New live admissions write v6 proofs; v5 requires
+// rebind."):
+//   a valid v6 proof                  -> kExactProof (any caller)
+//   no proof, or a v4 proof           -> kInteractiveResolution for a
+//                                        HumanBearer (the route is resolved
+//                                        read-only at start, never converged);
+//                                        FailedPrecondition
+//                                        ADMISSION_PROOF_REQUIRED for an Agent
+//                                        Key (the credential of scheduled,
+//                                        channel and webhook runs) or a
+//                                        delegation-only caller
+//   a v5 proof                        -> ADMISSION_PROOF_REBIND_REQUIRED
+//   anything else                     -> ADMISSION_PROOF_INVALID
+enum class PlanStart { kExactProof, kInteractiveResolution };
+absl::StatusOr<PlanStart> StartRuleForSavedPlan(const nlohmann::json& saved_proof,
+                                                CredentialKind caller_kind);
 
 }  // namespace aevatar::orchestrator
 

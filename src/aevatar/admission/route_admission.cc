@@ -1,5 +1,6 @@
 #include "aevatar/admission/route_admission.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/cord.h"
 #include "aevatar/clients/nyxid_route_writer.h"
 #include "aevatar/routes/route_convergence.h"
@@ -66,12 +67,19 @@ absl::Status ConvergenceError(const ConvergenceResult& result) {
 }
 
 absl::StatusOr<RouteResolution> Resolve(const NyxidClient& nyxid, const Caller& caller,
-                                        const std::string& chrono_catalog_id) {
-  auto facts = ReadCallerFacts(nyxid, caller.credential);
+                                        const std::string& chrono_catalog_id,
+                                        std::optional<NyxidFacts>* observed) {
+  auto facts = ReadNyxidFacts(nyxid, caller.credential);
   if (!facts.ok()) return facts.status();
-  auto inventory = ReadInventory(nyxid, caller.credential);
-  if (!inventory.ok()) return inventory.status();
-  return ResolveCodeExecutionRoute(*inventory, *facts, chrono_catalog_id);
+  RouteResolution resolution =
+      ResolveCodeExecutionRoute(facts->inventory, facts->caller, chrono_catalog_id);
+  if (observed != nullptr) *observed = std::move(*facts);
+  return resolution;
+}
+
+// The diagnostic category of a resolution: the spec's lowercase name.
+std::string Category(ResolutionOutcome outcome) {
+  return absl::AsciiStrToLower(std::string(ResolutionCode(outcome)));
 }
 
 }  // namespace
@@ -86,11 +94,9 @@ std::string RemediationOf(const absl::Status& status) {
   return payload ? std::string(*payload) : "";
 }
 
-absl::StatusOr<AdmittedRoute> AdmitCodeExecutionRoute(const NyxidClient& nyxid,
-                                                      const Caller& caller,
-                                                      const std::string& chrono_catalog_id,
-                                                      bool fresh_admission,
-                                                      const std::string& diagnostic_id) {
+absl::StatusOr<AdmittedRoute> AdmitCodeExecutionRoute(
+    const NyxidClient& nyxid, const Caller& caller, const std::string& chrono_catalog_id,
+    bool fresh_admission, const std::string& diagnostic_id, std::optional<NyxidFacts>* observed) {
   if (fresh_admission && caller.write_authority) {
     auto facts = ReadCallerFacts(nyxid, caller.credential);
     if (!facts.ok()) return facts.status();
@@ -105,32 +111,39 @@ absl::StatusOr<AdmittedRoute> AdmitCodeExecutionRoute(const NyxidClient& nyxid,
       return ConvergenceError(converged);
     }
   }
-  auto resolution = Resolve(nyxid, caller, chrono_catalog_id);
+  auto resolution = Resolve(nyxid, caller, chrono_catalog_id, observed);
   if (!resolution.ok()) return resolution.status();
   if (resolution->outcome != ResolutionOutcome::kReady) {
-    LogRejection(diagnostic_id, std::string(ResolutionCode(resolution->outcome)),
-                 resolution->counts);
+    LogRejection(diagnostic_id, Category(resolution->outcome), resolution->counts);
     return ResolutionError(*resolution);
   }
   const RouteFacts& route = *resolution->route;
   return AdmittedRoute{route.id, route.slug, route.catalog_service_id.value_or("")};
 }
 
+absl::StatusOr<NyxidFacts> ReadNyxidFacts(const NyxidClient& nyxid, const std::string& credential) {
+  auto caller = ReadCallerFacts(nyxid, credential);
+  if (!caller.ok()) return caller.status();
+  auto inventory = ReadInventory(nyxid, credential);
+  if (!inventory.ok()) return inventory.status();
+  return NyxidFacts{std::move(*caller), std::move(*inventory)};
+}
+
 absl::StatusOr<nlohmann::json> CodeExecuteReadiness(const NyxidClient& nyxid, const Caller& caller,
                                                     const std::string& chrono_catalog_id,
-                                                    const std::string& diagnostic_id) {
-  auto resolution = Resolve(nyxid, caller, chrono_catalog_id);
+                                                    const std::string& diagnostic_id,
+                                                    std::optional<NyxidFacts>* observed) {
+  auto resolution = Resolve(nyxid, caller, chrono_catalog_id, observed);
   if (!resolution.ok()) return resolution.status();
   const CandidateCounts& counts = resolution->counts;
   const bool ready = resolution->outcome == ResolutionOutcome::kReady;
-  if (!ready) {
-    LogRejection(diagnostic_id, std::string(ResolutionCode(resolution->outcome)), counts);
-  }
+  if (!ready) LogRejection(diagnostic_id, Category(resolution->outcome), counts);
   nlohmann::json out = {
       {"capability", "code_execute"},
       {"capability_class", "PlatformBuiltIn"},
       {"ready", ready},
       {"code", ResolutionCode(resolution->outcome)},
+      {"category", ready ? "" : Category(resolution->outcome)},
       {"candidates",
        {{"canonical", counts.canonical},
         {"accessible", counts.accessible},

@@ -5,6 +5,7 @@
 #include "aevatar/admission/route_admission.h"
 #include "aevatar/admission/tool_catalog.h"
 #include "aevatar/api/api_support.h"
+#include "aevatar/api/workflow_admission.h"
 #include "aevatar/tools/code_execute.h"
 #include "base/api_error.h"
 #include "base/log.h"
@@ -35,8 +36,11 @@ http::Response HandleCodeExecute(const HttpApiDeps& deps, http::Request& request
 http::Response HandleReadiness(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
   auto caller = Authenticated(deps, request, note);
   if (!caller.ok()) return Problem(caller.status(), note);
-  auto readiness =
-      CodeExecuteReadiness(*deps.nyxid, *caller, deps.chrono_catalog_id, note.diagnostic_id);
+  std::optional<NyxidFacts> facts;
+  auto readiness = CodeExecuteReadiness(*deps.nyxid, *caller, deps.chrono_catalog_id,
+                                        note.diagnostic_id, &facts);
+  // The read is fresh NyxID evidence: the caller's runs learn of revocations.
+  ObserveFacts(deps, *caller, facts, note.diagnostic_id);
   if (!readiness.ok()) return Problem(readiness.status(), note);
   return Json(200, *readiness);
 }

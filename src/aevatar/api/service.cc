@@ -83,7 +83,8 @@ class Service : public AevatarService {
           return std::unique_ptr<ExecutionsTransport>(
               new ProxyExecutionsTransport(nyxid, credential, route.slug, route.user_service_id));
         },
-        nyxid, base::NowUnixMs);
+        [nyxid](const std::string& credential) { return ReadNyxidFacts(*nyxid, credential); },
+        base::NowUnixMs);
     runtime_->Start();
     return absl::OkStatus();
   }

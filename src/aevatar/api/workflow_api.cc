@@ -5,6 +5,7 @@
 #include "aevatar/admission/admission_proof.h"
 #include "aevatar/admission/route_admission.h"
 #include "aevatar/api/api_support.h"
+#include "aevatar/api/workflow_admission.h"
 #include "aevatar/audit/audit_log.h"
 #include "aevatar/runtime/run_turns.h"
 #include "aevatar/runtime/workflow_runtime.h"
@@ -13,6 +14,7 @@
 #include "aevatar/workflow/workflow_template.h"
 #include "base/api_error.h"
 #include "base/clock.h"
+#include "base/json_read.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -23,21 +25,53 @@ using nlohmann::json;
 constexpr auto kMaxStream = std::chrono::minutes(30);
 
 absl::StatusOr<json> JsonBody(const http::Request& request) {
-  json body = json::parse(request.body, nullptr, /*allow_exceptions=*/false);
-  if (!body.is_object()) {
+  auto body = base::ParseJsonObject(request.body);
+  if (!body.ok()) {
     return base::ApiError(absl::StatusCode::kInvalidArgument, "MALFORMED_JSON",
                           "the body must be a JSON object");
   }
   return body;
 }
 
-// Fresh admission (draft-run, save, bind): converge when the caller may, then
-// resolve the exact route and seal it in a v6 proof.
-absl::StatusOr<json> Admit(const HttpApiDeps& deps, const Caller& caller, RequestNote& note) {
-  auto route = AdmitCodeExecutionRoute(*deps.nyxid, caller, deps.chrono_catalog_id,
-                                       /*fresh_admission=*/true, note.diagnostic_id);
-  if (!route.ok()) return route.status();
-  return MakeAdmissionProof(*route, base::NowUnixMs());
+// A request member of the wrong type: 400 INVALID_FIELD_TYPE, naming the
+// field (base/json_read.h messages never quote the value).
+absl::Status BadField(const absl::Status& read) {
+  return base::ApiError(absl::StatusCode::kInvalidArgument, "INVALID_FIELD_TYPE",
+                        std::string(read.message()));
+}
+
+// POST /api/workflows: {workflow_yaml}.
+absl::StatusOr<std::string> WorkflowYamlOf(const json& body) {
+  auto yaml = base::RequiredString(body, "workflow_yaml");
+  if (!yaml.ok()) return BadField(yaml.status());
+  return yaml;
+}
+
+// POST /api/workflow-runs: {workflow_yaml | workflow_id, inputs?, wait?}.
+struct RunRequest {
+  std::optional<std::string> workflow_yaml;  // a draft run
+  std::string workflow_id;                   // else a saved workflow
+  json inputs = json::object();
+  std::string wait = "none";
+};
+
+absl::StatusOr<RunRequest> ParseRunRequest(const json& body) {
+  RunRequest request;
+  auto yaml = base::OptionalString(body, "workflow_yaml");
+  if (!yaml.ok()) return BadField(yaml.status());
+  request.workflow_yaml = *yaml;
+  auto id = base::OptionalString(body, "workflow_id");
+  if (!id.ok()) return BadField(id.status());
+  request.workflow_id = id->value_or("");
+  auto wait = base::OptionalString(body, "wait");
+  if (!wait.ok()) return BadField(wait.status());
+  request.wait = wait->value_or("none");
+  if (body.contains("inputs") && !body["inputs"].is_null()) {
+    auto inputs = base::RequiredObject(body, "inputs");
+    if (!inputs.ok()) return BadField(inputs.status());
+    request.inputs = **inputs;
+  }
+  return request;
 }
 
 // The proof as callers may see it: no route identity.
@@ -66,6 +100,7 @@ json RunReadModel(const RunRecord& run) {
                  {"tool", step.value("tool", "")},
                  {"status", step.value("status", "")}};
     if (step.contains("outcome_code")) view["outcome_code"] = step["outcome_code"];
+    if (step.contains("diagnostic_id")) view["diagnostic_id"] = step["diagnostic_id"];
     if (step.contains("output")) {
       const json& output = step["output"];
       view["output"] = {{"stdout", output.value("stdout", "")},
@@ -85,6 +120,7 @@ json RunReadModel(const RunRecord& run) {
                 {"status", run.phase},  {"done", IsTerminalPhase(run.phase)},
                 {"steps", steps},       {"created_at", base::FormatUtcMillis(run.created_at_ms)}};
   if (state.contains("outcome_code")) model["outcome_code"] = state["outcome_code"];
+  if (state.contains("diagnostic_id")) model["diagnostic_id"] = state["diagnostic_id"];
   if (state.contains("finished_at_ms")) {
     model["finished_at"] = base::FormatUtcMillis(state.value("finished_at_ms", int64_t{0}));
   }
@@ -135,16 +171,19 @@ http::Response HandleSaveWorkflow(const HttpApiDeps& deps, http::Request& reques
   if (!caller.ok()) return Problem(caller.status(), note);
   auto body = JsonBody(request);
   if (!body.ok()) return Problem(body.status(), note);
-  auto definition = ParseWorkflowYaml(body->value("workflow_yaml", ""));
+  auto yaml = WorkflowYamlOf(*body);
+  if (!yaml.ok()) return Problem(yaml.status(), note);
+  auto definition = ParseWorkflowYaml(*yaml);
   if (!definition.ok()) return Problem(definition.status(), note);
-  auto proof = Admit(deps, *caller, note);
-  if (!proof.ok()) return Problem(proof.status(), note);
-  SavedWorkflow saved{definition->workflow_id, caller->user_id, WorkflowToJson(*definition),
-                      definition->digest,      *proof,          base::NowUnixMs()};
+  auto admission = AdmitWorkflow(deps, *caller, note, /*converge=*/true);
+  if (!admission.ok()) return Problem(admission.status(), note);
+  SavedWorkflow saved{definition->workflow_id, caller->user_id,  WorkflowToJson(*definition),
+                      definition->digest,      admission->proof, base::NowUnixMs(),
+                      admission->catalog};
   if (auto st = deps.workflows->SaveWorkflow(saved); !st.ok()) return Problem(st, note);
   return Json(201, {{"workflow_id", saved.workflow_id},
                     {"digest", saved.digest},
-                    {"admission", ProofSummary(*proof)}});
+                    {"admission", ProofSummary(admission->proof)}});
 }
 
 http::Response HandleBindWorkflow(const HttpApiDeps& deps, http::Request& request,
@@ -153,11 +192,13 @@ http::Response HandleBindWorkflow(const HttpApiDeps& deps, http::Request& reques
   if (!caller.ok()) return Problem(caller.status(), note);
   auto saved = deps.workflows->GetWorkflow(caller->user_id, request.path_params.at("id"));
   if (!saved.ok()) return Problem(saved.status(), note);
-  auto proof = Admit(deps, *caller, note);
-  if (!proof.ok()) return Problem(proof.status(), note);
-  saved->admission_proof = *proof;
+  auto admission = AdmitWorkflow(deps, *caller, note, /*converge=*/true);
+  if (!admission.ok()) return Problem(admission.status(), note);
+  saved->admission_proof = admission->proof;
+  saved->authorization_catalog = admission->catalog;
   if (auto st = deps.workflows->SaveWorkflow(*saved); !st.ok()) return Problem(st, note);
-  return Json(200, {{"workflow_id", saved->workflow_id}, {"admission", ProofSummary(*proof)}});
+  return Json(200,
+              {{"workflow_id", saved->workflow_id}, {"admission", ProofSummary(admission->proof)}});
 }
 
 http::Response HandleStartRun(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
@@ -165,46 +206,28 @@ http::Response HandleStartRun(const HttpApiDeps& deps, http::Request& request, R
   if (!caller.ok()) return Problem(caller.status(), note);
   auto body = JsonBody(request);
   if (!body.ok()) return Problem(body.status(), note);
+  auto run_request = ParseRunRequest(*body);
+  if (!run_request.ok()) return Problem(run_request.status(), note);
   absl::StatusOr<WorkflowDefinition> definition;
-  json proof;
-  if (body->contains("workflow_yaml")) {  // a draft run: admitted now
-    definition = ParseWorkflowYaml(body->value("workflow_yaml", ""));
+  absl::StatusOr<WorkflowAdmission> admission;
+  if (run_request->workflow_yaml) {  // a draft run: admitted (and converged) now
+    definition = ParseWorkflowYaml(*run_request->workflow_yaml);
     if (!definition.ok()) return Problem(definition.status(), note);
-    auto admitted = Admit(deps, *caller, note);
-    if (!admitted.ok()) return Problem(admitted.status(), note);
-    proof = *admitted;
+    admission = AdmitWorkflow(deps, *caller, note, /*converge=*/true);
   } else {
-    auto saved = deps.workflows->GetWorkflow(caller->user_id, body->value("workflow_id", ""));
+    auto saved = deps.workflows->GetWorkflow(caller->user_id, run_request->workflow_id);
     if (!saved.ok()) return Problem(saved.status(), note);
     definition = WorkflowFromJson(saved->definition);
     if (!definition.ok()) return Problem(definition.status(), note);
-    proof = saved->admission_proof;
-    if (auto sealed = SealedRoute(proof); !sealed.ok()) {
-      // A plan from before v6 carries no proof. Only a source-readable
-      // (human) caller may still run it, on a route resolved now; v5 proofs
-      // and every other caller need a rebind.
-      const bool pre_v6 = !proof.is_object() || !proof.contains("version") ||
-                          proof.value("version", "") == "external-capability-admission.v4";
-      if (!pre_v6 || caller->kind != CredentialKind::kHumanBearer) {
-        if (pre_v6) {
-          return Problem(
-              base::ApiError(absl::StatusCode::kFailedPrecondition, "ADMISSION_PROOF_REQUIRED",
-                             "this caller can run only workflows bound with a v6 "
-                             "admission proof; bind the workflow first"),
-              note);
-        }
-        return Problem(sealed.status(), note);
-      }
-      auto admitted = Admit(deps, *caller, note);
-      if (!admitted.ok()) return Problem(admitted.status(), note);
-      proof = *admitted;
-    }
+    admission = AdmissionForSavedPlan(deps, *caller, *saved, note);
   }
-  auto inputs = BindInputs(*definition, body->value("inputs", json::object()));
+  if (!admission.ok()) return Problem(admission.status(), note);
+  auto inputs = BindInputs(*definition, run_request->inputs);
   if (!inputs.ok()) return Problem(inputs.status(), note);
-  auto run_id = deps.runtime->StartRun(*caller, *definition, *inputs, proof);
+  auto run_id =
+      deps.runtime->StartRun(*caller, *definition, *inputs, admission->proof, admission->catalog);
   if (!run_id.ok()) return Problem(run_id.status(), note);
-  if (body->value("wait", "none") == "stream") return StreamRun(deps, *run_id);
+  if (run_request->wait == "stream") return StreamRun(deps, *run_id);
   return Json(202, {{"run_id", *run_id},
                     {"status_url", "/api/workflow-runs/" + *run_id},
                     {"events_url", "/api/workflow-runs/" + *run_id + "/events"}});

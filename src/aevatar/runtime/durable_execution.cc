@@ -8,7 +8,9 @@
 #include <utility>
 
 #include "absl/time/time.h"
+#include "aevatar/runtime/execution_result.h"
 #include "base/crypto.h"
+#include "base/json_read.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -32,9 +34,9 @@ bool IsKnownStatus(const std::string& status) {
 // else is dropped so a reply can never smuggle arbitrary text into `detail`.
 std::string ProblemCode(const NyxidReply& reply) {
   if (!reply.body.is_object()) return "";
-  auto it = reply.body.find("code");
-  if (it == reply.body.end() || !it->is_string()) return "";
-  const std::string code = it->get<std::string>();
+  auto read = base::OptionalString(reply.body, "code");
+  if (!read.ok() || !*read) return "";
+  const std::string code = **read;
   if (code.empty() || code.size() > kMaxCodeBytes) return "";
   const bool plain = std::all_of(code.begin(), code.end(), [](char c) {
     return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
@@ -50,20 +52,14 @@ std::string Describe(const char* exchange, const NyxidReply& reply) {
   return text;
 }
 
-std::optional<std::string> StringField(const nlohmann::json& body, const char* name) {
-  if (!body.is_object()) return std::nullopt;
-  auto it = body.find(name);
-  if (it == body.end() || !it->is_string()) return std::nullopt;
-  return it->get<std::string>();
-}
-
-// RFC 3339 timestamp -> Unix ms; 0 when absent or unparsable (it is metadata).
+// RFC 3339 timestamp -> Unix ms; 0 when absent, of another type or
+// unparsable (it is metadata: nothing is decided on it).
 int64_t TimestampMs(const nlohmann::json& body, const char* name) {
-  const auto text = StringField(body, name);
-  if (!text) return 0;
+  const std::string text = base::StringOr(body, name, "");
+  if (text.empty()) return 0;
   absl::Time time;
   std::string error;
-  if (!absl::ParseTime(absl::RFC3339_full, *text, &time, &error)) return 0;
+  if (!absl::ParseTime(absl::RFC3339_full, text, &time, &error)) return 0;
   return absl::ToUnixMillis(time);
 }
 
@@ -92,8 +88,9 @@ void Terminal(TurnDecision& decision, const char* code, std::string detail) {
 }
 
 // Maps a reply that is neither a receipt nor a status document: retryable
-// failures reschedule, 401/403 reject the route, 404/410 end a known
-// operation, and other definitive 4xx reject the call.
+// failures reschedule, NyxID's refusals of the route end the step with the
+// spec's route category, 404/410 end a known operation, and other definitive
+// 4xx reject the call.
 void Failure(TurnDecision& decision, const char* exchange, const NyxidReply& reply, bool id_known) {
   const std::string detail = Describe(exchange, reply);
   const std::string code = ProblemCode(reply);
@@ -102,7 +99,12 @@ void Failure(TurnDecision& decision, const char* exchange, const NyxidReply& rep
   }
   if (IsRetryable(reply.status)) return Reschedule(decision, reply, detail);
   if (reply.status == 401 || reply.status == 403) {
-    return Terminal(decision, kOutcomeRouteRejected, detail);
+    return Terminal(decision,
+                    code == "ROUTE_INACTIVE" ? kOutcomeRouteInactive : kOutcomeRouteAccessDenied,
+                    detail);
+  }
+  if (reply.status == 404 && (code == "USER_SERVICE_NOT_FOUND" || code == "ROUTE_SLUG_MISMATCH")) {
+    return Terminal(decision, kOutcomeRouteMissing, detail);  // NyxID: the route itself is gone
   }
   if (reply.status == 409 && code == "IDEMPOTENCY_KEY_REUSE") {
     return Terminal(decision, kOutcomeIdempotencyConflict, detail);
@@ -128,14 +130,18 @@ void SubmitTurn(ExecutionsTransport& transport, const std::string& key, const nl
   const NyxidReply reply = transport.Submit(key, body);
   ++decision.exchanges;
   if (reply.status != 202) return Failure(decision, "submit", reply, /*id_known=*/false);
-  const auto operation_id = StringField(reply.body, "operation_id");
-  if (!operation_id || !IsValidProviderOperationId(*operation_id)) {
+  const auto operation_id = base::RequiredString(reply.body, "operation_id");
+  if (!operation_id.ok() || !IsValidProviderOperationId(*operation_id)) {
     // No path is ever built from it; status_url and friends are ignored too.
     return Terminal(decision, kOutcomeReceiptInvalid, "submit: receipt operation id invalid");
   }
   pending.provider_operation_id = *operation_id;
-  const auto status = StringField(reply.body, "status");
-  pending.last_status = status && IsKnownActiveOrDone(*status) ? *status : "queued";
+  const auto status = base::OptionalString(reply.body, "status");
+  if (!status.ok()) {
+    return Terminal(decision, kOutcomeResponseInvalid,
+                    "submit: " + std::string(status.status().message()));
+  }
+  pending.last_status = *status && IsKnownActiveOrDone(**status) ? **status : "queued";
   pending.expires_at_ms = TimestampMs(reply.body, "expires_at");
   TakeEtag(reply, pending);
   Reschedule(decision, reply, "submit: HTTP 202 receipt");
@@ -144,14 +150,17 @@ void SubmitTurn(ExecutionsTransport& transport, const std::string& key, const nl
 void FetchResult(ExecutionsTransport& transport, TurnDecision& decision) {
   const NyxidReply reply = transport.Result(decision.pending.provider_operation_id);
   ++decision.exchanges;
-  if (reply.status == 200 && reply.body.is_object()) {
-    decision.kind = TurnKind::kCompleted;
-    decision.result = reply.body;
-    decision.detail = "result: HTTP 200 " + decision.pending.last_status;
-    return;
+  if (reply.status != 200) return Failure(decision, "result", reply, /*id_known=*/true);
+  // A terminal operation's result does not change: a malformed one will not
+  // heal on a retry, so it ends the step instead of looping.
+  auto result = ExecutionResult::FromJson(reply.body, decision.pending.last_status);
+  if (!result.ok()) {
+    return Terminal(decision, kOutcomeResponseInvalid,
+                    "result: " + std::string(result.status().message()));
   }
-  if (reply.status == 200) return Reschedule(decision, reply, "result: unreadable document");
-  Failure(decision, "result", reply, /*id_known=*/true);
+  decision.kind = TurnKind::kCompleted;
+  decision.result = result->ToJson();
+  decision.detail = "result: HTTP 200 " + result->status;
 }
 
 void StatusTurn(ExecutionsTransport& transport, TurnDecision& decision) {
@@ -169,11 +178,16 @@ void StatusTurn(ExecutionsTransport& transport, TurnDecision& decision) {
       return Reschedule(decision, reply, "status: HTTP 304 without a known status");
     }
   } else if (reply.status == 200) {
-    const auto field = StringField(reply.body, "status");
-    // The ETag is only kept for a document we understood, so a 304 always
-    // stands for a known status.
-    if (!field || !IsKnownStatus(*field)) {
-      return Reschedule(decision, reply, "status: unreadable document");
+    // A status document without a known status is malformed: it ends the
+    // step typed rather than being polled forever. The ETag is only kept for
+    // a document we understood, so a 304 always stands for a known status.
+    const auto field = base::RequiredString(reply.body, "status");
+    if (!field.ok()) {
+      return Terminal(decision, kOutcomeResponseInvalid,
+                      "status: " + std::string(field.status().message()));
+    }
+    if (!IsKnownStatus(*field)) {
+      return Terminal(decision, kOutcomeResponseInvalid, "status: field 'status' is not known");
     }
     status = *field;
     TakeEtag(reply, pending);
@@ -227,17 +241,16 @@ absl::StatusOr<PendingOperation> PendingOperation::FromJson(const nlohmann::json
   if (!json.is_object()) return absl::InvalidArgumentError("pending operation is not an object");
   PendingOperation pending;
   auto string_field = [&](const char* name, std::string& out) {
-    auto it = json.find(name);
-    if (it == json.end()) return true;
-    if (!it->is_string()) return false;
-    out = it->get<std::string>();
+    auto read = base::OptionalString(json, name);
+    if (!read.ok()) return false;
+    if (*read) out = **read;
     return true;
   };
   auto int_field = [&](const char* name, auto& out) {
-    auto it = json.find(name);
-    if (it == json.end()) return true;
-    if (!it->is_number_integer()) return false;
-    const int64_t value = it->get<int64_t>();
+    auto read = base::OptionalInt(json, name);
+    if (!read.ok()) return false;
+    if (!*read) return true;
+    const int64_t value = **read;
     if (value < 0 || value > std::numeric_limits<std::remove_reference_t<decltype(out)>>::max()) {
       return false;
     }

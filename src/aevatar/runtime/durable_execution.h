@@ -46,9 +46,19 @@ inline constexpr char kOutcomeIdempotencyConflict[] = "code_execution_idempotenc
 inline constexpr char kOutcomeExpired[] = "code_execution_expired";
 inline constexpr char kOutcomeNotFound[] = "code_execution_operation_not_found";
 inline constexpr char kOutcomeRejected[] = "code_execution_rejected";
-inline constexpr char kOutcomeRouteRejected[] = "code_execution_route_rejected";
+// NyxID refused the exact route on the proxy request: the spec's route
+// diagnostic categories (sandbox-execution.md, "Route diagnostics").
+inline constexpr char kOutcomeRouteAccessDenied[] = "code_execution_route_access_denied";
+inline constexpr char kOutcomeRouteInactive[] = "code_execution_route_inactive";
+inline constexpr char kOutcomeRouteMissing[] = "code_execution_route_missing";
 // A 202 whose operation id fails ^op_[a-z0-9]{1,64}$ (or a persisted id that does).
 inline constexpr char kOutcomeReceiptInvalid[] = "code_execution_receipt_invalid";
+// A reply the executor contract does not allow: a receipt status, status
+// document or result document of the wrong shape (execution_result.h).
+inline constexpr char kOutcomeResponseInvalid[] = "code_execution_response_invalid";
+// The step's timeout_ms elapsed before the operation ended (the workflow
+// runtime's outcome, not a provider reply).
+inline constexpr char kOutcomeStepTimeout[] = "code_execution_step_timeout";
 
 // Returns "tool:v1:operation:" + 64 lowercase hex digits: the SHA-256 of an
 // unambiguous encoding of (run_id, step_id, workflow_digest, arguments), the
@@ -86,7 +96,7 @@ struct TurnDecision {
   TurnKind kind = TurnKind::kReschedule;
   PendingOperation pending;  // state to persist (always)
   int64_t delay_ms = 0;      // kReschedule: in [kMinRetryDelayMs, kMaxRetryDelayMs]
-  nlohmann::json result;     // kCompleted: the executor's result document
+  nlohmann::json result;     // kCompleted: ExecutionResult::ToJson() of the result
   std::string outcome_code;  // kTerminal: one of the kOutcome* codes
   std::string detail;        // short, bounded, no secrets (e.g. "status: HTTP 410")
   int exchanges = 0;         // HTTP exchanges this turn made
@@ -95,20 +105,29 @@ struct TurnDecision {
 // Runs one actor turn: at most one submit or status exchange, plus the result
 // fetch once the status is terminal. Never sleeps, never loops.
 //
+// Every reply is read through base/json_read.h: a document of the wrong shape
+// is kTerminal response_invalid (never an exception, never an endless poll).
+//
 // Before a receipt (`pending.provider_operation_id` empty): Submit with
 // `idempotency_key` and `submit_body`. 202 with a valid operation id persists
 // the receipt (id, ETag, expires_at) and reschedules; 202 with an invalid id
-// is kTerminal receipt_invalid; 429, 408, 5xx (but 503
+// is kTerminal receipt_invalid, one whose status is not a string is
+// response_invalid; 429, 408, 5xx (but 503
 // ASYNC_EXECUTION_UNAVAILABLE), a transport failure (status 0) or any other
 // unexpected non-4xx reschedule, so the next turn repeats the SAME key;
-// 409 IDEMPOTENCY_KEY_REUSE is kTerminal idempotency_conflict; 401/403 are
-// route_rejected; other definitive 4xx are rejected.
+// 409 IDEMPOTENCY_KEY_REUSE is kTerminal idempotency_conflict; NyxID's
+// refusal of the exact route is kTerminal with the spec's route category
+// (403 ROUTE_INACTIVE: route_inactive; 404 USER_SERVICE_NOT_FOUND or
+// ROUTE_SLUG_MISMATCH: route_missing; any other 401/403:
+// route_access_denied); other definitive 4xx are rejected.
 //
 // After a receipt: Status with If-None-Match = `pending.etag`. 304 keeps the
 // last seen status (so a terminal status whose result fetch failed is fetched
-// again); queued/running reschedule; succeeded/failed fetch the result ->
-// kCompleted (result-side 409 OPERATION_NOT_TERMINAL, 429, 5xx or a transport
-// failure reschedule); cancelled / outcome_uncertain are kTerminal without a
+// again); a 200 without a known status string is response_invalid;
+// queued/running reschedule; succeeded/failed fetch the result -> kCompleted
+// with the normalized ExecutionResult::ToJson() (a malformed result document
+// is response_invalid; result-side 409 OPERATION_NOT_TERMINAL, 429, 5xx or a
+// transport failure reschedule); cancelled / outcome_uncertain are kTerminal without a
 // result fetch; 404 is kTerminal operation_not_found and never a replacement
 // submit; 410 is kTerminal expired.
 //

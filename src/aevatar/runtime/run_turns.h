@@ -15,7 +15,7 @@ struct TurnDeps {
   WorkflowStore* store;
   AuditLog* audit;
   const WorkflowRuntime::TransportFactory* transports;
-  const NyxidClient* nyxid;
+  const WorkflowRuntime::FactsReader* facts;  // may hold an empty function
   std::string vault_key;
   int64_t now_ms;
 };

@@ -1,6 +1,5 @@
-#include <mutex>
-
 #include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "aevatar/runtime/workflow_store.h"
 #include "base/api_error.h"
 #include "store/migrations.h"
@@ -52,14 +51,28 @@ CREATE TABLE vault (
   sealed BLOB NOT NULL
 );
 )sql"},
+    // The authorization catalog of a bound workflow, beside (not in) the
+    // workflows row, whose shape older tooling still writes.
+    {2, R"sql(
+CREATE TABLE workflow_catalogs (
+  owner TEXT NOT NULL,
+  workflow_id TEXT NOT NULL,
+  catalog TEXT NOT NULL,
+  PRIMARY KEY (owner, workflow_id)
+);
+CREATE INDEX runs_by_owner ON runs (owner, phase);
+)sql"},
 };
 
 absl::Status NotFound(const char* code, const char* what) {
   return base::ApiError(absl::StatusCode::kNotFound, code, what);
 }
 
+// Stored JSON, or null for SQL NULL (a missing LEFT JOIN row) or text that
+// does not parse.
 nlohmann::json ParseJson(const std::string& text) {
-  return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return value.is_discarded() ? nlohmann::json(nullptr) : value;
 }
 
 class SqliteWorkflowStore : public WorkflowStore {
@@ -67,24 +80,39 @@ class SqliteWorkflowStore : public WorkflowStore {
   explicit SqliteWorkflowStore(Database db) : db_(std::move(db)) {}
 
   absl::Status SaveWorkflow(const SavedWorkflow& w) override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     const std::string definition = w.definition.dump();
     const std::string proof = w.admission_proof.dump();
-    return db_
-        .Run(
-            "INSERT INTO workflows VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (owner, "
-            "workflow_id) DO UPDATE SET definition = ?3, digest = ?4, admission_proof = ?5, "
-            "saved_at_ms = ?6",
-            {w.owner, w.workflow_id, definition, w.digest, proof, w.saved_at_ms})
-        .status();
+    const std::string catalog = w.authorization_catalog.dump();
+    auto txn = Transaction::Begin(db_);
+    if (!txn.ok()) return txn.status();
+    if (auto st =
+            db_.Run(
+                   "INSERT INTO workflows VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (owner, "
+                   "workflow_id) DO UPDATE SET definition = ?3, digest = ?4, admission_proof = ?5, "
+                   "saved_at_ms = ?6",
+                   {w.owner, w.workflow_id, definition, w.digest, proof, w.saved_at_ms})
+                .status();
+        !st.ok()) {
+      return st;
+    }
+    if (auto st = db_.Run("INSERT INTO workflow_catalogs VALUES (?1, ?2, ?3) ON CONFLICT (owner, "
+                          "workflow_id) DO UPDATE SET catalog = ?3",
+                          {w.owner, w.workflow_id, catalog})
+                      .status();
+        !st.ok()) {
+      return st;
+    }
+    return txn->Commit();
   }
 
   absl::StatusOr<SavedWorkflow> GetWorkflow(const std::string& owner,
                                             const std::string& workflow_id) override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto stmt = db_.Prepare(
-        "SELECT definition, digest, admission_proof, saved_at_ms FROM workflows WHERE owner = ?1 "
-        "AND workflow_id = ?2",
+        "SELECT w.definition, w.digest, w.admission_proof, w.saved_at_ms, c.catalog FROM "
+        "workflows w LEFT JOIN workflow_catalogs c ON c.owner = w.owner AND c.workflow_id = "
+        "w.workflow_id WHERE w.owner = ?1 AND w.workflow_id = ?2",
         {owner, workflow_id});
     if (!stmt.ok()) return stmt.status();
     auto row = stmt->Step();
@@ -95,13 +123,14 @@ class SqliteWorkflowStore : public WorkflowStore {
                          ParseJson(stmt->ColumnText(0)),
                          stmt->ColumnText(1),
                          ParseJson(stmt->ColumnText(2)),
-                         stmt->ColumnInt64(3)};
+                         stmt->ColumnInt64(3),
+                         ParseJson(stmt->ColumnText(4))};
   }
 
   absl::Status CreateRun(
       const RunRecord& run, const RunEvent& first_event, const Callback& first_callback,
       const std::vector<std::pair<std::string, std::string>>& sealed_puts) override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto txn = Transaction::Begin(db_);
     if (!txn.ok()) return txn.status();
     if (auto st = PutSealed(sealed_puts); !st.ok()) return st;
@@ -119,7 +148,7 @@ class SqliteWorkflowStore : public WorkflowStore {
   }
 
   absl::StatusOr<RunRecord> GetRun(const std::string& run_id) override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto stmt = db_.Prepare(
         "SELECT owner, workflow_id, phase, state, version, created_at_ms, updated_at_ms FROM runs "
         "WHERE run_id = ?1",
@@ -138,8 +167,25 @@ class SqliteWorkflowStore : public WorkflowStore {
                      stmt->ColumnInt64(6)};
   }
 
+  absl::StatusOr<std::vector<std::string>> LiveRunsOf(const std::string& owner) override {
+    absl::MutexLock lock(&mu_);
+    auto stmt = db_.Prepare(
+        "SELECT run_id FROM runs WHERE owner = ?1 AND phase NOT IN ('succeeded', 'failed', "
+        "'stopped') ORDER BY created_at_ms",
+        {owner});
+    if (!stmt.ok()) return stmt.status();
+    std::vector<std::string> ids;
+    for (;;) {
+      auto row = stmt->Step();
+      if (!row.ok()) return row.status();
+      if (!*row) break;
+      ids.push_back(stmt->ColumnText(0));
+    }
+    return ids;
+  }
+
   absl::StatusOr<int64_t> CommitTurn(const TurnCommit& c) override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto txn = Transaction::Begin(db_);
     if (!txn.ok()) return txn.status();
     if (auto st = PutSealed(c.sealed_puts); !st.ok()) return st;
@@ -168,7 +214,7 @@ class SqliteWorkflowStore : public WorkflowStore {
 
   absl::StatusOr<std::vector<RunEvent>> EventsAfter(const std::string& run_id,
                                                     int64_t after_seq) override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto stmt = db_.Prepare(
         "SELECT seq, at_ms, type, data FROM run_events WHERE run_id = ?1 AND seq > ?2 ORDER BY "
         "seq",
@@ -186,7 +232,7 @@ class SqliteWorkflowStore : public WorkflowStore {
   }
 
   absl::StatusOr<std::vector<Callback>> DueCallbacks(int64_t now_ms, int limit) override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto stmt = db_.Prepare(
         "SELECT callback_id, run_id, due_at_ms FROM callbacks WHERE due_at_ms <= ?1 ORDER BY "
         "due_at_ms LIMIT ?2",
@@ -203,7 +249,7 @@ class SqliteWorkflowStore : public WorkflowStore {
   }
 
   absl::StatusOr<std::optional<Callback>> CallbackOf(const std::string& run_id) override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto stmt =
         db_.Prepare("SELECT callback_id, due_at_ms FROM callbacks WHERE run_id = ?1", {run_id});
     if (!stmt.ok()) return stmt.status();
@@ -214,7 +260,7 @@ class SqliteWorkflowStore : public WorkflowStore {
   }
 
   absl::StatusOr<std::string> GetSealed(const std::string& ref) override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto stmt = db_.Prepare("SELECT sealed FROM vault WHERE ref = ?1", {ref});
     if (!stmt.ok()) return stmt.status();
     auto row = stmt->Step();
@@ -254,7 +300,7 @@ class SqliteWorkflowStore : public WorkflowStore {
         .status();
   }
 
-  std::mutex mu_;
+  absl::Mutex mu_;
   Database db_ ABSL_GUARDED_BY(mu_);
 };
 

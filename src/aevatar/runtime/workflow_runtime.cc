@@ -2,21 +2,24 @@
 
 #include <chrono>
 
+#include "absl/strings/ascii.h"
 #include "aevatar/admission/admission_proof.h"
+#include "aevatar/runtime/authorization_catalog.h"
 #include "aevatar/runtime/run_turns.h"
 #include "base/api_error.h"
 #include "base/crypto.h"
 #include "base/log.h"
+#include "http/problem.h"
 
 namespace aevatar::orchestrator {
 
 WorkflowRuntime::WorkflowRuntime(Options options, WorkflowStore* store, AuditLog* audit,
-                                 TransportFactory transports, const NyxidClient* nyxid, Clock clock)
+                                 TransportFactory transports, FactsReader facts, Clock clock)
     : options_(std::move(options)),
       store_(store),
       audit_(audit),
       transports_(std::move(transports)),
-      nyxid_(nyxid),
+      facts_(std::move(facts)),
       clock_(std::move(clock)) {}
 
 WorkflowRuntime::~WorkflowRuntime() { Stop(); }
@@ -28,8 +31,8 @@ void WorkflowRuntime::Start() {
       for (;;) {
         Callback callback;
         {
-          std::unique_lock lock(mu_);
-          wake_.wait(lock, [this] { return stopping_ || !ready_.empty(); });
+          absl::MutexLock lock(&mu_);
+          mu_.Await(absl::Condition(this, &WorkflowRuntime::WorkerShouldWake));
           if (stopping_) return;
           callback = ready_.back();
           ready_.pop_back();
@@ -42,86 +45,168 @@ void WorkflowRuntime::Start() {
 
 void WorkflowRuntime::Stop() {
   {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;  // wakes the dispatcher and every worker (their conditions hold)
   }
-  wake_.notify_all();
   for (auto& thread : threads_) thread.join();
   threads_.clear();
 }
 
-std::shared_ptr<std::mutex> WorkflowRuntime::RunLock(const std::string& run_id) {
-  std::lock_guard lock(mu_);
+std::shared_ptr<absl::Mutex> WorkflowRuntime::RunLock(const std::string& run_id) {
+  absl::MutexLock lock(&mu_);
   auto& slot = run_locks_[run_id];
-  if (!slot) slot = std::make_shared<std::mutex>();
+  if (!slot) slot = std::make_shared<absl::Mutex>();
   return slot;
 }
 
+bool WorkflowRuntime::WorkerShouldWake() const { return stopping_ || !ready_.empty(); }
+bool WorkflowRuntime::DispatcherShouldWake() const { return stopping_ || poked_; }
+
+void WorkflowRuntime::Poke() {
+  absl::MutexLock lock(&mu_);
+  poked_ = true;
+}
+
 void WorkflowRuntime::DispatchLoop() {
-  std::map<std::string, int64_t> backoff_until;  // run -> retry time after a failed turn
   for (;;) {
     {
-      std::unique_lock lock(mu_);
-      wake_.wait_for(lock, std::chrono::milliseconds(options_.poll_interval_ms),
-                     [this] { return stopping_; });
+      absl::MutexLock lock(&mu_);
+      mu_.AwaitWithTimeout(absl::Condition(this, &WorkflowRuntime::DispatcherShouldWake),
+                           absl::Milliseconds(options_.poll_interval_ms));
       if (stopping_) return;
+      poked_ = false;
     }
     const int64_t now = clock_();
     auto due = store_->DueCallbacks(now, 64);
     if (!due.ok()) {
       base::Log(base::LogLevel::kError, "workflow.dispatch_failed", "",
-                {{"error", std::string(due.status().message())}});
+                {{"code", base::ApiCode(due.status())}});
       continue;
     }
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);  // workers wake when ready_ fills (their condition)
     for (const Callback& callback : *due) {
-      if (in_flight_.count(callback.run_id)) continue;
-      if (auto it = backoff_until.find(callback.run_id);
-          it != backoff_until.end() && it->second > now) {
-        continue;
-      }
-      backoff_until.erase(callback.run_id);
+      if (in_flight_.count(callback.run_id) || BackingOff(callback.run_id, now)) continue;
       in_flight_.insert(callback.run_id);
       ready_.push_back(callback);
     }
-    wake_.notify_all();
-    // Failed turns leave their callback due; space their retries out.
-    for (const auto& [run_id, until] : failed_turns_) backoff_until[run_id] = until;
-    failed_turns_.clear();
+  }
+}
+
+bool WorkflowRuntime::BackingOff(const std::string& run_id, int64_t now) {
+  auto it = failed_turns_.find(run_id);
+  if (it == failed_turns_.end()) return false;
+  if (it->second > now) return true;
+  failed_turns_.erase(it);
+  return false;
+}
+
+absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback) {
+  // A turn must never take the process down: whatever escapes it (a library
+  // exception, a bug) becomes an error status handled like any failed turn.
+  try {
+    TurnDeps deps{store_, audit_, &transports_, &facts_, options_.vault_key, clock_()};
+    return ExecuteTurn(deps, callback);
+  } catch (const std::exception&) {
+    return absl::InternalError("the turn raised an exception");
+  } catch (...) {
+    return absl::InternalError("the turn raised an unknown exception");
   }
 }
 
 void WorkflowRuntime::Deliver(const Callback& callback) {
   auto run_lock = RunLock(callback.run_id);
-  absl::Status status;
+  absl::MutexLock lock(run_lock.get());
+  const absl::Status status = GuardedTurn(callback);
+  int attempts = 0;
   {
-    std::lock_guard lock(*run_lock);
-    TurnDeps deps{store_, audit_, &transports_, nyxid_, options_.vault_key, clock_()};
-    status = ExecuteTurn(deps, callback);
+    absl::MutexLock state_lock(&mu_);
+    in_flight_.erase(callback.run_id);
+    if (status.ok()) {
+      turn_failures_.erase(callback.run_id);
+      return;
+    }
+    attempts = ++turn_failures_[callback.run_id];
+    // The callback stays due; its retries are spaced out with bounded backoff.
+    failed_turns_[callback.run_id] = clock_() + BackoffMs(attempts);
   }
-  std::lock_guard lock(mu_);
-  in_flight_.erase(callback.run_id);
-  if (!status.ok()) {
-    base::Log(base::LogLevel::kWarn, "workflow.turn_failed", callback.run_id,
-              {{"code", base::ApiCode(status)}});
-    failed_turns_[callback.run_id] = clock_() + 1000;
+  const std::string diagnostic_id = http::NewDiagnosticId();
+  // The status code only: a message might quote what the turn was reading.
+  base::Log(base::LogLevel::kWarn, "workflow.turn_failed", callback.run_id,
+            {{"diagnostic_id", diagnostic_id},
+             {"code", base::ApiCode(status)},
+             {"attempt", attempts},
+             {"max_attempts", kMaxTurnAttempts}});
+  if (attempts < kMaxTurnAttempts) return;
+  if (absl::Status failed = FailRunTyped(callback.run_id, diagnostic_id); failed.ok()) {
+    absl::MutexLock state_lock(&mu_);
+    turn_failures_.erase(callback.run_id);
+    failed_turns_.erase(callback.run_id);
+  }
+}
+
+absl::Status WorkflowRuntime::FailRunTyped(const std::string& run_id,
+                                           const std::string& diagnostic_id) {
+  try {
+    auto run = store_->GetRun(run_id);
+    if (!run.ok()) return run.status();
+    if (IsTerminalPhase(run->phase)) return absl::OkStatus();
+    const int64_t now = clock_();
+    if (!run->state.is_object()) run->state = nlohmann::json::object();
+    run->state["outcome_code"] = kTurnFailedCode;
+    run->state["diagnostic_id"] = diagnostic_id;
+    run->state["finished_at_ms"] = now;
+    run->state["callback_id"] = nullptr;
+    TurnCommit commit;
+    commit.run_id = run_id;
+    commit.expected_version = run->version;
+    commit.phase = "failed";
+    commit.state = run->state;
+    commit.events = {{0,
+                      run_id,
+                      now,
+                      "run.failed",
+                      {{"outcome_code", kTurnFailedCode}, {"diagnostic_id", diagnostic_id}}}};
+    auto committed = store_->CommitTurn(commit);
+    if (committed.ok()) {
+      base::Log(base::LogLevel::kError, "workflow.run_failed", run_id,
+                {{"diagnostic_id", diagnostic_id}, {"category", kTurnFailedCode}});
+    }
+    return committed.status();
+  } catch (...) {
+    return absl::InternalError("failing the run raised an exception");
   }
 }
 
 void WorkflowRuntime::DrainDueForTest() {
   for (int round = 0; round < 1000; ++round) {
-    auto due = store_->DueCallbacks(clock_(), 64);
-    if (!due.ok() || due->empty()) return;
-    for (const Callback& callback : *due) Deliver(callback);
+    const int64_t now = clock_();
+    auto due = store_->DueCallbacks(now, 64);
+    if (!due.ok()) return;
+    std::vector<Callback> ready;
+    {
+      absl::MutexLock lock(&mu_);
+      for (const Callback& callback : *due) {
+        if (!BackingOff(callback.run_id, now)) ready.push_back(callback);
+      }
+    }
+    if (ready.empty()) return;
+    for (const Callback& callback : ready) Deliver(callback);
   }
 }
 
 absl::StatusOr<std::string> WorkflowRuntime::StartRun(const Caller& caller,
                                                       const WorkflowDefinition& definition,
                                                       const nlohmann::json& inputs,
-                                                      const nlohmann::json& proof) {
+                                                      const nlohmann::json& proof,
+                                                      const nlohmann::json& authorization_catalog) {
   auto route = SealedRoute(proof);
   if (!route.ok()) return route.status();
+  // The catalog is NyxID's word, the proof aevatar's: a run starts only when
+  // both name the same exact route.
+  if (std::string denied = CheckGrant(authorization_catalog, *route); !denied.empty()) {
+    return base::ApiError(absl::StatusCode::kFailedPrecondition, absl::AsciiStrToUpper(denied),
+                          "the authorization catalog does not grant the admitted route");
+  }
   if (caller.credential.empty()) {
     return base::ApiError(absl::StatusCode::kUnauthenticated, "CREDENTIAL_MISSING",
                           "a durable run needs a credential for its outbound calls", 401);
@@ -148,7 +233,7 @@ absl::StatusOr<std::string> WorkflowRuntime::StartRun(const Caller& caller,
       // The credential kind is kept; the credential itself is sealed.
       {"caller", {{"kind", CredentialKindName(caller.kind)}, {"credential_ref", credential_ref}}},
       {"proof", proof},
-      {"authorization_catalog", CatalogFor(*route)},
+      {"authorization_catalog", authorization_catalog},
       {"step_index", 0},
       {"steps", steps},
       {"step_outputs", nlohmann::json::object()},
@@ -167,14 +252,48 @@ absl::StatusOr<std::string> WorkflowRuntime::StartRun(const Caller& caller,
       !st.ok()) {
     return st;
   }
-  wake_.notify_all();
+  Poke();
   return run.run_id;
+}
+
+absl::StatusOr<int> WorkflowRuntime::ObserveNyxidFacts(const std::string& owner,
+                                                       const NyxidFacts& facts) {
+  if (facts.caller.user_id != owner) {
+    return absl::InvalidArgumentError("the facts describe another caller");
+  }
+  auto runs = store_->LiveRunsOf(owner);
+  if (!runs.ok()) return runs.status();
+  int changed = 0;
+  for (const std::string& run_id : *runs) {
+    // A message to the run actor: it is handled under the run's lock, like a turn.
+    auto run_lock = RunLock(run_id);
+    absl::MutexLock lock(run_lock.get());
+    auto run = store_->GetRun(run_id);
+    if (!run.ok()) return run.status();
+    if (IsTerminalPhase(run->phase) || !run->state.is_object()) continue;
+    nlohmann::json catalog = run->state["authorization_catalog"];
+    const int64_t now = clock_();
+    if (ApplyFacts(catalog, facts, kRevokedByObservedFacts, now) == 0) continue;
+    auto callback = store_->CallbackOf(run_id);  // the run keeps its next callback
+    if (!callback.ok()) return callback.status();
+    run->state["authorization_catalog"] = catalog;
+    TurnCommit commit;
+    commit.run_id = run_id;
+    commit.expected_version = run->version;
+    commit.phase = run->phase;
+    commit.state = run->state;
+    commit.events = {{0, run_id, now, "catalog.revoked", {{"source", kRevokedByObservedFacts}}}};
+    commit.next_callback = *callback;
+    if (auto committed = store_->CommitTurn(commit); !committed.ok()) return committed.status();
+    ++changed;
+  }
+  return changed;
 }
 
 absl::StatusOr<int64_t> WorkflowRuntime::RequestStop(const std::string& run_id,
                                                      const std::string& owner) {
   auto run_lock = RunLock(run_id);
-  std::lock_guard lock(*run_lock);
+  absl::MutexLock lock(run_lock.get());
   auto run = store_->GetRun(run_id);
   if (!run.ok()) return run.status();
   if (run->owner != owner) {
@@ -200,7 +319,7 @@ absl::StatusOr<int64_t> WorkflowRuntime::RequestStop(const std::string& run_id,
   commit.events = {{0, run_id, now, "run.stop_requested", {{"deadline_unix_ms", deadline}}}};
   commit.next_callback = Callback{callback_id, run_id, now + 1};
   if (auto committed = store_->CommitTurn(commit); !committed.ok()) return committed.status();
-  wake_.notify_all();
+  Poke();
   return deadline;
 }
 

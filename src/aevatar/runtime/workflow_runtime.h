@@ -1,13 +1,10 @@
 #ifndef AEVATAR_AEVATAR_RUNTIME_WORKFLOW_RUNTIME_H_
 #define AEVATAR_AEVATAR_RUNTIME_WORKFLOW_RUNTIME_H_
 
-#include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -15,6 +12,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "aevatar/admission/ingress_auth.h"
 #include "aevatar/admission/route_admission.h"
 #include "aevatar/audit/audit_log.h"
@@ -52,6 +50,11 @@ class WorkflowRuntime {
   using Clock = std::function<int64_t()>;  // Unix ms
   using TransportFactory = std::function<std::unique_ptr<ExecutionsTransport>(
       const AdmittedRoute& route, const std::string& credential)>;
+  // A source-readable NyxID read of the caller's facts with `credential`
+  // (ReadNyxidFacts over HTTP in the service). Errors: Unauthenticated for a
+  // NyxID 401, PermissionDenied for a 403, InvalidArgument for a reply that
+  // does not parse, anything else (Unavailable) for transport trouble or 5xx.
+  using FactsReader = std::function<absl::StatusOr<NyxidFacts>(const std::string& credential)>;
 
   struct Options {
     int workers = 4;
@@ -62,45 +65,81 @@ class WorkflowRuntime {
     std::string vault_key;  // 32 bytes; seals protected material
   };
 
-  // `nyxid` may be null (no runtime inventory re-read, e.g. in tests).
+  // `facts` may be empty: no runtime re-read (HumanBearer runs then behave
+  // as if NyxID were unreachable: they continue on the sealed id).
   WorkflowRuntime(Options options, WorkflowStore* store, AuditLog* audit,
-                  TransportFactory transports, const NyxidClient* nyxid, Clock clock);
+                  TransportFactory transports, FactsReader facts, Clock clock);
   ~WorkflowRuntime();
 
   void Start();
   void Stop();
 
   // Creates a run of `definition` for `caller` on the route sealed by
-  // `proof`, and schedules its first turn. Returns the run id.
+  // `proof`, owning `authorization_catalog` (built from NyxID facts, see
+  // authorization_catalog.h), and schedules its first turn. Returns the run
+  // id. The catalog must grant the sealed route: FailedPrecondition with the
+  // revocation's category as code (CODE_EXECUTION_ROUTE_INACTIVE, …) or
+  // CODE_EXECUTION_ADMISSION_PROOF_INVALID otherwise.
   absl::StatusOr<std::string> StartRun(const Caller& caller, const WorkflowDefinition& definition,
-                                       const nlohmann::json& inputs, const nlohmann::json& proof);
+                                       const nlohmann::json& inputs, const nlohmann::json& proof,
+                                       const nlohmann::json& authorization_catalog);
+
+  // Applies NyxID facts just read for `owner` (by readiness, an admission or
+  // any other source-readable read) to the authorization catalog of each of
+  // the owner's live runs, as a message to each run actor: grants the facts
+  // no longer support are revoked (run event "catalog.revoked"), so the
+  // run's next step stops before any network call. Returns how many runs
+  // changed.
+  absl::StatusOr<int> ObserveNyxidFacts(const std::string& owner, const NyxidFacts& facts);
 
   // Requests stop cancellation. The first request persists an absolute
   // deadline (now + stop window); repeats reuse it. Returns the deadline.
   absl::StatusOr<int64_t> RequestStop(const std::string& run_id, const std::string& owner);
 
-  // Runs every due turn now, on the calling thread (tests).
+  // Runs every due turn now, on the calling thread (tests). Runs whose last
+  // turn failed wait out their backoff, as under the dispatcher.
   void DrainDueForTest();
+
+  // Consecutive failed turns of one run before the run is failed typed.
+  static constexpr int kMaxTurnAttempts = 8;
+  // The outcome of a run failed that way.
+  static constexpr char kTurnFailedCode[] = "workflow_turn_failed";
 
  private:
   void DispatchLoop();
+  // Runs one turn under the run's lock. A turn that fails (an error status
+  // or anything thrown) is logged with a diagnostic id and its callback is
+  // retried after BackoffMs(attempt); after kMaxTurnAttempts consecutive
+  // failures the run is failed typed (kTurnFailedCode). Never throws.
   void Deliver(const Callback& callback);
-  std::shared_ptr<std::mutex> RunLock(const std::string& run_id);
+  absl::Status GuardedTurn(const Callback& callback);
+  absl::Status FailRunTyped(const std::string& run_id, const std::string& diagnostic_id);
+  // Whether `run_id` waits out a failed turn's backoff at `now`.
+  bool BackingOff(const std::string& run_id, int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The lock of one run actor: one turn (or message) at a time per run.
+  std::shared_ptr<absl::Mutex> RunLock(const std::string& run_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // Wakes the dispatcher now (a run was created or stopped).
+  void Poke() ABSL_LOCKS_EXCLUDED(mu_);
+  bool WorkerShouldWake() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool DispatcherShouldWake() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Options options_;
   WorkflowStore* store_;
   AuditLog* audit_;
   TransportFactory transports_;
-  const NyxidClient* nyxid_;
+  FactsReader facts_;
   Clock clock_;
 
-  std::mutex mu_;
-  std::condition_variable wake_;
+  // Guards the dispatcher's and workers' shared state. Lock order: a run's
+  // lock, then mu_ (never the other way round).
+  absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool poked_ ABSL_GUARDED_BY(mu_) = false;
   std::set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);
   std::vector<Callback> ready_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, std::shared_ptr<std::mutex>> run_locks_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::shared_ptr<absl::Mutex>> run_locks_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int64_t> failed_turns_ ABSL_GUARDED_BY(mu_);  // run -> retry time
+  std::map<std::string, int> turn_failures_ ABSL_GUARDED_BY(mu_);     // run -> consecutive
   std::vector<std::thread> threads_;
 };
 

@@ -12,7 +12,9 @@
 
 namespace aevatar::orchestrator {
 
-// A saved workflow and, once bound, its owner's admission proof.
+// A saved workflow and, once bound, its owner's admission proof and the
+// authorization catalog built from the NyxID facts of that admission
+// (authorization_catalog.h).
 struct SavedWorkflow {
   std::string workflow_id;
   std::string owner;
@@ -20,6 +22,7 @@ struct SavedWorkflow {
   std::string digest;
   nlohmann::json admission_proof;  // null until bound
   int64_t saved_at_ms = 0;
+  nlohmann::json authorization_catalog;  // null until bound (or bound by an older release)
 };
 
 // One run: the actor's persisted state. `state` never holds a credential,
@@ -78,6 +81,9 @@ class WorkflowStore {
       const RunRecord& run, const RunEvent& first_event, const Callback& first_callback,
       const std::vector<std::pair<std::string, std::string>>& sealed_puts) = 0;
   virtual absl::StatusOr<RunRecord> GetRun(const std::string& run_id) = 0;
+  // The ids of `owner`'s runs that have not finished (phase not succeeded,
+  // failed or stopped).
+  virtual absl::StatusOr<std::vector<std::string>> LiveRunsOf(const std::string& owner) = 0;
   // Returns the committed version.
   virtual absl::StatusOr<int64_t> CommitTurn(const TurnCommit& commit) = 0;
   virtual absl::StatusOr<std::vector<RunEvent>> EventsAfter(const std::string& run_id,

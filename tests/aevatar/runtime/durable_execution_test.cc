@@ -282,15 +282,78 @@ TEST(DurableExecution, DefinitiveRejectionsAreTypedTerminalOutcomes) {
     const char* outcome;
   };
   for (const Case& c : {Case{400, "INVALID_TIMEOUT", kOutcomeRejected},
-                        Case{401, "TOKEN_EXPIRED", kOutcomeRouteRejected},
-                        Case{403, "ROUTE_ACCESS_DENIED", kOutcomeRouteRejected},
+                        Case{401, "TOKEN_EXPIRED", kOutcomeRouteAccessDenied},
+                        Case{403, "ROUTE_USE_DENIED", kOutcomeRouteAccessDenied},
+                        Case{403, "ROUTE_INACTIVE", kOutcomeRouteInactive},
+                        Case{404, "USER_SERVICE_NOT_FOUND", kOutcomeRouteMissing},
+                        Case{404, "ROUTE_SLUG_MISMATCH", kOutcomeRouteMissing},
                         Case{503, "ASYNC_EXECUTION_UNAVAILABLE", kOutcomeRejected}}) {
     ScriptedExecutor executor;
     executor.Then(c.status, Problem(c.status, c.code));
     const TurnDecision d = Turn(executor);
     EXPECT_EQ(d.kind, TurnKind::kTerminal) << c.status;
-    EXPECT_EQ(d.outcome_code, c.outcome) << c.status;
+    EXPECT_EQ(d.outcome_code, c.outcome) << c.status << " " << c.code;
   }
+}
+
+TEST(DurableExecution, MalformedProviderDocumentsEndTheStepTypedWithoutThrowing) {
+  // Each reply would have thrown nlohmann::json::type_error (or been polled
+  // forever) had it been read with value() or get<>().
+  nlohmann::json wrong_status_type = StatusDoc("running");
+  wrong_status_type["status"] = 5;
+  nlohmann::json stdout_array = ResultDoc(true);
+  stdout_array["stdout"] = nlohmann::json::array();
+  nlohmann::json exit_code_text = ResultDoc(true);
+  exit_code_text["exit_code"] = "zero";
+  nlohmann::json success_missing = ResultDoc(true);
+  success_missing.erase("success");
+  nlohmann::json unknown_result_status = ResultDoc(true);
+  unknown_result_status["status"] = "paused";
+  struct Case {
+    const char* name;
+    nlohmann::json status_doc;  // null: the status read answers "succeeded"
+    nlohmann::json result_doc;  // null: no result read
+    const char* field;          // named in the detail
+  };
+  for (const Case& c : {Case{"status 5", wrong_status_type, nullptr, "'status'"},
+                        Case{"status missing", nlohmann::json::object(), nullptr, "'status'"},
+                        Case{"status unknown", StatusDoc("paused"), nullptr, "'status'"},
+                        Case{"status array body", nlohmann::json::array(), nullptr, "object"},
+                        Case{"stdout []", nullptr, stdout_array, "'stdout'"},
+                        Case{"exit_code text", nullptr, exit_code_text, "'exit_code'"},
+                        Case{"success missing", nullptr, success_missing, "'success'"},
+                        Case{"result status unknown", nullptr, unknown_result_status, "'status'"},
+                        Case{"result array", nullptr, nlohmann::json::array({1, 2}), "object"},
+                        Case{"result string", nullptr, "text", "object"}}) {
+    ScriptedExecutor executor;
+    executor.Then(200, c.status_doc.is_null() ? StatusDoc("succeeded") : c.status_doc);
+    if (!c.result_doc.is_null()) executor.Then(200, c.result_doc);
+    const TurnDecision d = Turn(executor, Known("running"));
+    EXPECT_EQ(d.kind, TurnKind::kTerminal) << c.name;
+    EXPECT_EQ(d.outcome_code, kOutcomeResponseInvalid) << c.name;
+    EXPECT_NE(d.detail.find(c.field), std::string::npos) << c.name << ": " << d.detail;
+    EXPECT_TRUE(executor.drained()) << c.name;
+  }
+  ScriptedExecutor executor;  // a receipt whose status is not a string
+  nlohmann::json receipt = Receipt();
+  receipt["status"] = nlohmann::json::object();
+  executor.Then(202, receipt);
+  EXPECT_EQ(Turn(executor).outcome_code, kOutcomeResponseInvalid);
+}
+
+TEST(DurableExecution, CompletedResultIsNormalized) {
+  ScriptedExecutor executor;
+  nlohmann::json doc = ResultDoc(true);
+  doc["extra"] = {{"nested", true}};
+  doc.erase("stdout");
+  executor.Then(200, StatusDoc("succeeded"));
+  executor.Then(200, doc);
+  const TurnDecision d = Turn(executor, Known("running"));
+  ASSERT_EQ(d.kind, TurnKind::kCompleted);
+  EXPECT_EQ(d.result["stdout"], "");
+  EXPECT_EQ(d.result["status"], "succeeded");
+  EXPECT_EQ(d.result["exit_code"], 0);
+  EXPECT_FALSE(d.result.contains("extra"));
 }
 
 TEST(DurableExecution, DecisionsNeverCarryTheKey) {

@@ -25,12 +25,12 @@ std::unique_ptr<ExecutionsTransport> FakeExecutor::Transport() {
 }
 
 std::vector<Exchange> FakeExecutor::exchanges() const {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return exchanges_;
 }
 
 int FakeExecutor::CountOf(const std::string& kind) const {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   int n = 0;
   for (const Exchange& e : exchanges_) n += e.kind == kind;
   return n;
@@ -48,7 +48,7 @@ NyxidReply FakeExecutor::StatusDoc(Op& op) {
 }
 
 NyxidReply FakeExecutor::Submit(const std::string& key, const nlohmann::json&) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   exchanges_.push_back({"submit", key, "", 0});
   auto [it, created] = by_key_.try_emplace(key);
   if (created) {
@@ -62,7 +62,7 @@ NyxidReply FakeExecutor::Submit(const std::string& key, const nlohmann::json&) {
 }
 
 NyxidReply FakeExecutor::Status(const std::string& id, const std::string& if_none_match) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   exchanges_.push_back({"status", "", if_none_match, 0});
   auto key = key_of_id_.find(id);
   if (key == key_of_id_.end()) return {404, {{"code", "OPERATION_NOT_FOUND"}}, {}, ""};
@@ -84,7 +84,7 @@ NyxidReply FakeExecutor::Status(const std::string& id, const std::string& if_non
 }
 
 NyxidReply FakeExecutor::Result(const std::string& id) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   exchanges_.push_back({"result", "", "", 0});
   auto key = key_of_id_.find(id);
   if (key == key_of_id_.end()) return {404, {{"code", "OPERATION_NOT_FOUND"}}, {}, ""};
@@ -106,7 +106,7 @@ NyxidReply FakeExecutor::Result(const std::string& id) {
 }
 
 NyxidReply FakeExecutor::Cancel(const std::string& id, int64_t deadline) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   exchanges_.push_back({"cancel", "", "", deadline});
   auto key = key_of_id_.find(id);
   if (key == key_of_id_.end()) return {404, {{"code", "OPERATION_NOT_FOUND"}}, {}, ""};

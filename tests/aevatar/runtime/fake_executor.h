@@ -11,10 +11,11 @@
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "aevatar/clients/executions_transport.h"
 
 namespace aevatar::orchestrator::testing {
@@ -52,10 +53,10 @@ class FakeExecutor {
   NyxidReply Cancel(const std::string& id, int64_t deadline);
   NyxidReply StatusDoc(Op& op);
 
-  mutable std::mutex mu_;
-  std::map<std::string, Op> by_key_;
-  std::map<std::string, std::string> key_of_id_;
-  std::vector<Exchange> exchanges_;
+  mutable absl::Mutex mu_;
+  std::map<std::string, Op> by_key_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::string> key_of_id_ ABSL_GUARDED_BY(mu_);
+  std::vector<Exchange> exchanges_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace aevatar::orchestrator::testing

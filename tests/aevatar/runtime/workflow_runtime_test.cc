@@ -2,103 +2,14 @@
 // test double of the executor (fake_executor.h) and the real SQLite stores.
 #include "aevatar/runtime/workflow_runtime.h"
 
-#include <atomic>
-#include <filesystem>
 #include <fstream>
 
-#include "aevatar/admission/admission_proof.h"
-#include "aevatar/audit/sqlite_audit_log.h"
-#include "base/crypto.h"
-#include "fake_executor.h"
-#include "gtest/gtest.h"
+#include "runtime_fixture.h"
 
 namespace aevatar::orchestrator {
 namespace {
 
-constexpr char kWorkflow[] = R"yaml(
-workflow_id: runtime-check
-inputs:
-  - {name: marker, type: string, default: MARKER_DEFAULT}
-steps:
-  - id: first
-    tool: code_execute
-    arguments:
-      language: bash
-      source: "echo ${inputs.marker}"
-      timeout_secs: 30
-    expect:
-      equals: {status: succeeded}
-)yaml";
-
-class WorkflowRuntimeTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/workflow_runtime_test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    auto store = OpenSqliteWorkflowStore(dir_ + "/workflows.db");
-    ASSERT_TRUE(store.ok()) << store.status();
-    store_ = std::move(*store);
-    auto audit = OpenSqliteAuditLog(dir_ + "/audit.db");
-    ASSERT_TRUE(audit.ok()) << audit.status();
-    audit_ = std::move(*audit);
-    flaky_ = std::make_unique<FlakyAuditLog>(audit_.get());
-    vault_key_ = base::RandomBytes(32);
-    runtime_ = MakeRuntime();
-    auto definition = ParseWorkflowYaml(kWorkflow);
-    ASSERT_TRUE(definition.ok()) << definition.status();
-    definition_ = *definition;
-  }
-  void TearDown() override {
-    runtime_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-
-  std::unique_ptr<WorkflowRuntime> MakeRuntime() {
-    WorkflowRuntime::Options options;
-    options.vault_key = vault_key_;
-    options.stop_window_ms = 10'000;
-    return std::make_unique<WorkflowRuntime>(
-        options, store_.get(), flaky_.get(),
-        [this](const AdmittedRoute&, const std::string&) { return executor_.Transport(); }, nullptr,
-        [this] { return now_.load(); });
-  }
-
-  std::string Start(const std::string& marker = "MARKER_DEFAULT") {
-    Caller caller{CredentialKind::kProxyDelegation, "user-1", "credential-secret-xyz", false};
-    nlohmann::json proof =
-        MakeAdmissionProof({"us_route_1", "chrono-sandbox", "chrono-sandbox"}, now_);
-    auto inputs = BindInputs(definition_, {{"marker", marker}});
-    EXPECT_TRUE(inputs.ok()) << inputs.status();
-    auto run_id = runtime_->StartRun(caller, definition_, *inputs, proof);
-    EXPECT_TRUE(run_id.ok()) << run_id.status();
-    return run_id.ok() ? *run_id : "";
-  }
-
-  // Advances the clock in 1 s ticks, running due turns, until `done` or 120 ticks.
-  void RunUntil(const std::function<bool()>& done) {
-    for (int tick = 0; tick < 120 && !done(); ++tick) {
-      runtime_->DrainDueForTest();
-      now_ += 1000;
-    }
-    runtime_->DrainDueForTest();
-  }
-
-  std::string Phase(const std::string& run_id) {
-    auto run = store_->GetRun(run_id);
-    return run.ok() ? run->phase : "missing";
-  }
-
-  std::string dir_;
-  std::atomic<int64_t> now_{1'800'000'000'000};
-  std::string vault_key_;
-  testing::FakeExecutor executor_;
-  std::unique_ptr<WorkflowStore> store_;
-  std::unique_ptr<AuditLog> audit_;
-  std::unique_ptr<FlakyAuditLog> flaky_;
-  std::unique_ptr<WorkflowRuntime> runtime_;
-  WorkflowDefinition definition_;
-};
+class WorkflowRuntimeTest : public testing::RuntimeFixture {};
 
 TEST_F(WorkflowRuntimeTest, RunCompletesThroughSubmitPollAndResultOnce) {
   const std::string run_id = Start();
@@ -236,6 +147,33 @@ TEST_F(WorkflowRuntimeTest, SecretsNeverReachStateOrEvents) {
   bytes += std::string((std::istreambuf_iterator<char>(wal)), {});
   EXPECT_EQ(bytes.find("credential-secret-xyz"), std::string::npos);
   EXPECT_EQ(bytes.find(key), std::string::npos);
+}
+
+TEST_F(WorkflowRuntimeTest, TheRuntimeEnforcesAStepsTimeoutMs) {
+  UseWorkflow(R"yaml(
+workflow_id: step-timeout
+steps:
+  - id: slow
+    tool: code_execute
+    timeout_ms: 35000
+    arguments: {language: bash, source: "sleep 1000", timeout_secs: 30}
+)yaml");
+  executor_.polls_before_done = 1000;  // the operation never finishes by itself
+  const std::string run_id = Start();
+  RunUntil([&] { return Phase(run_id) == "failed"; });
+  ASSERT_EQ(Phase(run_id), "failed");
+  const nlohmann::json step = State(run_id)["steps"][0];
+  EXPECT_EQ(step.value("outcome_code", ""), "code_execution_step_timeout");
+  EXPECT_FALSE(step.value("diagnostic_id", "").empty());
+  // It ended at its deadline (callbacks are shortened to it), not a tick later.
+  EXPECT_EQ(step.value("finished_at_ms", int64_t{0}) - step.value("started_at_ms", int64_t{0}),
+            35'000);
+  EXPECT_EQ(executor_.CountOf("cancel"), 1);
+  const int64_t cancel_deadline = executor_.exchanges().back().deadline_unix_ms;
+  EXPECT_GT(cancel_deadline, step.value("finished_at_ms", int64_t{0}));
+  auto records = audit_->ForRun(run_id);
+  ASSERT_TRUE(records.ok());
+  EXPECT_EQ(records->back().fact.value("outcome", ""), "code_execution_step_timeout");
 }
 
 }  // namespace

@@ -1,0 +1,87 @@
+#include "aevatar/runtime/turn.h"
+
+#include <algorithm>
+
+#include "base/crypto.h"
+#include "base/json_read.h"
+#include "base/log.h"
+#include "http/problem.h"
+
+namespace aevatar::orchestrator {
+
+using nlohmann::json;
+
+void AddEvent(Turn& turn, int64_t now, std::string type, json data) {
+  turn.events.push_back({0, turn.run.run_id, now, std::move(type), std::move(data)});
+}
+
+absl::Status Commit(const TurnDeps& deps, Turn& turn) {
+  TurnCommit commit;
+  commit.run_id = turn.run.run_id;
+  commit.expected_version = turn.run.version;
+  commit.phase = turn.run.phase;
+  commit.events = std::move(turn.events);
+  commit.sealed_puts = std::move(turn.sealed_puts);
+  if (turn.next_due_ms) {
+    // The next callback's identity is saved with the state before it is scheduled.
+    const std::string callback_id = base::RandomId("cb_");
+    turn.state()["callback_id"] = callback_id;
+    commit.next_callback = Callback{callback_id, turn.run.run_id, *turn.next_due_ms};
+  } else {
+    turn.state()["callback_id"] = nullptr;
+  }
+  commit.state = turn.state();
+  auto committed = deps.store->CommitTurn(commit);
+  return committed.status();
+}
+
+void ScheduleIn(Turn& turn, int64_t now, int64_t delay_ms) {
+  const json& state = turn.state();
+  for (int64_t deadline : {base::IntOr(state["stop"], "deadline_unix_ms", 0),
+                           base::IntOr(state["pending"], "deadline_ms", 0)}) {
+    if (now < deadline) delay_ms = std::min(delay_ms, deadline - now);
+  }
+  turn.next_due_ms = now + std::max<int64_t>(1, delay_ms);
+}
+
+void FinishRun(Turn& turn, int64_t now, const std::string& phase, const std::string& outcome) {
+  turn.run.phase = phase;
+  turn.state()["finished_at_ms"] = now;
+  if (!outcome.empty()) turn.state()["outcome_code"] = outcome;
+  AddEvent(turn, now, "run." + phase, {{"outcome_code", outcome}});
+  turn.next_due_ms.reset();
+}
+
+json& CurrentStep(Turn& turn) {
+  json& state = turn.state();
+  return state["steps"][state.value("step_index", 0)];
+}
+
+absl::StatusOr<WorkflowDefinition> LoadDefinition(const TurnDeps& deps, const json& state) {
+  auto sealed = deps.store->GetSealed(state.value("definition_ref", ""));
+  if (!sealed.ok()) return sealed.status();
+  auto definition = UnsealJson(deps.vault_key, *sealed);
+  if (!definition.ok()) return definition.status();
+  return WorkflowFromJson(*definition);
+}
+
+absl::StatusOr<std::string> LoadCredential(const TurnDeps& deps, const json& state) {
+  auto sealed = deps.store->GetSealed(state["caller"].value("credential_ref", ""));
+  if (!sealed.ok()) return sealed.status();
+  auto credential = UnsealJson(deps.vault_key, *sealed);
+  if (!credential.ok()) return credential.status();
+  return credential->value("credential", "");
+}
+
+void DiagnoseFailure(const Turn& turn, json& step_state, const std::string& code,
+                     const std::string& detail) {
+  const std::string diagnostic_id = http::NewDiagnosticId();
+  step_state["diagnostic_id"] = diagnostic_id;
+  base::Log(base::LogLevel::kWarn, "workflow.step_failed", turn.run.run_id,
+            {{"diagnostic_id", diagnostic_id},
+             {"category", code},
+             {"step_id", base::StringOr(step_state, "id", "")},
+             {"detail", detail}});
+}
+
+}  // namespace aevatar::orchestrator

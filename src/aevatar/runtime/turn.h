@@ -1,0 +1,78 @@
+#ifndef AEVATAR_AEVATAR_RUNTIME_TURN_H_
+#define AEVATAR_AEVATAR_RUNTIME_TURN_H_
+
+// The pieces of one actor turn (private to the workflow runtime): the turn
+// under construction and the functions that advance a run, one file per
+// concern: turn.cc (commit, scheduling, loading), step_turns.cc (start and
+// progress of a step), stop_turns.cc (stop cancellation), audit_turns.cc
+// (frozen audit intents). Callers hold the run's lock.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "aevatar/runtime/run_turns.h"
+#include "aevatar/workflow/workflow_definition.h"
+#include "nlohmann/json.hpp"
+
+namespace aevatar::orchestrator {
+
+// A turn under construction: the loaded run plus what it will commit.
+struct Turn {
+  RunRecord run;
+  nlohmann::json& state() { return run.state; }
+  std::vector<RunEvent> events;
+  std::vector<std::pair<std::string, std::string>> sealed_puts;
+  std::optional<int64_t> next_due_ms;  // nullopt: no further callback
+};
+
+void AddEvent(Turn& turn, int64_t now, std::string type, nlohmann::json data);
+// Commits the turn: state, phase, events, sealed material and the next
+// callback (whose id is saved in the state first), atomically.
+absl::Status Commit(const TurnDeps& deps, Turn& turn);
+// Schedules the next turn `delay_ms` from now; before a stop deadline or the
+// pending step's deadline the delay is shortened to it, and it is never
+// below 1 ms (a due callback still needs a positive delay).
+void ScheduleIn(Turn& turn, int64_t now, int64_t delay_ms);
+void FinishRun(Turn& turn, int64_t now, const std::string& phase, const std::string& outcome);
+nlohmann::json& CurrentStep(Turn& turn);
+absl::StatusOr<WorkflowDefinition> LoadDefinition(const TurnDeps& deps,
+                                                  const nlohmann::json& state);
+absl::StatusOr<std::string> LoadCredential(const TurnDeps& deps, const nlohmann::json& state);
+// Gives a failed step a diagnostic id and writes the one log line that
+// explains it: the id, the typed category and a bounded detail that names
+// fields and HTTP statuses only (never source, keys, credentials or route ids).
+void DiagnoseFailure(const Turn& turn, nlohmann::json& step_state, const std::string& code,
+                     const std::string& detail);
+
+// audit_turns.cc
+// Freezes the audit intent of a terminal tool outcome and enters
+// finalizing_audit; `then` says what follows once the audit is written
+// (next_step, fail_run or stopped). A frozen intent is never replaced.
+void FreezeAuditIntent(Turn& turn, int64_t now, const std::string& step_id, nlohmann::json fact,
+                       const std::string& then);
+// The running audit of a submitted operation. When the audit store cannot
+// take it now it is kept in the state and written before the terminal one.
+void AppendRunningAudit(const TurnDeps& deps, Turn& turn, const std::string& step_id,
+                        const std::string& operation_id);
+// Replays the frozen intent into the audit log (finalizing_audit).
+absl::Status AuditStep(const TurnDeps& deps, Turn& turn);
+
+// step_turns.cc
+// Starts the current step: renders its arguments, seals the operation's
+// material, and commits the pending operation before any exchange.
+absl::Status StartStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinition& definition);
+// One exchange of the pending operation; completes the step when it ends.
+absl::Status ProgressStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinition& definition);
+
+// stop_turns.cc
+// Stop cancellation: before the frozen deadline, one cancel exchange carrying
+// it; a real terminal outcome wins; past the deadline nothing new starts and
+// code_execution_cancel_outcome_uncertain is frozen.
+absl::Status StopStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinition& definition);
+
+}  // namespace aevatar::orchestrator
+
+#endif  // AEVATAR_AEVATAR_RUNTIME_TURN_H_
