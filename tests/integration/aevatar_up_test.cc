@@ -46,7 +46,7 @@ std::string RunDemoProgram(const nlohmann::json& credentials) {
 TEST(AevatarUp, StartsFromAnEmptyStateDirAndReusesItOnRestart) {
   TempDir dir;
   const std::string state = dir.path() + "/state";
-  const uint16_t base = PickFreePort();
+  const uint16_t base = PickFreePortRange(3);
   std::vector<std::string> argv = {BinaryPath("aevatar"), "up", "--state-dir", state, "--port-base",
                                    std::to_string(base)};
   std::string first_password;

@@ -206,11 +206,10 @@ class HttpAbuse : public ::testing::Test {
     auto limit = os::RaiseOpenFileLimit();  // this process holds the idle connections
     ASSERT_TRUE(limit.ok()) << limit.status();
     fd_limit_ = *limit;
-    // PickFreePort vouches for the base only; base+1 and base+2 may be taken
-    // (this suite alone opens tens of thousands of client ports), so retry.
+    // The range is free when picked; another test may still bind it first, so retry.
     uint16_t base = 0;
     for (int attempt = 0; attempt < 5 && !(up_ && up_->ok()); ++attempt) {
-      base = PickFreePort();
+      base = PickFreePortRange(kServices);
       state_dir_ = dir_.path() + "/state" + std::to_string(attempt);  // holds the ports
       up_ = std::make_unique<ServiceProcess>(
           std::vector<std::string>{BinaryPath("aevatar"), "up", "--state-dir", state_dir_,

@@ -4,27 +4,49 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
+#include <random>
 
 #include "gtest/gtest.h"
 
 namespace aevatar::testing {
 
-uint16_t PickFreePort() {
+namespace {
+
+// Whether a listener could bind `port` now (as the services do: SO_REUSEADDR).
+bool CanBind(uint16_t port) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  uint16_t port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
+  addr.sin_port = htons(port);
+  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
   ::close(fd);
-  return port;
+  return ok;
 }
+
+}  // namespace
+
+uint16_t PickFreePortRange(int count) {
+  int ephemeral_low = 32768;
+  std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> ephemeral_low;
+  const int low = 10000;
+  const int high = std::max(low + 1000, ephemeral_low) - count;
+  std::mt19937 random(std::random_device{}());
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    const int base = std::uniform_int_distribution<int>(low, high - 1)(random);
+    bool all_free = true;
+    for (int i = 0; i < count && all_free; ++i) all_free = CanBind(static_cast<uint16_t>(base + i));
+    if (all_free) return static_cast<uint16_t>(base);
+  }
+  ADD_FAILURE() << "no " << count << " consecutive free ports below " << ephemeral_low;
+  return 0;
+}
+
+uint16_t PickFreePort() { return PickFreePortRange(1); }
 
 NyxidFixture::NyxidFixture(const std::string& bootstrap_yaml, std::vector<std::string> extra_args,
                            uint16_t port) {

@@ -12,9 +12,15 @@
 
 namespace aevatar::testing {
 
-// A free loopback TCP port at the time of the call (for services that must
-// know each other's URL before both are up).
+// A free loopback TCP port (for services that must know each other's URL
+// before both are up): PickFreePortRange(1).
 uint16_t PickFreePort();
+
+// The first of `count` consecutive loopback ports that are all free, chosen
+// below the kernel's ephemeral range (ip_local_port_range), so the client
+// sockets of other tests can never take one between the pick and the bind.
+// For `aevatar up --port-base`, which listens on base, base+1 and base+2.
+uint16_t PickFreePortRange(int count);
 
 // A real `nyxid serve` on loopback, seeded from `bootstrap_yaml`, plus a small
 // client. Its JSON log goes to dir()/nyxid.log.
