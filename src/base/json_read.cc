@@ -1,5 +1,8 @@
 #include "base/json_read.h"
 
+#include <set>
+#include <vector>
+
 #include "absl/status/status.h"
 
 namespace aevatar::base {
@@ -98,6 +101,31 @@ absl::StatusOr<json> ParseJsonObject(std::string_view bytes, size_t max_depth) {
   return doc;
 }
 
+absl::StatusOr<json> ParseStrictJsonObject(std::string_view bytes, size_t max_depth) {
+  if (NestsDeeperThan(bytes, max_depth)) {
+    return absl::InvalidArgumentError("the document nests too deeply");
+  }
+  // One set of seen keys per open object; nlohmann reports each key through
+  // the callback before it stores it, which is where a duplicate shows.
+  std::vector<std::set<std::string>> open_objects;
+  bool duplicate = false;
+  auto callback = [&](int /*depth*/, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) {
+      open_objects.emplace_back();
+    } else if (event == json::parse_event_t::key && !open_objects.empty() && parsed.is_string()) {
+      if (!open_objects.back().insert(parsed.get<std::string>()).second) duplicate = true;
+    } else if (event == json::parse_event_t::object_end && !open_objects.empty()) {
+      open_objects.pop_back();
+    }
+    return true;
+  };
+  json doc = json::parse(bytes.begin(), bytes.end(), callback, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return absl::InvalidArgumentError("the document is not valid JSON");
+  if (duplicate) return absl::InvalidArgumentError("an object in the document repeats a key");
+  if (!doc.is_object()) return NotAnObject();
+  return doc;
+}
+
 absl::StatusOr<std::string> RequiredString(const json& object, std::string_view key) {
   return Required<std::string>(object, key, "a string", IsString);
 }
@@ -146,6 +174,17 @@ int64_t IntOr(const json& object, std::string_view key, int64_t fallback) {
 bool BoolOr(const json& object, std::string_view key, bool fallback) {
   const json* member = Member(object, key);
   return member != nullptr && member->is_boolean() ? member->get<bool>() : fallback;
+}
+
+const json& ArrayOrEmpty(const json& object, std::string_view key) {
+  static const json* const kEmpty = new json(json::array());
+  const json* member = Member(object, key);
+  return member != nullptr && member->is_array() ? *member : *kEmpty;
+}
+const json& ObjectOrEmpty(const json& object, std::string_view key) {
+  static const json* const kEmpty = new json(json::object());
+  const json* member = Member(object, key);
+  return member != nullptr && member->is_object() ? *member : *kEmpty;
 }
 
 }  // namespace aevatar::base

@@ -29,6 +29,12 @@ absl::StatusOr<nlohmann::json> ParseJson(std::string_view bytes, size_t max_dept
 // Like ParseJson, and the document must be an object.
 absl::StatusOr<nlohmann::json> ParseJsonObject(std::string_view bytes, size_t max_depth = 64);
 
+// Like ParseJsonObject, and no object anywhere in the document may repeat a
+// key: parsers disagree on which duplicate wins, so a signed header such as
+// {"alg":"none","alg":"EdDSA"} must not mean different things to different
+// readers.
+absl::StatusOr<nlohmann::json> ParseStrictJsonObject(std::string_view bytes, size_t max_depth = 64);
+
 // Required members: InvalidArgument when `object` is not an object, the member
 // is absent or null, or has another type.
 absl::StatusOr<std::string> RequiredString(const nlohmann::json& object, std::string_view key);
@@ -55,6 +61,10 @@ absl::StatusOr<std::optional<bool>> OptionalBool(const nlohmann::json& object,
 std::string StringOr(const nlohmann::json& object, std::string_view key, std::string fallback);
 int64_t IntOr(const nlohmann::json& object, std::string_view key, int64_t fallback);
 bool BoolOr(const nlohmann::json& object, std::string_view key, bool fallback);
+// The member when it is an array / an object, else an empty one (valid while
+// `object` lives), so a display loop never meets another type.
+const nlohmann::json& ArrayOrEmpty(const nlohmann::json& object, std::string_view key);
+const nlohmann::json& ObjectOrEmpty(const nlohmann::json& object, std::string_view key);
 
 }  // namespace aevatar::base
 

@@ -120,7 +120,7 @@ absl::StatusOr<Jwk> JwksCache::Lookup(std::string_view kid) {
   // for the one refresh instead of each being rate-limited into a failure.
   // Refreshes are rare (at most one per min_refresh_secs_), so readers of
   // known kids are blocked only briefly and seldom.
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (jwks_.has_value()) {
     if (const Jwk* key = jwks_->Find(kid)) return *key;
   }

@@ -1,10 +1,9 @@
 #include "base/jws.h"
 
-#include <set>
-
 #include "absl/status/status.h"
 #include "base/api_error.h"
 #include "base/crypto.h"
+#include "base/json_read.h"
 #include "base/jws_internal.h"
 
 // Theory of operation: verifying a compact JWS.
@@ -28,25 +27,9 @@ namespace aevatar::base {
 namespace jws_internal {
 
 std::optional<nlohmann::json> ParseStrictObject(std::string_view text) {
-  // One set of seen keys per open object; nlohmann reports keys through the
-  // parser callback before it stores them, which is where duplicates show.
-  std::vector<std::set<std::string>> open_objects;
-  bool duplicate = false;
-  auto callback = [&](int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using Event = nlohmann::json::parse_event_t;
-    if (event == Event::object_start) {
-      open_objects.emplace_back();
-    } else if (event == Event::key && !open_objects.empty()) {
-      if (!open_objects.back().insert(parsed.get<std::string>()).second) duplicate = true;
-    } else if (event == Event::object_end && !open_objects.empty()) {
-      open_objects.pop_back();
-    }
-    return true;
-  };
-  nlohmann::json value =
-      nlohmann::json::parse(text.begin(), text.end(), callback, /*allow_exceptions=*/false);
-  if (value.is_discarded() || !value.is_object() || duplicate) return std::nullopt;
-  return value;
+  absl::StatusOr<nlohmann::json> doc = ParseStrictJsonObject(text);
+  if (!doc.ok()) return std::nullopt;
+  return *std::move(doc);
 }
 
 absl::Status TokenError(std::string api_code, std::string detail) {

@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +11,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "nlohmann/json.hpp"
 
 // Compact JWS with EdDSA (Ed25519) only, and JWKS documents of OKP keys.
@@ -93,7 +93,7 @@ class JwksCache {
  private:
   Fetcher fetch_;
   int min_refresh_secs_;
-  std::mutex mu_;
+  absl::Mutex mu_;
   std::optional<Jwks> jwks_ ABSL_GUARDED_BY(mu_);
   int64_t last_fetch_unix_ ABSL_GUARDED_BY(mu_) = 0;
 };

@@ -11,11 +11,11 @@
 // Helpers shared by jws.cc, jws_claims.cc and jwks.cc. Not part of the API.
 namespace aevatar::base::jws_internal {
 
-// Parses `text` as a JSON object without throwing. Returns nullopt when the
-// text is not valid JSON, is not an object, or any object in it repeats a
-// key: parsers disagree on which duplicate wins, so a header such as
-// {"alg":"none","alg":"EdDSA"} must not mean different things to different
-// services.
+// Parses `text` as a JSON object without throwing (base::ParseStrictJsonObject).
+// Returns nullopt when the text is not valid JSON, nests too deeply, is not an
+// object, or any object in it repeats a key: parsers disagree on which
+// duplicate wins, so a header such as {"alg":"none","alg":"EdDSA"} must not
+// mean different things to different services.
 std::optional<nlohmann::json> ParseStrictObject(std::string_view text);
 
 // An Unauthenticated (401) token error with the typed `api_code`. `detail`

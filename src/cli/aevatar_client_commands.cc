@@ -6,8 +6,10 @@
 #include <sstream>
 
 #include "CLI/CLI.hpp"
+#include "base/json_read.h"
 #include "cli/aevatar_commands.h"
 #include "cli/aevatar_session.h"
+#include "cli/server_replies.h"
 
 namespace aevatar::cli {
 namespace {
@@ -23,6 +25,13 @@ bool ReadWholeFile(const std::string& path, std::string& out) {
   return true;
 }
 
+// A reply body as JSON, or null when it is not JSON (every read below is a
+// typed json_read accessor, so null just reads as "absent").
+nlohmann::json ParsedOrNull(const std::string& body) {
+  auto parsed = base::ParseJson(body);
+  return parsed.ok() ? *std::move(parsed) : nlohmann::json();
+}
+
 int Fail(const std::string& message, int code = 1) {
   std::cerr << "aevatar: " << message << "\n";
   return code;
@@ -30,13 +39,19 @@ int Fail(const std::string& message, int code = 1) {
 
 absl::StatusOr<std::string> LoginPassword(const ClientOptions& options) {
   if (!options.credentials_file.empty()) {
-    std::ifstream in(options.credentials_file);
-    nlohmann::json credentials = nlohmann::json::parse(in, nullptr, false);
-    if (!credentials.is_object() || !credentials.contains(options.username)) {
-      return absl::InvalidArgumentError("no entry '" + options.username + "' in " +
+    std::string text;
+    if (!ReadWholeFile(options.credentials_file, text)) {
+      return absl::InvalidArgumentError("cannot read " + options.credentials_file);
+    }
+    auto credentials = base::ParseJsonObject(text);
+    auto entry = credentials.ok() ? base::RequiredObject(*credentials, options.username)
+                                  : credentials.status();
+    auto password = entry.ok() ? base::RequiredString(**entry, "password") : entry.status();
+    if (!password.ok()) {
+      return absl::InvalidArgumentError("no entry '" + options.username + "' with a password in " +
                                         options.credentials_file);
     }
-    return credentials[options.username].value("password", "");
+    return password;
   }
   if (options.password_stdin) {
     std::string password;
@@ -67,8 +82,8 @@ int RunLoginCommand(const ClientOptions& options) {
   if (!info_response.ok() || info_response->status != 200) {
     return Fail("cannot reach aevatar at " + options.url);
   }
-  const std::string nyxid_url =
-      nlohmann::json::parse(info_response->body, nullptr, false).value("nyxid_url", "");
+  const std::string nyxid_url = base::StringOr(ParsedOrNull(info_response->body), "nyxid_url", "");
+  if (nyxid_url.empty()) return Fail("aevatar at " + options.url + " names no NyxID URL");
   http::ClientRequest login;
   login.method = "POST";
   login.url = nyxid_url + "/api/v1/auth/login";
@@ -77,8 +92,7 @@ int RunLoginCommand(const ClientOptions& options) {
   auto response = http::Fetch(login);
   if (!response.ok()) return Fail("cannot reach NyxID at " + nyxid_url);
   if (response->status != 200) return PrintProblem(*response);
-  const std::string token =
-      nlohmann::json::parse(response->body, nullptr, false).value("access_token", "");
+  const std::string token = base::StringOr(ParsedOrNull(response->body), "access_token", "");
   if (token.empty()) return Fail("NyxID returned no access token");
   if (absl::Status st = SaveSession({options.url, token}); !st.ok()) {
     return Fail(std::string(st.message()));
@@ -119,11 +133,10 @@ int RunExecCommand(const ClientOptions& options) {
   auto response = CallAevatar(*session, "POST", "/api/tools/code_execute", body.dump(),
                               std::chrono::seconds(options.timeout_secs + 60));
   if (response.status != 200) return PrintProblem(response);
-  nlohmann::json result = nlohmann::json::parse(response.body, nullptr, false);
-  std::cout << result.value("stdout", "") << std::flush;
-  std::cerr << result.value("stderr", "") << std::flush;
-  if (result.value("timed_out", false)) return 124;
-  return result.value("exit_code", 1);
+  const nlohmann::json result = ParsedOrNull(response.body);
+  std::cout << base::StringOr(result, "stdout", "") << std::flush;
+  std::cerr << base::StringOr(result, "stderr", "") << std::flush;
+  return ExecExitCode(result);
 }
 
 CLI::App* AddReadinessCommand(CLI::App& app, ClientOptions& options) {
@@ -141,12 +154,13 @@ int RunReadinessCommand(const ClientOptions& options) {
   if (!session.ok()) return Fail(std::string(session.status().message()));
   auto response = CallAevatar(*session, "GET", "/api/capabilities/code_execute/readiness");
   if (response.status != 200) return PrintProblem(response);
-  nlohmann::json readiness = nlohmann::json::parse(response.body, nullptr, false);
-  const bool ready = readiness.value("ready", false);
-  std::cout << "code_execute: " << (ready ? "ready" : readiness.value("code", "not ready")) << "\n";
+  const nlohmann::json readiness = ParsedOrNull(response.body);
+  const bool ready = base::BoolOr(readiness, "ready", false);
+  std::cout << "code_execute: "
+            << (ready ? "ready" : base::StringOr(readiness, "code", "not ready")) << "\n";
   if (!ready) {
-    std::cout << "remediation: " << readiness.value("remediation", "") << "\n"
-              << "diagnostic id: " << readiness.value("diagnostic_id", "") << "\n";
+    std::cout << "remediation: " << base::StringOr(readiness, "remediation", "") << "\n"
+              << "diagnostic id: " << base::StringOr(readiness, "diagnostic_id", "") << "\n";
   }
   return ready ? 0 : 1;
 }
@@ -162,10 +176,11 @@ int RunToolsCommand(const ClientOptions& options) {
   if (!session.ok()) return Fail(std::string(session.status().message()));
   auto response = CallAevatar(*session, "GET", "/api/tools");
   if (response.status != 200) return PrintProblem(response);
-  nlohmann::json tools = nlohmann::json::parse(response.body, nullptr, false);
-  for (const auto& tool : tools.value("tools", nlohmann::json::array())) {
-    std::cout << tool.value("name", "") << " (" << tool.value("capability_class", "") << ")\n  "
-              << tool.value("description", "") << "\n";
+  const nlohmann::json tools = ParsedOrNull(response.body);
+  for (const auto& tool : base::ArrayOrEmpty(tools, "tools")) {
+    std::cout << base::StringOr(tool, "name", "") << " ("
+              << base::StringOr(tool, "capability_class", "") << ")\n  "
+              << base::StringOr(tool, "description", "") << "\n";
   }
   return 0;
 }

@@ -3,7 +3,10 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
+#include "base/json_read.h"
+#include "cli/server_replies.h"
 #include "os/atomic_file.h"
 
 namespace aevatar::cli {
@@ -32,10 +35,11 @@ absl::StatusOr<AevatarSession> LoadSession(const std::string& url_override) {
   AevatarSession session;
   std::ifstream in(SessionPath());
   if (in) {
-    nlohmann::json stored = nlohmann::json::parse(in, nullptr, false);
-    if (stored.is_object()) {
-      session.url = stored.value("url", "");
-      session.token = stored.value("token", "");
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (auto stored = base::ParseJsonObject(text.str()); stored.ok()) {
+      session.url = base::StringOr(*stored, "url", "");
+      session.token = base::StringOr(*stored, "token", "");
     }
   }
   if (const char* url = std::getenv("AEVATAR_URL"); url && *url) session.url = url;
@@ -70,17 +74,7 @@ int PrintProblem(const http::ClientResponse& response) {
     std::cerr << "error: cannot reach aevatar: " << response.body << "\n";
     return 1;
   }
-  nlohmann::json problem = nlohmann::json::parse(response.body, nullptr, false);
-  if (!problem.is_object()) {
-    std::cerr << "error: HTTP " << response.status << "\n";
-    return 1;
-  }
-  std::cerr << "error: " << problem.value("code", "HTTP_" + std::to_string(response.status)) << ": "
-            << problem.value("detail", "") << "\n";
-  if (problem.contains("remediation")) {
-    std::cerr << "remediation: " << problem.value("remediation", "") << "\n";
-  }
-  std::cerr << "diagnostic id: " << problem.value("diagnostic_id", "-") << "\n";
+  std::cerr << DescribeProblem(response.status, response.body);
   return 1;
 }
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "CLI/CLI.hpp"
+#include "base/json_read.h"
 #include "cli/aevatar_session.h"
 
 namespace aevatar::cli {
@@ -28,20 +29,35 @@ bool ReadFile(const std::string& path, std::string& out) {
   return true;
 }
 
+// A reply body as JSON, or null when it is not JSON; every read of it is a
+// typed json_read accessor, so null reads as "absent".
+json ParsedOrNull(std::string_view body) {
+  auto parsed = base::ParseJson(body);
+  return parsed.ok() ? *std::move(parsed) : json();
+}
+
 void PrintRun(const json& run) {
-  std::cout << "run " << run.value("run_id", "") << " (" << run.value("workflow_id", "")
-            << "): " << run.value("status", "");
-  if (run.contains("outcome_code")) std::cout << " [" << run.value("outcome_code", "") << "]";
+  std::cout << "run " << base::StringOr(run, "run_id", "") << " ("
+            << base::StringOr(run, "workflow_id", "") << "): " << base::StringOr(run, "status", "");
+  if (std::string outcome = base::StringOr(run, "outcome_code", ""); !outcome.empty()) {
+    std::cout << " [" << outcome << "]";
+  }
   std::cout << "\n";
-  for (const json& step : run.value("steps", json::array())) {
-    std::cout << "  step " << step.value("id", "") << ": " << step.value("status", "");
-    if (step.contains("outcome_code")) std::cout << " [" << step.value("outcome_code", "") << "]";
-    if (step.contains("elapsed_ms")) std::cout << " " << step.value("elapsed_ms", 0) << " ms";
+  for (const json& step : base::ArrayOrEmpty(run, "steps")) {
+    std::cout << "  step " << base::StringOr(step, "id", "") << ": "
+              << base::StringOr(step, "status", "");
+    if (std::string outcome = base::StringOr(step, "outcome_code", ""); !outcome.empty()) {
+      std::cout << " [" << outcome << "]";
+    }
+    if (int64_t elapsed = base::IntOr(step, "elapsed_ms", -1); elapsed >= 0) {
+      std::cout << " " << elapsed << " ms";
+    }
     std::cout << "\n";
-    if (step.contains("output")) {
-      std::cout << "    stdout: " << step["output"].value("stdout", "");
-      if (!step["output"].value("stderr", "").empty()) {
-        std::cout << "    stderr: " << step["output"].value("stderr", "");
+    const json& output = base::ObjectOrEmpty(step, "output");
+    if (!output.empty()) {
+      std::cout << "    stdout: " << base::StringOr(output, "stdout", "");
+      if (std::string err = base::StringOr(output, "stderr", ""); !err.empty()) {
+        std::cout << "    stderr: " << err;
       }
     }
   }
@@ -69,18 +85,22 @@ int FollowStream(const AevatarSession& session, const json& body) {
           buffer.erase(0, end + 2);
           size_t data_at = event.find("data: ");
           if (data_at == std::string::npos) continue;
-          json data = json::parse(event.substr(data_at + 6), nullptr, false);
+          const json data = ParsedOrNull(std::string_view(event).substr(data_at + 6));
           const auto elapsed =
               std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count();
           if (event.rfind("event: run.end", 0) == 0) {
-            final_status = data.value("status", "");
+            final_status = base::StringOr(data, "status", "");
             PrintRun(data);
             continue;
           }
-          const json& fields = data.value("data", json::object());
-          std::cout << "[" << elapsed << "s] " << data.value("type", "");
-          if (fields.contains("step_id")) std::cout << " step=" << fields.value("step_id", "");
-          if (fields.contains("status")) std::cout << " status=" << fields["status"].dump();
+          const json& fields = base::ObjectOrEmpty(data, "data");
+          std::cout << "[" << elapsed << "s] " << base::StringOr(data, "type", "");
+          if (std::string step = base::StringOr(fields, "step_id", ""); !step.empty()) {
+            std::cout << " step=" << step;
+          }
+          if (auto it = fields.find("status"); it != fields.end()) {
+            std::cout << " status=" << it->dump(-1, ' ', false, json::error_handler_t::replace);
+          }
           std::cout << std::endl;
         }
         return true;
@@ -119,9 +139,10 @@ int RunWorkflowCommand(const WorkflowCommands& commands, const WorkflowOptions& 
     if (!ReadFile(options.file, yaml)) return Fail("cannot read " + options.file, 2);
     auto r = CallAevatar(*session, "POST", "/api/workflows", json{{"workflow_yaml", yaml}}.dump());
     if (r.status != 201) return PrintProblem(r);
-    json saved = json::parse(r.body, nullptr, false);
-    std::cout << "saved " << saved.value("workflow_id", "") << " (" << saved.value("digest", "")
-              << "), admitted on route " << saved["admission"].value("slug", "") << "\n";
+    const json saved = ParsedOrNull(r.body);
+    std::cout << "saved " << base::StringOr(saved, "workflow_id", "") << " ("
+              << base::StringOr(saved, "digest", "") << "), admitted on route "
+              << base::StringOr(base::ObjectOrEmpty(saved, "admission"), "slug", "") << "\n";
     return 0;
   }
   if (commands.run->parsed()) {
@@ -143,22 +164,21 @@ int RunWorkflowCommand(const WorkflowCommands& commands, const WorkflowOptions& 
     if (options.wait == "stream") return FollowStream(*session, body);
     auto r = CallAevatar(*session, "POST", "/api/workflow-runs", body.dump());
     if (r.status != 202) return PrintProblem(r);
-    std::cout << json::parse(r.body, nullptr, false).value("run_id", "") << "\n";
+    std::cout << base::StringOr(ParsedOrNull(r.body), "run_id", "") << "\n";
     return 0;
   }
   if (commands.stop->parsed()) {
     auto r = CallAevatar(*session, "POST", "/api/workflow-runs/" + options.run_id + "/stop", "{}");
     if (r.status != 202) return PrintProblem(r);
     std::cout << "stop requested; cancellation deadline "
-              << json::parse(r.body, nullptr, false).value("stop_deadline_unix_ms", int64_t{0})
-              << " (unix ms)\n";
+              << base::IntOr(ParsedOrNull(r.body), "stop_deadline_unix_ms", 0) << " (unix ms)\n";
     return 0;
   }
   auto r = CallAevatar(*session, "GET", "/api/workflow-runs/" + options.run_id);
   if (r.status != 200) return PrintProblem(r);
-  json run = json::parse(r.body, nullptr, false);
+  const json run = ParsedOrNull(r.body);
   PrintRun(run);
-  return run.value("status", "") == "succeeded" ? 0 : 1;
+  return base::StringOr(run, "status", "") == "succeeded" ? 0 : 1;
 }
 
 }  // namespace aevatar::cli

@@ -6,7 +6,9 @@
 #include "absl/strings/str_cat.h"
 #include "aevatar/api/service.h"
 #include "base/crypto.h"
+#include "base/json_read.h"
 #include "chrono/service.h"
+#include "cli/server_replies.h"
 #include "nlohmann/json.hpp"
 #include "nyxid/api/service.h"
 #include "os/atomic_file.h"
@@ -21,9 +23,9 @@ std::string Url(uint16_t port) { return "http://127.0.0.1:" + std::to_string(por
 std::string NewPassword() { return base::Base64UrlEncode(base::RandomBytes(18)); }
 
 // The NyxID seed for the embedded stack; holds only password and secret hashes.
-absl::StatusOr<std::string> BootstrapYaml(const nlohmann::json& credentials) {
-  auto operator_hash = base::HashPassword(credentials["operator"]["password"].get<std::string>());
-  auto demo_hash = base::HashPassword(credentials["demo"]["password"].get<std::string>());
+absl::StatusOr<std::string> BootstrapYaml(const StackCredentials& credentials) {
+  auto operator_hash = base::HashPassword(credentials.operator_password);
+  auto demo_hash = base::HashPassword(credentials.demo_password);
   if (!operator_hash.ok()) return operator_hash.status();
   if (!demo_hash.ok()) return demo_hash.status();
   std::ostringstream yaml;
@@ -36,7 +38,7 @@ absl::StatusOr<std::string> BootstrapYaml(const nlohmann::json& credentials) {
        << "catalog:\n"
        << "  - id: " << kChronoCatalogId << "\n    slug: chrono-sandbox\n"
        << "    name: Chrono Sandbox\n    kind: http\n"
-       << "    base_url: " << credentials["chrono_url"].get<std::string>() << "\n"
+       << "    base_url: " << credentials.chrono_url << "\n"
        << "    default_policy:\n      forward_access_token: true\n"
        << "      inject_delegation_token: true\n"
        << "      delegation_token_scope: 'proxy:* sandbox:execute'\n"
@@ -45,18 +47,22 @@ absl::StatusOr<std::string> BootstrapYaml(const nlohmann::json& credentials) {
        << "    label: chrono-sandbox\n"
        << "clients:\n"
        << "  - name: aevatar\n    secret_sha256: "
-       << base::Sha256Hex(credentials["introspection_secret"].get<std::string>()) << "\n";
+       << base::Sha256Hex(credentials.introspection_secret) << "\n";
   return yaml.str();
 }
 
-absl::StatusOr<nlohmann::json> LoadOrCreateCredentials(const EmbeddedStackOptions& options,
-                                                       const std::string& path, bool& created) {
+absl::StatusOr<StackCredentials> LoadOrCreateCredentials(const EmbeddedStackOptions& options,
+                                                         const std::string& path, bool& created) {
   std::ifstream in(path);
   if (in) {
-    nlohmann::json existing = nlohmann::json::parse(in, nullptr, false);
-    if (!existing.is_object()) return absl::DataLossError(path + " is not valid JSON");
+    // The file is ours, but a damaged one must stop `aevatar up` with an
+    // error naming the field, never with an exception.
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto existing = base::ParseJsonObject(text.str());
+    if (!existing.ok()) return absl::DataLossError(path + " is not valid JSON");
     created = false;
-    return existing;
+    return ParseStackCredentials(*existing);
   }
   created = true;
   nlohmann::json credentials = {
@@ -67,7 +73,9 @@ absl::StatusOr<nlohmann::json> LoadOrCreateCredentials(const EmbeddedStackOption
       {"chrono_url", Url(options.port_base + 1)},
       {"aevatar_url", Url(options.port_base + 2)},
   };
-  auto yaml = BootstrapYaml(credentials);
+  auto parsed = ParseStackCredentials(credentials);
+  if (!parsed.ok()) return parsed.status();
+  auto yaml = BootstrapYaml(*parsed);
   if (!yaml.ok()) return yaml.status();
   if (absl::Status st = os::WriteFileAtomically(options.state_dir + "/bootstrap.yaml", *yaml, 0600);
       !st.ok()) {
@@ -75,7 +83,7 @@ absl::StatusOr<nlohmann::json> LoadOrCreateCredentials(const EmbeddedStackOption
   }
   if (absl::Status st = os::WriteFileAtomically(path, credentials.dump(2) + "\n", 0600); !st.ok())
     return st;
-  return credentials;
+  return parsed;
 }
 
 std::string ListenOf(const std::string& url) { return url.substr(std::string("http://").size()); }
@@ -98,9 +106,9 @@ class Stack : public EmbeddedStack {
     info_.credentials_file = options.state_dir + "/credentials.json";
     auto credentials = LoadOrCreateCredentials(options, info_.credentials_file, info_.first_start);
     if (!credentials.ok()) return credentials.status();
-    info_.nyxid_url = (*credentials)["nyxid_url"];
-    info_.chrono_url = (*credentials)["chrono_url"];
-    info_.aevatar_url = (*credentials)["aevatar_url"];
+    info_.nyxid_url = credentials->nyxid_url;
+    info_.chrono_url = credentials->chrono_url;
+    info_.aevatar_url = credentials->aevatar_url;
 
     nyxid::ServiceConfig nyxid_config;
     nyxid_config.listen = ListenOf(info_.nyxid_url);
@@ -124,7 +132,7 @@ class Stack : public EmbeddedStack {
     aevatar_config.listen = ListenOf(info_.aevatar_url);
     aevatar_config.state_dir = options.state_dir + "/aevatar";
     aevatar_config.nyxid_url = info_.nyxid_url;
-    aevatar_config.introspection_secret = (*credentials)["introspection_secret"];
+    aevatar_config.introspection_secret = credentials->introspection_secret;
     aevatar_config.chrono_catalog_id = kChronoCatalogId;
     auto aevatar = orchestrator::AevatarService::Start(aevatar_config);
     if (!aevatar.ok()) return aevatar.status();

@@ -6,6 +6,7 @@
 
 #include "CLI/CLI.hpp"
 #include "base/clock.h"
+#include "base/json_read.h"
 #include "cli/nyxid_commands.h"
 
 namespace aevatar::cli {
@@ -48,8 +49,8 @@ int RunLogin(const NyxidGlobalOptions& global, LoginOptions options) {
   auto response = NyxidCall({*url, ""}, "POST", "/api/v1/auth/login",
                             nlohmann::json{{"username", options.username}, {"password", password}});
   if (!response.ok()) return ReportNyxidError(response.status());
-  const std::string token = response->value("access_token", "");
-  const int64_t expires_in = response->value("expires_in", int64_t{0});
+  const std::string token = base::StringOr(*response, "access_token", "");
+  const int64_t expires_in = base::IntOr(*response, "expires_in", 0);
   if (token.empty()) return ReportNyxidError(absl::InternalError("the broker sent no token"));
   if (absl::Status st = SaveNyxidLogin(*url, token, base::NowUnixSecs() + expires_in); !st.ok()) {
     return ReportNyxidError(st);
@@ -67,12 +68,14 @@ int RunWhoami(const NyxidGlobalOptions& global) {
     std::cout << me->dump(2) << "\n";
     return 0;
   }
-  std::cout << "user:       " << me->value("username", "") << " (" << me->value("id", "") << ")\n"
-            << "credential: " << me->value("credential_kind", "") << "\n"
+  std::cout << "user:       " << base::StringOr(*me, "username", "") << " ("
+            << base::StringOr(*me, "id", "") << ")\n"
+            << "credential: " << base::StringOr(*me, "credential_kind", "") << "\n"
             << "url:        " << session->url << "\n";
-  if (me->value("platform_admin", false)) std::cout << "role:       platform admin\n";
-  for (const nlohmann::json& org : (*me)["orgs"]) {
-    std::cout << "org:        " << org.value("slug", "") << " (" << org.value("role", "") << ")\n";
+  if (base::BoolOr(*me, "platform_admin", false)) std::cout << "role:       platform admin\n";
+  for (const nlohmann::json& org : base::ArrayOrEmpty(*me, "orgs")) {
+    std::cout << "org:        " << base::StringOr(org, "slug", "") << " ("
+              << base::StringOr(org, "role", "") << ")\n";
   }
   return 0;
 }

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "CLI/CLI.hpp"
+#include "base/json_read.h"
 #include "cli/nyxid_commands.h"
 
 namespace aevatar::cli {
@@ -24,8 +25,8 @@ int RunCreate(const NyxidGlobalOptions& global, const CreateOptions& options) {
     std::cout << key->dump(2) << "\n";
     return 0;
   }
-  std::cout << "id:  " << key->value("id", "") << "\n"
-            << "key: " << key->value("key", "") << "\n"
+  std::cout << "id:  " << base::StringOr(*key, "id", "") << "\n"
+            << "key: " << base::StringOr(*key, "key", "") << "\n"
             << "Store the key now: it is shown only once.\n";
   return 0;
 }
@@ -36,21 +37,24 @@ int RunList(const NyxidGlobalOptions& global) {
   auto keys = NyxidCall(*session, "GET", "/api/v1/agent-keys");
   if (!keys.ok()) return ReportNyxidError(keys.status());
   if (global.output == "json") {
-    std::cout << (*keys)["agent_keys"].dump(2) << "\n";
+    std::cout << base::ArrayOrEmpty(*keys, "agent_keys")
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
     return 0;
   }
   std::cout << std::left << std::setw(30) << "ID" << std::setw(24) << "LABEL" << std::setw(16)
             << "PREFIX" << std::setw(9) << "REVOKED"
             << "ALLOWED\n";
-  for (const nlohmann::json& key : (*keys)["agent_keys"]) {
+  for (const nlohmann::json& key : base::ArrayOrEmpty(*keys, "agent_keys")) {
     std::string allowed;
-    for (const nlohmann::json& entry : key["allowed_services"]) {
-      allowed += (allowed.empty() ? "" : ",") + entry.get<std::string>();
+    for (const nlohmann::json& entry : base::ArrayOrEmpty(key, "allowed_services")) {
+      if (entry.is_string()) allowed += (allowed.empty() ? "" : ",") + entry.get<std::string>();
     }
-    std::cout << std::setw(30) << key.value("id", "") << std::setw(24) << key.value("label", "")
-              << std::setw(16) << key.value("key_prefix", "") << std::setw(9)
-              << (key.value("revoked", false) ? "yes" : "no") << (allowed.empty() ? "*" : allowed)
-              << "\n";
+    std::cout << std::setw(30) << base::StringOr(key, "id", "") << std::setw(24)
+              << base::StringOr(key, "label", "") << std::setw(16)
+              << base::StringOr(key, "key_prefix", "") << std::setw(9)
+              << (base::BoolOr(key, "revoked", false) ? "yes" : "no")
+              << (allowed.empty() ? "*" : allowed) << "\n";
   }
   return 0;
 }

@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "base/json_read.h"
+#include "cli/server_replies.h"
 #include "os/atomic_file.h"
 
 namespace aevatar::cli {
@@ -30,9 +32,9 @@ std::optional<nlohmann::json> LoadSession() {
   if (!in) return std::nullopt;
   std::ostringstream text;
   text << in.rdbuf();
-  nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, false);
-  if (!doc.is_object()) return std::nullopt;
-  return doc;
+  auto doc = base::ParseJsonObject(text.str());
+  if (!doc.ok()) return std::nullopt;
+  return *std::move(doc);
 }
 
 }  // namespace
@@ -58,8 +60,8 @@ absl::StatusOr<std::string> ResolveNyxidUrl(const NyxidGlobalOptions& options) {
   for (const std::string& candidate : {options.url, Env("NYXID_URL"), Env("NYXID_BASE_URL")}) {
     if (!candidate.empty()) return TrimSlash(candidate);
   }
-  if (auto session = LoadSession(); session && (*session)["url"].is_string()) {
-    return TrimSlash((*session)["url"].get<std::string>());
+  if (auto session = LoadSession(); session) {
+    if (std::string url = base::StringOr(*session, "url", ""); !url.empty()) return TrimSlash(url);
   }
   return absl::FailedPreconditionError("no broker URL: pass --url or set NYXID_URL");
 }
@@ -68,8 +70,8 @@ absl::StatusOr<NyxidSession> ResolveNyxidSession(const NyxidGlobalOptions& optio
   auto url = ResolveNyxidUrl(options);
   if (!url.ok()) return url.status();
   NyxidSession session{*url, ""};
-  if (auto saved = LoadSession(); saved && (*saved)["access_token"].is_string()) {
-    session.credential = (*saved)["access_token"].get<std::string>();
+  if (auto saved = LoadSession(); saved && base::StringOr(*saved, "access_token", "") != "") {
+    session.credential = base::StringOr(*saved, "access_token", "");
   } else {
     session.credential = Env("NYXID_API_KEY");
   }
@@ -98,19 +100,17 @@ absl::StatusOr<nlohmann::json> NyxidCall(const NyxidSession& session, const std:
     return absl::UnavailableError(
         absl::StrCat("cannot reach ", session.url, ": ", std::string(response.status().message())));
   }
-  nlohmann::json doc = response->body.empty()
-                           ? nlohmann::json::object()
-                           : nlohmann::json::parse(response->body, nullptr, false);
   if (response->status >= 400) {
-    std::string code = doc.is_object() ? doc.value("code", "HTTP_ERROR") : "HTTP_ERROR";
-    std::string detail = doc.is_object() ? doc.value("detail", "") : "";
-    std::string diagnostic = doc.is_object() ? doc.value("diagnostic_id", "") : "";
     return absl::Status(
         response->status == 401 ? absl::StatusCode::kUnauthenticated : absl::StatusCode::kUnknown,
-        absl::StrCat(code, ": ", detail, " (HTTP ", response->status,
-                     diagnostic.empty() ? "" : ", diagnostic_id " + diagnostic, ")"));
+        ProblemSummary(response->status, response->body));
   }
-  if (doc.is_discarded()) return absl::InternalError("the broker answered with invalid JSON");
+  if (response->body.empty()) return nlohmann::json::object();
+  // Every answer this CLI asks for is an object; callers read its members
+  // with json_read's typed accessors.
+  auto doc = base::ParseJsonObject(response->body);
+  if (!doc.ok())
+    return absl::InternalError("the broker answered with something other than a JSON object");
   return doc;
 }
 

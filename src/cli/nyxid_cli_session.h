@@ -41,8 +41,10 @@ absl::StatusOr<std::string> ResolveNyxidUrl(const NyxidGlobalOptions& options);
 // Resolves URL and credential; FailedPrecondition when not logged in.
 absl::StatusOr<NyxidSession> ResolveNyxidSession(const NyxidGlobalOptions& options);
 
-// One JSON exchange with the broker (15 s deadline). A problem+json answer
-// becomes an error "CODE: detail (diagnostic_id …)".
+// One JSON exchange with the broker (15 s deadline). Returns the answer, a
+// JSON object (an empty body is {}); an answer that is not an object is
+// Internal. A problem+json answer becomes an error "CODE: detail (HTTP n,
+// diagnostic_id …)".
 absl::StatusOr<nlohmann::json> NyxidCall(const NyxidSession& session, const std::string& method,
                                          const std::string& path,
                                          const std::optional<nlohmann::json>& body = std::nullopt);

@@ -3,17 +3,18 @@
 #include <iostream>
 
 #include "CLI/CLI.hpp"
+#include "base/json_read.h"
 #include "cli/nyxid_commands.h"
 
 namespace aevatar::cli {
 namespace {
 
-std::string YesNo(const nlohmann::json& value) {
-  return value.is_boolean() && value.get<bool>() ? "yes" : "no";
+std::string YesNo(const nlohmann::json& key, std::string_view field) {
+  return base::BoolOr(key, field, false) ? "yes" : "no";
 }
 
-std::string Text(const nlohmann::json& value) {
-  return value.is_string() ? value.get<std::string>() : "-";
+std::string Text(const nlohmann::json& key, std::string_view field) {
+  return base::StringOr(key, field, "-");
 }
 
 int RunServiceList(const NyxidGlobalOptions& global) {
@@ -22,7 +23,9 @@ int RunServiceList(const NyxidGlobalOptions& global) {
   auto keys = NyxidCall(*session, "GET", "/api/v1/keys");
   if (!keys.ok()) return ReportNyxidError(keys.status());
   if (global.output == "json") {
-    std::cout << (*keys)["keys"].dump(2) << "\n";
+    std::cout << base::ArrayOrEmpty(*keys, "keys")
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
     return 0;
   }
   std::cout << std::left << std::setw(30) << "ID" << std::setw(26) << "SLUG" << std::setw(24)
@@ -30,14 +33,14 @@ int RunServiceList(const NyxidGlobalOptions& global) {
             << "FORWARD" << std::setw(7) << "INJECT" << std::setw(5) << "AUTO" << std::setw(7)
             << "USABLE"
             << "SCOPE\n";
-  for (const nlohmann::json& key : (*keys)["keys"]) {
-    std::cout << std::setw(30) << Text(key["id"]) << std::setw(26) << Text(key["slug"])
-              << std::setw(24) << Text(key["catalog_slug"]) << std::setw(6)
-              << Text(key["owner"]["type"]) << std::setw(7) << YesNo(key["active"]) << std::setw(8)
-              << YesNo(key["forward_access_token"]) << std::setw(7)
-              << YesNo(key["inject_delegation_token"]) << std::setw(5)
-              << YesNo(key["auto_connected"]) << std::setw(7) << YesNo(key["usable"])
-              << Text(key["delegation_token_scope"]) << "\n";
+  for (const nlohmann::json& key : base::ArrayOrEmpty(*keys, "keys")) {
+    std::cout << std::setw(30) << Text(key, "id") << std::setw(26) << Text(key, "slug")
+              << std::setw(24) << Text(key, "catalog_slug") << std::setw(6)
+              << Text(base::ObjectOrEmpty(key, "owner"), "type") << std::setw(7)
+              << YesNo(key, "active") << std::setw(8) << YesNo(key, "forward_access_token")
+              << std::setw(7) << YesNo(key, "inject_delegation_token") << std::setw(5)
+              << YesNo(key, "auto_connected") << std::setw(7) << YesNo(key, "usable")
+              << Text(key, "delegation_token_scope") << "\n";
   }
   return 0;
 }

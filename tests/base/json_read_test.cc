@@ -84,5 +84,28 @@ TEST(JsonRead, LenientReadsFallBackOnAnyMismatch) {
   EXPECT_EQ(StringOr(json(nullptr), "s", "d"), "d");
 }
 
+TEST(JsonRead, StrictParseRefusesRepeatedKeysAtAnyDepth) {
+  EXPECT_TRUE(ParseStrictJsonObject(R"({"a":1,"b":{"a":2}})").ok()) << "same key, other object";
+  EXPECT_FALSE(ParseStrictJsonObject(R"({"alg":"none","alg":"EdDSA"})").ok());
+  EXPECT_FALSE(ParseStrictJsonObject(R"({"x":[{"k":1,"k":2}]})").ok());
+  EXPECT_FALSE(ParseStrictJsonObject("[]").ok());
+  EXPECT_FALSE(ParseStrictJsonObject("{").ok());
+  // The depth bound holds here too.
+  EXPECT_FALSE(
+      ParseStrictJsonObject("{\"a\":" + std::string(100, '[') + std::string(100, ']') + "}").ok());
+}
+
+TEST(JsonRead, ArrayAndObjectOrEmptyNeverYieldAnotherType) {
+  json doc = json::parse(R"({"a": [1, 2], "o": {"k": 1}, "s": "x", "n": null})");
+  EXPECT_EQ(ArrayOrEmpty(doc, "a").size(), 2u);
+  EXPECT_TRUE(ArrayOrEmpty(doc, "s").is_array());
+  EXPECT_TRUE(ArrayOrEmpty(doc, "s").empty());
+  EXPECT_TRUE(ArrayOrEmpty(doc, "o").empty());
+  EXPECT_TRUE(ArrayOrEmpty(json("text"), "a").empty());
+  EXPECT_EQ(ObjectOrEmpty(doc, "o").size(), 1u);
+  EXPECT_TRUE(ObjectOrEmpty(doc, "a").is_object());
+  EXPECT_TRUE(ObjectOrEmpty(doc, "n").empty());
+}
+
 }  // namespace
 }  // namespace aevatar::base

@@ -4,6 +4,7 @@
 #include "base/api_error.h"
 #include "base/clock.h"
 #include "base/crypto.h"
+#include "base/json_read.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -55,7 +56,9 @@ absl::StatusOr<Caller> IngressAuth::VerifyJwt(const std::string& token,
   auto verified = base::VerifyJws(token, keys_);
   if (!verified.ok()) return verified.status();
   const nlohmann::json& claims = verified->claims;
-  const std::string kind = claims.value("token_kind", "");
+  // Signed claims are still outside input: typed reads only. A token_kind of
+  // another type reads as no kind and is refused below.
+  const std::string kind = base::StringOr(claims, "token_kind", "");
   base::ClaimRequirements requirements;
   requirements.now_unix = base::NowUnixSecs();
   requirements.required_scopes = {kAccountRead};
@@ -73,7 +76,7 @@ absl::StatusOr<Caller> IngressAuth::VerifyJwt(const std::string& token,
     return Unauthenticated("TOKEN_KIND_MISMATCH", "this credential kind is not accepted here");
   }
   if (absl::Status st = base::VerifyClaims(claims, requirements); !st.ok()) return st;
-  caller.user_id = claims.value("sub", "");
+  caller.user_id = base::StringOr(claims, "sub", "");
   if (caller.user_id.empty()) return Unauthenticated("TOKEN_MALFORMED", "the token has no subject");
   caller.credential = token;
   return caller;
@@ -83,7 +86,7 @@ absl::StatusOr<Caller> IngressAuth::IntrospectAgentKey(const std::string& key) {
   const std::string digest = base::Sha256Hex(key);
   const auto now = std::chrono::steady_clock::now();
   {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (auto it = agent_keys_.find(digest); it != agent_keys_.end() && it->second.until > now) {
       return Caller{CredentialKind::kAgentKey, it->second.user_id, key, false};
     }
@@ -93,12 +96,19 @@ absl::StatusOr<Caller> IngressAuth::IntrospectAgentKey(const std::string& key) {
     return base::ApiError(absl::StatusCode::kUnavailable, "NYXID_UNAVAILABLE",
                           "NyxID could not verify the credential; retry later", 503);
   }
-  if (reply.status != 200 || !reply.body.is_object() || !reply.body.value("active", false) ||
-      reply.body.value("kind", "") != "AgentKey" || reply.body.value("sub", "").empty()) {
+  if (reply.status != 200) {
     return Unauthenticated("AGENT_KEY_INACTIVE", "the Agent Key is unknown or revoked");
   }
-  Caller caller{CredentialKind::kAgentKey, reply.body.value("sub", ""), key, false};
-  std::lock_guard lock(mu_);
+  // A 200 that breaks the contract proves nothing either way: 502
+  // NYXID_RESPONSE_INVALID, never a crash and never an admitted caller.
+  auto introspection = ParseIntrospection(reply.body);
+  if (!introspection.ok()) return introspection.status();
+  if (!introspection->active || introspection->kind != "AgentKey" ||
+      introspection->subject.empty()) {
+    return Unauthenticated("AGENT_KEY_INACTIVE", "the Agent Key is unknown or revoked");
+  }
+  Caller caller{CredentialKind::kAgentKey, introspection->subject, key, false};
+  absl::MutexLock lock(&mu_);
   if (agent_keys_.size() > 10000) agent_keys_.clear();  // bound the cache
   agent_keys_[digest] = {caller.user_id, now + agent_key_cache_};
   return caller;

@@ -3,12 +3,12 @@
 
 #include <chrono>
 #include <map>
-#include <mutex>
 #include <string>
 #include <string_view>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "aevatar/clients/nyxid_client.h"
 #include "base/jws.h"
 #include "http/message.h"
@@ -41,7 +41,8 @@ struct Caller {
 //    `audience`, scope account:read), in X-NyxID-Delegation-Token or as the
 //    bearer -> ProxyDelegation.
 // Errors: 401 CREDENTIAL_MISSING / TOKEN_* / AGENT_KEY_INACTIVE, 403
-// TOKEN_SCOPE_MISSING, 503 NYXID_UNAVAILABLE. Thread-safe.
+// TOKEN_SCOPE_MISSING, 503 NYXID_UNAVAILABLE, 502 NYXID_RESPONSE_INVALID (an
+// introspection answer that breaks NyxID's contract). Thread-safe.
 class IngressAuth {
  public:
   IngressAuth(const NyxidClient* nyxid, base::KeyLookup keys, std::string audience,
@@ -57,7 +58,7 @@ class IngressAuth {
   base::KeyLookup keys_;
   std::string audience_;
   std::chrono::seconds agent_key_cache_;
-  std::mutex mu_;
+  absl::Mutex mu_;
   struct CachedKey {
     std::string user_id;
     std::chrono::steady_clock::time_point until;

@@ -1,6 +1,30 @@
 #include "aevatar/clients/nyxid_client.h"
 
+#include "absl/strings/str_cat.h"
+#include "base/api_error.h"
+#include "base/json_read.h"
+
 namespace aevatar::orchestrator {
+
+absl::Status NyxidResponseInvalid(std::string_view document, const absl::Status& read) {
+  return base::ApiError(
+      absl::StatusCode::kUnavailable, kNyxidResponseInvalidCode,
+      absl::StrCat("NyxID's ", std::string(document), " reply is invalid: ", read.message()), 502);
+}
+
+absl::StatusOr<Introspection> ParseIntrospection(const nlohmann::json& body) {
+  constexpr char kDocument[] = "introspection";
+  if (!body.is_object()) {
+    return NyxidResponseInvalid(kDocument, absl::InvalidArgumentError("the body is not an object"));
+  }
+  auto active = base::RequiredBool(body, "active");
+  auto kind = base::OptionalString(body, "kind");
+  auto subject = base::OptionalString(body, "sub");
+  for (const absl::Status& st : {active.status(), kind.status(), subject.status()}) {
+    if (!st.ok()) return NyxidResponseInvalid(kDocument, st);
+  }
+  return Introspection{*active, kind->value_or(""), subject->value_or("")};
+}
 
 NyxidClient::NyxidClient(std::string base_url, std::string introspection_secret,
                          std::chrono::milliseconds read_timeout)
@@ -28,7 +52,8 @@ NyxidReply NyxidClient::Exchange(const std::string& method, const std::string& p
   reply.status = response->status;
   reply.headers = response->headers;
   reply.raw_body = response->body;
-  reply.body = nlohmann::json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+  // Depth-bounded and non-throwing; anything that is not JSON stays null.
+  if (auto body = base::ParseJson(response->body); body.ok()) reply.body = *std::move(body);
   return reply;
 }
 

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "http/client.h"
@@ -10,14 +11,38 @@
 
 namespace aevatar::orchestrator {
 
+// The typed error of a NyxID reply that breaks NyxID's contract (not JSON,
+// a member of the wrong type): 502, never a crash and never a default.
+inline constexpr char kNyxidResponseInvalidCode[] = "NYXID_RESPONSE_INVALID";
+
+// Returns base::ApiError(kUnavailable, kNyxidResponseInvalidCode, …, 502)
+// naming the `document` ("inventory", "introspection", …) and `read`'s
+// message (json_read messages name a field, never a value).
+absl::Status NyxidResponseInvalid(std::string_view document, const absl::Status& read);
+
 // NyxID's answer to one exchange: its status and JSON body (status 0 when
-// the exchange itself failed: connection refused, timeout).
+// the exchange itself failed: connection refused, timeout). `body` is the
+// depth-bounded parse of `raw_body`, or null when it is not JSON; read it only
+// through base/json_read.h or a typed parser (ParseKeysInventory,
+// ParseIntrospection, ParseExecutionStatus, ...).
 struct NyxidReply {
   int status = 0;
   nlohmann::json body;
   http::Headers headers;
   std::string raw_body;
 };
+
+// POST /api/v1/tokens/introspect's answer.
+struct Introspection {
+  bool active = false;
+  std::string kind;     // "AgentKey", "HumanBearer", ...; "" when absent
+  std::string subject;  // "sub"; "" when absent
+};
+
+// Parses {"active": bool, "kind"?: string, "sub"?: string, ...}. An inactive
+// answer may omit the rest. NYXID_RESPONSE_INVALID when the body is not an
+// object or a member has another type.
+absl::StatusOr<Introspection> ParseIntrospection(const nlohmann::json& body);
 
 // Aevatar's HTTP client for NyxID. Every call carries the caller's own
 // credential (`bearer`), so NyxID decides what that caller may see and do.

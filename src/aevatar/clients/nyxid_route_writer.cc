@@ -27,14 +27,18 @@ absl::StatusOr<CallerFacts> ReadCallerFacts(const NyxidClient& nyxid,
                                             const std::string& credential) {
   NyxidReply reply = nyxid.GetMe(credential);
   if (reply.status != 200) return ReadFailure(reply);
-  return ParseCallerFacts(reply.body);
+  auto facts = ParseCallerFacts(reply.body);
+  if (!facts.ok()) return NyxidResponseInvalid("identity", facts.status());
+  return facts;
 }
 
 absl::StatusOr<std::vector<RouteFacts>> ReadInventory(const NyxidClient& nyxid,
                                                       const std::string& credential) {
   NyxidReply reply = nyxid.GetKeys(credential);
   if (reply.status != 200) return ReadFailure(reply);
-  return ParseKeysInventory(reply.body);
+  auto inventory = ParseKeysInventory(reply.body);
+  if (!inventory.ok()) return NyxidResponseInvalid("inventory", inventory.status());
+  return inventory;
 }
 
 absl::StatusOr<std::vector<RouteFacts>> NyxidRouteWriter::ReadInventory() {

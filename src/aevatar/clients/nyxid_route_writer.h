@@ -27,7 +27,8 @@ class NyxidRouteWriter : public RouteWriter {
 // Reads the caller's identity and org roles (GET /api/v1/me) and inventory
 // (GET /api/v1/keys). Errors: 401/403 from NyxID pass through typed
 // (NYXID_CREDENTIAL_REJECTED / NYXID_ACCESS_DENIED); transport or 5xx is
-// 503 NYXID_UNAVAILABLE.
+// 503 NYXID_UNAVAILABLE; a 200 whose body breaks the contract is 502
+// NYXID_RESPONSE_INVALID naming the field.
 absl::StatusOr<CallerFacts> ReadCallerFacts(const NyxidClient& nyxid,
                                             const std::string& credential);
 absl::StatusOr<std::vector<RouteFacts>> ReadInventory(const NyxidClient& nyxid,

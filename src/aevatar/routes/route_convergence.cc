@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_join.h"
 #include "aevatar/routes/route_resolution.h"
+#include "base/json_read.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -151,9 +152,9 @@ ConvergenceResult CreateAliasAndVerify(RouteWriter& nyxid, const RouteFacts& pla
 
   // Prefer the id NyxID answered with; fall back to the alias slug.
   const RouteFacts* alias = nullptr;
-  const nlohmann::json& body = written.body;
-  if (body.is_object() && body.contains("id") && body["id"].is_string()) {
-    alias = FindById(*reread, body["id"].get<std::string>());
+  const auto answered_id = base::OptionalString(written.body, "id");
+  if (answered_id.ok() && answered_id->has_value()) {
+    alias = FindById(*reread, **answered_id);
   } else {
     for (const RouteFacts& route : *reread) {
       if (route.slug == kAliasSlug && route.owner_type == "user" &&

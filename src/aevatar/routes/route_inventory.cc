@@ -5,25 +5,27 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/json_read.h"
 
 namespace aevatar::orchestrator {
 namespace {
 
-// Every accessor below checks the JSON type before reading, so nlohmann never
-// throws out of this adapter (STYLE §4).
+// Every read goes through base/json_read.h (typed, never throws, STYLE §4);
+// these wrappers only put the entry's position in front of its message.
 
 absl::Status Malformed(const std::string& where, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(where, " ", what));
 }
 
+absl::Status At(const std::string& where, const absl::Status& read) {
+  return absl::InvalidArgumentError(absl::StrCat(where, ": ", read.message()));
+}
+
 absl::StatusOr<std::string> RequiredString(const nlohmann::json& object, const char* name,
                                            const std::string& where, bool allow_empty = true) {
-  auto it = object.find(name);
-  if (it == object.end() || !it->is_string()) {
-    return Malformed(absl::StrCat(where, ".", name), "must be a string");
-  }
-  std::string value = it->get<std::string>();
-  if (!allow_empty && value.empty()) {
+  auto value = base::RequiredString(object, name);
+  if (!value.ok()) return At(where, value.status());
+  if (!allow_empty && value->empty()) {
     return Malformed(absl::StrCat(where, ".", name), "must not be empty");
   }
   return value;
@@ -31,32 +33,25 @@ absl::StatusOr<std::string> RequiredString(const nlohmann::json& object, const c
 
 absl::StatusOr<bool> RequiredBool(const nlohmann::json& object, const char* name,
                                   const std::string& where) {
-  auto it = object.find(name);
-  if (it == object.end() || !it->is_boolean()) {
-    return Malformed(absl::StrCat(where, ".", name), "must be a boolean");
-  }
-  return it->get<bool>();
+  auto value = base::RequiredBool(object, name);
+  if (!value.ok()) return At(where, value.status());
+  return value;
 }
 
 // A string or null; absent reads as null.
 absl::StatusOr<std::optional<std::string>> NullableString(const nlohmann::json& object,
                                                           const char* name,
                                                           const std::string& where) {
-  auto it = object.find(name);
-  if (it == object.end() || it->is_null()) return std::optional<std::string>();
-  if (!it->is_string()) {
-    return Malformed(absl::StrCat(where, ".", name), "must be a string or null");
-  }
-  return std::optional<std::string>(it->get<std::string>());
+  auto value = base::OptionalString(object, name);
+  if (!value.ok()) return At(where, value.status());
+  return value;
 }
 
 absl::StatusOr<const nlohmann::json*> RequiredObject(const nlohmann::json& object, const char* name,
                                                      const std::string& where) {
-  auto it = object.find(name);
-  if (it == object.end() || !it->is_object()) {
-    return Malformed(absl::StrCat(where, ".", name), "must be an object");
-  }
-  return &*it;
+  auto value = base::RequiredObject(object, name);
+  if (!value.ok()) return At(where, value.status());
+  return value;
 }
 
 absl::StatusOr<RouteFacts> ParseRoute(const nlohmann::json& entry, const std::string& where) {
@@ -122,12 +117,12 @@ std::vector<std::string> SplitScopes(const std::string& space_separated) {
 
 absl::StatusOr<std::vector<RouteFacts>> ParseKeysInventory(const nlohmann::json& body) {
   if (!body.is_object()) return Malformed("keys inventory", "must be a JSON object");
-  auto keys = body.find("keys");
-  if (keys == body.end() || !keys->is_array()) return Malformed("keys", "must be an array");
+  auto keys = base::RequiredArray(body, "keys");
+  if (!keys.ok()) return At("keys inventory", keys.status());
   std::vector<RouteFacts> routes;
-  routes.reserve(keys->size());
-  for (size_t i = 0; i < keys->size(); ++i) {
-    auto route = ParseRoute((*keys)[i], absl::StrCat("keys[", i, "]"));
+  routes.reserve((*keys)->size());
+  for (size_t i = 0; i < (*keys)->size(); ++i) {
+    auto route = ParseRoute((**keys)[i], absl::StrCat("keys[", i, "]"));
     if (!route.ok()) return route.status();
     routes.push_back(*std::move(route));
   }
@@ -140,11 +135,11 @@ absl::StatusOr<CallerFacts> ParseCallerFacts(const nlohmann::json& body) {
   auto id = RequiredString(body, "id", "me", /*allow_empty=*/false);
   if (!id.ok()) return id.status();
   caller.user_id = *std::move(id);
-  auto orgs = body.find("orgs");
-  if (orgs == body.end()) return caller;
-  if (!orgs->is_array()) return Malformed("me.orgs", "must be an array");
-  for (size_t i = 0; i < orgs->size(); ++i) {
-    const nlohmann::json& org = (*orgs)[i];
+  if (!body.contains("orgs")) return caller;
+  auto orgs = base::RequiredArray(body, "orgs");
+  if (!orgs.ok()) return At("me", orgs.status());
+  for (size_t i = 0; i < (*orgs)->size(); ++i) {
+    const nlohmann::json& org = (**orgs)[i];
     const std::string where = absl::StrCat("me.orgs[", i, "]");
     if (!org.is_object()) return Malformed(where, "must be an object");
     auto org_id = RequiredString(org, "id", where, /*allow_empty=*/false);

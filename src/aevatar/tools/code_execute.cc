@@ -4,7 +4,10 @@
 
 #include "absl/strings/match.h"
 #include "aevatar/admission/route_admission.h"
+#include "aevatar/clients/execution_replies.h"
 #include "base/api_error.h"
+#include "base/log.h"
+#include "base/problem_json.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -94,7 +97,8 @@ absl::Status UpstreamError(const NyxidReply& reply) {
     return base::ApiError(absl::StatusCode::kUnavailable, "EXECUTOR_UNREACHABLE",
                           "the executor could not be reached through NyxID", 502);
   }
-  std::string code = reply.body.is_object() ? reply.body.value("code", "") : "";
+  // Only a plain token is kept: the code is the peer's claim.
+  std::string code = base::ProblemCodeOf(reply.body);
   if (code.empty()) code = "EXECUTOR_ERROR";
   return base::ApiError(absl::StatusCode::kUnavailable, code,
                         "the executor route answered HTTP " + std::to_string(reply.status),
@@ -112,18 +116,30 @@ absl::StatusOr<nlohmann::json> ExecuteInteractive(const NyxidClient& nyxid, cons
   NyxidReply reply =
       nyxid.Proxy(caller.credential, "POST", route->slug, "execute", route->user_service_id,
                   ExecutorRequestBody(args).dump(), {}, timeout);
-  if (reply.status != 200 || !reply.body.is_object()) return UpstreamError(reply);
-  const nlohmann::json& result = reply.body;
+  return InteractiveResult(reply, diagnostic_id);
+}
+
+absl::StatusOr<nlohmann::json> InteractiveResult(const NyxidReply& reply,
+                                                 const std::string& diagnostic_id) {
+  if (reply.status != 200) return UpstreamError(reply);
+  auto result = ParseExecutionResult(reply.body);
+  if (!result.ok()) {
+    // The message names the field that broke the contract, never its value.
+    base::Log(
+        base::LogLevel::kWarn, "code_execute.response_invalid", diagnostic_id,
+        {{"diagnostic_id", diagnostic_id}, {"error", std::string(result.status().message())}});
+    return result.status();
+  }
   return nlohmann::json{
-      {"stdout", result.value("stdout", "")},
-      {"stderr", result.value("stderr", "")},
-      {"exit_code", result.value("exit_code", -1)},
-      {"verdict", result.value("verdict", "")},
-      {"success", result.value("success", false)},
-      {"timed_out", result.value("timed_out", false)},
-      {"execution_time_ms", result.value("execution_time_ms", 0)},
-      {"stdout_truncated", result.value("stdout_truncated", false)},
-      {"stderr_truncated", result.value("stderr_truncated", false)},
+      {"stdout", result->stdout_text},
+      {"stderr", result->stderr_text},
+      {"exit_code", result->exit_code.value_or(-1)},
+      {"verdict", result->verdict},
+      {"success", result->success},
+      {"timed_out", result->timed_out},
+      {"execution_time_ms", result->execution_time_ms.value_or(0)},
+      {"stdout_truncated", result->stdout_truncated},
+      {"stderr_truncated", result->stderr_truncated},
       {"diagnostic_id", diagnostic_id},
   };
 }

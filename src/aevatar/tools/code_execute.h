@@ -41,6 +41,13 @@ absl::StatusOr<nlohmann::json> ExecuteInteractive(const NyxidClient& nyxid, cons
                                                   const std::string& chrono_catalog_id,
                                                   const std::string& diagnostic_id);
 
+// The tool's answer for the executor's reply to POST /execute: a 200 is read
+// with ParseExecutionResult (a body that breaks the contract is 502
+// code_execution_response_invalid, logged under `diagnostic_id` with the
+// field it names); any other status is UpstreamError(reply).
+absl::StatusOr<nlohmann::json> InteractiveResult(const NyxidReply& reply,
+                                                 const std::string& diagnostic_id);
+
 // Maps an unsuccessful executor/proxy reply to a typed error that keeps the
 // upstream status and code (429 QUEUE_FULL stays 429, a proxy 504 stays 504).
 absl::Status UpstreamError(const NyxidReply& reply);

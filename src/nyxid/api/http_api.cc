@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "base/api_error.h"
+#include "base/json_read.h"
 #include "base/log.h"
 #include "http/problem.h"
 #include "nyxid/api/api_support.h"
@@ -29,8 +30,9 @@ http::Response Json(int status, const nlohmann::json& body) {
 
 absl::StatusOr<nlohmann::json> JsonObjectBody(const http::Request& request) {
   if (request.body.empty()) return nlohmann::json::object();
-  nlohmann::json body = nlohmann::json::parse(request.body, nullptr, false);
-  if (body.is_discarded() || !body.is_object()) {
+  // Depth-bounded and non-throwing (base/json_read.h).
+  auto body = base::ParseJsonObject(request.body);
+  if (!body.ok()) {
     return base::ApiError(absl::StatusCode::kInvalidArgument, "BODY_INVALID",
                           "the request body must be a JSON object", 400);
   }

@@ -4,10 +4,11 @@
 
 #include <cerrno>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "http/server.h"
@@ -45,7 +46,7 @@ class Service : public NyxidService {
   uint16_t port() const override { return server_->port(); }
 
   void Stop() override {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (stopped_) return;
     stopped_ = true;
     if (server_) server_->Stop();
@@ -103,8 +104,8 @@ class Service : public NyxidService {
   std::unique_ptr<Authenticator> auth_;
   std::unique_ptr<http::Router> router_;
   std::unique_ptr<http::Server> server_;
-  std::mutex mu_;
-  bool stopped_ = false;
+  absl::Mutex mu_;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace

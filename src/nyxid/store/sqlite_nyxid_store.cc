@@ -87,7 +87,7 @@ absl::Status BindOptional(store::Statement& statement, int index,
 }
 
 absl::Status SqliteNyxidStore::Ping() {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return db_.QueryInt64("SELECT 1").status();
 }
 

@@ -5,9 +5,8 @@
 // are split over sqlite_store_accounts.cc (users, orgs, keys, clients) and
 // sqlite_store_routes.cc (catalog, user services).
 
-#include <mutex>
-
 #include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "nyxid/store/nyxid_store.h"
 #include "store/sqlite_db.h"
 
@@ -56,7 +55,7 @@ class SqliteNyxidStore : public NyxidStore {
   absl::Status Ping() override;
 
  private:
-  std::mutex mu_;
+  absl::Mutex mu_;
   store::Database db_ ABSL_GUARDED_BY(mu_);
 };
 

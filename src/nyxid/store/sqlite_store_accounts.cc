@@ -51,7 +51,7 @@ absl::StatusOr<T> One(absl::StatusOr<store::Statement> statement, FromRow from_r
 }  // namespace
 
 absl::Status SqliteNyxidStore::InsertUser(const User& user) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return db_
       .Run(std::string("INSERT INTO users (") + kUserColumns + ") VALUES (?1, ?2, ?3, ?4, ?5)",
            {user.id, user.username, user.password_hash, int64_t{user.platform_admin},
@@ -60,7 +60,7 @@ absl::Status SqliteNyxidStore::InsertUser(const User& user) {
 }
 
 absl::Status SqliteNyxidStore::UpdateUser(const User& user) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto changed = db_.Run("UPDATE users SET password_hash = ?2, platform_admin = ?3 WHERE id = ?1",
                          {user.id, user.password_hash, int64_t{user.platform_admin}});
   if (!changed.ok()) return changed.status();
@@ -68,7 +68,7 @@ absl::Status SqliteNyxidStore::UpdateUser(const User& user) {
 }
 
 absl::StatusOr<User> SqliteNyxidStore::FindUserByName(const std::string& username) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return One<User>(
       db_.Prepare(std::string("SELECT ") + kUserColumns + " FROM users WHERE username = ?1",
                   {username}),
@@ -76,14 +76,14 @@ absl::StatusOr<User> SqliteNyxidStore::FindUserByName(const std::string& usernam
 }
 
 absl::StatusOr<User> SqliteNyxidStore::FindUserById(const std::string& id) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return One<User>(
       db_.Prepare(std::string("SELECT ") + kUserColumns + " FROM users WHERE id = ?1", {id}),
       UserFromRow, "user");
 }
 
 absl::StatusOr<std::vector<User>> SqliteNyxidStore::ListUsers() {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto statement =
       db_.Prepare(std::string("SELECT ") + kUserColumns + " FROM users ORDER BY created_at_ms");
   if (!statement.ok()) return statement.status();
@@ -98,14 +98,14 @@ absl::StatusOr<std::vector<User>> SqliteNyxidStore::ListUsers() {
 }
 
 absl::Status SqliteNyxidStore::InsertOrg(const Org& org) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return db_
       .Run("INSERT INTO orgs (id, slug, name) VALUES (?1, ?2, ?3)", {org.id, org.slug, org.name})
       .status();
 }
 
 absl::StatusOr<Org> SqliteNyxidStore::FindOrgBySlug(const std::string& slug) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return One<Org>(
       db_.Prepare("SELECT id, slug, name FROM orgs WHERE slug = ?1", {slug}),
       [](const store::Statement& row) {
@@ -115,7 +115,7 @@ absl::StatusOr<Org> SqliteNyxidStore::FindOrgBySlug(const std::string& slug) {
 }
 
 absl::StatusOr<Org> SqliteNyxidStore::FindOrgById(const std::string& id) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return One<Org>(
       db_.Prepare("SELECT id, slug, name FROM orgs WHERE id = ?1", {id}),
       [](const store::Statement& row) {
@@ -125,7 +125,7 @@ absl::StatusOr<Org> SqliteNyxidStore::FindOrgById(const std::string& id) {
 }
 
 absl::Status SqliteNyxidStore::PutMembership(const Membership& membership) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   const std::string role(OrgRoleName(membership.role));
   return db_
       .Run(
@@ -137,7 +137,7 @@ absl::Status SqliteNyxidStore::PutMembership(const Membership& membership) {
 
 absl::StatusOr<std::vector<Membership>> SqliteNyxidStore::MembershipsOfUser(
     const std::string& user_id) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto statement = db_.Prepare(
       "SELECT org_id, user_id, role FROM memberships WHERE user_id = ?1 ORDER BY org_id",
       {user_id});
@@ -157,7 +157,7 @@ absl::StatusOr<std::vector<Membership>> SqliteNyxidStore::MembershipsOfUser(
 absl::Status SqliteNyxidStore::InsertAgentKey(const AgentKeyRecord& key) {
   nlohmann::json allowed = key.allowed_services;
   const std::string allowed_text = allowed.dump();
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return db_
       .Run(std::string("INSERT INTO agent_keys (") + kKeyColumns +
                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL)",
@@ -168,7 +168,7 @@ absl::Status SqliteNyxidStore::InsertAgentKey(const AgentKeyRecord& key) {
 
 absl::StatusOr<AgentKeyRecord> SqliteNyxidStore::FindAgentKeyByHash(
     const std::string& key_hash_hex) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return One<AgentKeyRecord>(
       db_.Prepare(std::string("SELECT ") + kKeyColumns + " FROM agent_keys WHERE key_hash = ?1",
                   {key_hash_hex}),
@@ -177,7 +177,7 @@ absl::StatusOr<AgentKeyRecord> SqliteNyxidStore::FindAgentKeyByHash(
 
 absl::StatusOr<std::vector<AgentKeyRecord>> SqliteNyxidStore::ListAgentKeys(
     const std::string& user_id) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto statement = db_.Prepare(std::string("SELECT ") + kKeyColumns +
                                    " FROM agent_keys WHERE user_id = ?1 ORDER BY created_at_ms",
                                {user_id});
@@ -194,7 +194,7 @@ absl::StatusOr<std::vector<AgentKeyRecord>> SqliteNyxidStore::ListAgentKeys(
 
 absl::Status SqliteNyxidStore::RevokeAgentKey(const std::string& user_id, const std::string& key_id,
                                               int64_t now_ms) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto exists = db_.QueryInt64("SELECT COUNT(*) FROM agent_keys WHERE id = ?1 AND user_id = ?2",
                                {key_id, user_id});
   if (!exists.ok()) return exists.status();
@@ -208,7 +208,7 @@ absl::Status SqliteNyxidStore::RevokeAgentKey(const std::string& user_id, const 
 }
 
 absl::Status SqliteNyxidStore::PutClient(const RegisteredClient& client) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return db_
       .Run(
           "INSERT INTO clients (name, secret_sha256) VALUES (?1, ?2) "
@@ -219,7 +219,7 @@ absl::Status SqliteNyxidStore::PutClient(const RegisteredClient& client) {
 
 absl::StatusOr<RegisteredClient> SqliteNyxidStore::FindClientBySecretHash(
     const std::string& secret_sha256_hex) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return One<RegisteredClient>(
       db_.Prepare("SELECT name, secret_sha256 FROM clients WHERE secret_sha256 = ?1",
                   {secret_sha256_hex}),

@@ -75,7 +75,7 @@ absl::StatusOr<T> One(absl::StatusOr<store::Statement> statement, FromRow from_r
 absl::Status SqliteNyxidStore::PutCatalogService(const CatalogService& service) {
   const std::string kind(ServiceKindName(service.kind));
   const std::string scope = JoinScopes(service.default_policy.delegation_token_scope);
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return db_
       .Run(absl::StrCat("INSERT INTO catalog_services (", kCatalogColumns,
                         ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
@@ -93,7 +93,7 @@ absl::Status SqliteNyxidStore::PutCatalogService(const CatalogService& service) 
 }
 
 absl::StatusOr<CatalogService> SqliteNyxidStore::FindCatalogService(const std::string& id) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return One<CatalogService>(
       db_.Prepare(absl::StrCat("SELECT ", kCatalogColumns, " FROM catalog_services WHERE id = ?1"),
                   {id}),
@@ -101,7 +101,7 @@ absl::StatusOr<CatalogService> SqliteNyxidStore::FindCatalogService(const std::s
 }
 
 absl::StatusOr<std::vector<CatalogService>> SqliteNyxidStore::ListCatalog() {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return All<CatalogService>(
       db_.Prepare(absl::StrCat("SELECT ", kCatalogColumns, " FROM catalog_services ORDER BY slug")),
       CatalogFromRow);
@@ -110,7 +110,7 @@ absl::StatusOr<std::vector<CatalogService>> SqliteNyxidStore::ListCatalog() {
 absl::Status SqliteNyxidStore::InsertUserService(const UserService& route) {
   const std::string owner_kind(OwnerKindName(route.owner.kind));
   const std::string scope = JoinScopes(route.policy.delegation_token_scope);
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto statement = db_.Prepare(
       absl::StrCat("INSERT INTO user_services (", kRouteColumns,
                    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
@@ -132,7 +132,7 @@ absl::Status SqliteNyxidStore::InsertUserService(const UserService& route) {
 }
 
 absl::StatusOr<UserService> SqliteNyxidStore::FindUserService(const std::string& id) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return One<UserService>(
       db_.Prepare(absl::StrCat("SELECT ", kRouteColumns, " FROM user_services WHERE id = ?1"),
                   {id}),
@@ -141,7 +141,7 @@ absl::StatusOr<UserService> SqliteNyxidStore::FindUserService(const std::string&
 
 absl::Status SqliteNyxidStore::UpdateUserService(const UserService& route) {
   const std::string scope = JoinScopes(route.policy.delegation_token_scope);
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto statement = db_.Prepare(
       "UPDATE user_services SET label = ?2, active = ?3, forward_access_token = ?4, "
       "inject_delegation_token = ?5, delegation_token_scope = ?6, "
@@ -163,7 +163,7 @@ absl::Status SqliteNyxidStore::UpdateUserService(const UserService& route) {
 absl::StatusOr<std::vector<UserService>> SqliteNyxidStore::ListUserServices(
     const std::vector<Owner>& owners) {
   std::vector<UserService> routes;
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   for (const Owner& owner : owners) {
     const std::string owner_kind(OwnerKindName(owner.kind));
     auto rows = All<UserService>(
@@ -180,7 +180,7 @@ absl::StatusOr<std::vector<UserService>> SqliteNyxidStore::ListUserServices(
 
 absl::StatusOr<std::vector<UserService>> SqliteNyxidStore::ListAutoConnected(
     const std::string& catalog_service_id) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return All<UserService>(
       db_.Prepare(absl::StrCat("SELECT ", kRouteColumns,
                                " FROM user_services WHERE catalog_service_id = ?1 "
@@ -192,7 +192,7 @@ absl::StatusOr<std::vector<UserService>> SqliteNyxidStore::ListAutoConnected(
 absl::StatusOr<UserService> SqliteNyxidStore::FindUserServiceBySlug(const Owner& owner,
                                                                     const std::string& slug) {
   const std::string owner_kind(OwnerKindName(owner.kind));
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return One<UserService>(
       db_.Prepare(absl::StrCat("SELECT ", kRouteColumns,
                                " FROM user_services WHERE owner_kind = ?1 AND owner_id = ?2 "

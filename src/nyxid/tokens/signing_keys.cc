@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/api_error.h"
 #include "base/crypto.h"
+#include "base/json_read.h"
 #include "os/atomic_file.h"
 
 namespace aevatar::nyxid {
@@ -11,6 +12,28 @@ namespace {
 constexpr char kFileName[] = "signing-keys.json";
 
 }  // namespace
+
+absl::StatusOr<KeyRing::Key> KeyRing::ParseKey(const nlohmann::json& entry) {
+  auto kid = base::RequiredString(entry, "kid");
+  auto secret_text = base::RequiredString(entry, "secret_key");
+  auto created_at = base::OptionalInt(entry, "created_at");
+  auto retired_at = base::OptionalInt(entry, "retired_at");
+  for (const absl::Status& st :
+       {kid.status(), secret_text.status(), created_at.status(), retired_at.status()}) {
+    if (!st.ok()) return st;
+  }
+  auto secret = base::Base64UrlDecode(*secret_text);
+  if (kid->empty() || !secret.ok() || secret->size() != 64) {
+    return absl::InvalidArgumentError("field 'kid' or 'secret_key' is not a key");
+  }
+  Key key;
+  key.kid = *std::move(kid);
+  key.secret_key = *secret;
+  key.public_key = secret->substr(32);  // libsodium layout: seed || public key
+  key.created_at = created_at->value_or(0);
+  key.retired_at = *retired_at;
+  return key;
+}
 
 KeyRing::Key KeyRing::NewKey(int64_t now_unix) {
   base::Ed25519KeyPair pair = base::GenerateEd25519KeyPair();
@@ -31,35 +54,26 @@ absl::StatusOr<std::unique_ptr<KeyRing>> KeyRing::LoadOrCreate(const std::string
   // A signing-key file is small; 4 MiB bounds a corrupt or hostile one.
   auto text = os::ReadPrivateFile(path, 4 << 20);
   if (absl::IsNotFound(text.status())) {
-    std::lock_guard lock(ring->mu_);
+    absl::MutexLock lock(&ring->mu_);
     ring->keys_.push_back(NewKey(now_unix));
     if (absl::Status saved = ring->SaveLocked(); !saved.ok()) return saved;
     return ring;
   }
   if (!text.ok()) return text.status();
-  nlohmann::json doc = nlohmann::json::parse(*text, nullptr, false);
-  if (!doc.is_object() || !doc.contains("keys") || !doc["keys"].is_array()) {
-    return absl::DataLossError(absl::StrCat(path, " is not a signing key file"));
-  }
-  std::lock_guard lock(ring->mu_);
-  for (const nlohmann::json& entry : doc["keys"]) {
-    if (!entry.is_object() || !entry.value("kid", nlohmann::json()).is_string() ||
-        !entry.value("secret_key", nlohmann::json()).is_string()) {
-      return absl::DataLossError(absl::StrCat(path, " holds a malformed key"));
+  auto doc = base::ParseJsonObject(*text);
+  if (!doc.ok()) return absl::DataLossError(absl::StrCat(path, " is not a signing key file"));
+  auto entries = base::RequiredArray(*doc, "keys");
+  if (!entries.ok()) return absl::DataLossError(absl::StrCat(path, " is not a signing key file"));
+  absl::MutexLock lock(&ring->mu_);
+  for (const nlohmann::json& entry : **entries) {
+    // The file is ours, but a damaged one must stop start-up with a typed
+    // error naming the file, never with an exception.
+    auto key = ParseKey(entry);
+    if (!key.ok()) {
+      return absl::DataLossError(
+          absl::StrCat(path, " holds a malformed key: ", key.status().message()));
     }
-    auto secret = base::Base64UrlDecode(entry["secret_key"].get<std::string>());
-    if (!secret.ok() || secret->size() != 64) {
-      return absl::DataLossError(absl::StrCat(path, " holds a malformed key"));
-    }
-    Key key;
-    key.kid = entry["kid"].get<std::string>();
-    key.secret_key = *secret;
-    key.public_key = secret->substr(32);  // libsodium layout: seed || public key
-    key.created_at = entry.value("created_at", int64_t{0});
-    if (entry.contains("retired_at") && entry["retired_at"].is_number_integer()) {
-      key.retired_at = entry["retired_at"].get<int64_t>();
-    }
-    ring->keys_.push_back(std::move(key));
+    ring->keys_.push_back(*std::move(key));
   }
   bool has_current = false;
   for (const Key& key : ring->keys_) has_current = has_current || !key.retired_at;
@@ -89,13 +103,13 @@ const KeyRing::Key& KeyRing::CurrentLocked() const {
 }
 
 std::string KeyRing::Sign(const nlohmann::json& claims) const {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   const Key& key = CurrentLocked();
   return base::SignJws(claims, key.kid, key.secret_key);
 }
 
 base::Jwks KeyRing::Published(int64_t now_unix) const {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   base::Jwks jwks;
   const Key& current = CurrentLocked();
   jwks.Add({current.kid, current.public_key});
@@ -116,7 +130,7 @@ absl::StatusOr<base::Jwk> KeyRing::Lookup(std::string_view kid, int64_t now_unix
 }
 
 absl::Status KeyRing::Rotate(int64_t now_unix) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   for (Key& key : keys_) {
     if (!key.retired_at) key.retired_at = now_unix;
   }
@@ -129,7 +143,7 @@ absl::Status KeyRing::Rotate(int64_t now_unix) {
 }
 
 std::string KeyRing::current_kid() const {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return CurrentLocked().kid;
 }
 

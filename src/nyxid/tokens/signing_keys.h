@@ -2,13 +2,13 @@
 #define AEVATAR_NYXID_TOKENS_SIGNING_KEYS_H_
 
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "base/jws.h"
 #include "nlohmann/json.hpp"
 
@@ -61,10 +61,12 @@ class KeyRing {
   absl::Status SaveLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   const Key& CurrentLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static Key NewKey(int64_t now_unix);
+  // One entry of the key file; InvalidArgument naming the field.
+  static absl::StatusOr<Key> ParseKey(const nlohmann::json& entry);
 
   const std::string path_;
   const int64_t publish_after_retire_secs_;
-  mutable std::mutex mu_;
+  mutable absl::Mutex mu_;
   std::vector<Key> keys_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -2,6 +2,7 @@
 
 #include "base/api_error.h"
 #include "base/crypto.h"
+#include "base/json_read.h"
 #include "nyxid/accounts/principal.h"
 #include "nyxid/model.h"
 
@@ -82,7 +83,9 @@ absl::StatusOr<VerifiedToken> TokenService::Verify(std::string_view token) const
   if (scope != claims.end() && scope->is_string()) {
     out.scopes = NormalizeScopes(scope->get<std::string>());
   }
-  out.expires_at = claims["exp"].is_number() ? claims["exp"].get<int64_t>() : 0;
+  // VerifyClaims checked exp; a fractional or out-of-range one (never issued
+  // here) reads as 0 rather than through an overflowing conversion.
+  out.expires_at = base::IntOr(claims, "exp", 0);
   return out;
 }
 

@@ -202,5 +202,26 @@ TEST_F(CredentialKinds, SigningKeyFileIsPrivateAndRotationKeepsOldKeysPublished)
   EXPECT_TRUE(absl::IsFailedPrecondition(loose.status()));
 }
 
+TEST(SigningKeyFile, MembersOfTheWrongTypeAreDataLossNotACrash) {
+  const std::string secret = base::Base64UrlEncode(base::GenerateEd25519KeyPair().secret_key);
+  // created_at as a string made entry.value("created_at", int64_t{0}) throw
+  // out of NyxID's start-up.
+  for (const nlohmann::json& entry : {
+           nlohmann::json{{"kid", "nyx_1"}, {"secret_key", secret}, {"created_at", "yesterday"}},
+           nlohmann::json{{"kid", "nyx_1"}, {"secret_key", secret}, {"retired_at", "never"}},
+           nlohmann::json{{"kid", 1}, {"secret_key", secret}},
+           nlohmann::json{{"kid", "nyx_1"}, {"secret_key", "c2hvcnQ"}},
+           nlohmann::json("nyx_1"),
+       }) {
+    TempDir dir;
+    const std::string path = dir.path() + "/signing-keys.json";
+    std::ofstream(path) << nlohmann::json{{"keys", {entry}}}.dump();
+    ::chmod(path.c_str(), 0600);
+    auto ring = KeyRing::LoadOrCreate(dir.path(), 1'700'000'000, 3900);
+    EXPECT_TRUE(absl::IsDataLoss(ring.status())) << entry.dump() << ": " << ring.status();
+    EXPECT_EQ(std::string(ring.status().message()).find(secret), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace aevatar::nyxid

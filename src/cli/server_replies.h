@@ -1,0 +1,49 @@
+#ifndef AEVATAR_CLI_SERVER_REPLIES_H_
+#define AEVATAR_CLI_SERVER_REPLIES_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+// How the CLIs read what a server sent back: problem+json errors, the exec
+// result, and the `aevatar up` credentials file. A server (or a file) that
+// sends a member of another type gets a plainer message or a typed error,
+// never an uncaught nlohmann exception that aborts the CLI. Pure functions.
+namespace aevatar::cli {
+
+// "error: CODE: detail\n" then "remediation: …\n" when there is one and
+// "diagnostic id: …\n", for an error reply with `http_status` and `body`.
+// A body that is not problem+json gives "error: HTTP <status>\n".
+std::string DescribeProblem(int http_status, std::string_view body);
+
+// "CODE: detail (HTTP <status>, diagnostic_id …)" on one line, for errors
+// that are carried in a Status message (nyxid's client commands).
+std::string ProblemSummary(int http_status, std::string_view body);
+
+// The exit code of `aevatar exec` for a code_execute result: 124 when the
+// program timed out, else its exit code when that is an integer in 0..255,
+// else 1.
+int ExecExitCode(const nlohmann::json& result);
+
+// The secrets and URLs `aevatar up` keeps in credentials.json.
+struct StackCredentials {
+  std::string operator_password;
+  std::string demo_password;
+  std::string introspection_secret;
+  std::string nyxid_url;   // http://host:port
+  std::string chrono_url;  // http://host:port
+  std::string aevatar_url;
+};
+
+// Reads credentials.json's document: {"operator": {"password"}, "demo":
+// {"password"}, "introspection_secret", "nyxid_url", "chrono_url",
+// "aevatar_url"}, every value a non-empty string and every URL http://.
+// DataLoss naming the field (never a value) otherwise.
+absl::StatusOr<StackCredentials> ParseStackCredentials(const nlohmann::json& document);
+
+}  // namespace aevatar::cli
+
+#endif  // AEVATAR_CLI_SERVER_REPLIES_H_

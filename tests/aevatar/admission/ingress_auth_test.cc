@@ -1,0 +1,102 @@
+#include "aevatar/admission/ingress_auth.h"
+
+#include <string>
+
+#include "base/api_error.h"
+#include "base/clock.h"
+#include "base/crypto.h"
+#include "clients/canned_server.h"
+#include "gtest/gtest.h"
+
+// IngressAuth with claims and introspection answers of the wrong type: each
+// used to escape as nlohmann::json::type_error out of a request handler.
+namespace aevatar::orchestrator {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kAudience[] = "aevatar";
+constexpr char kAgentKey[] = "nyxid_ag_0123456789";
+
+class IngressAuthTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(nyxid_.ok());
+    client_ = std::make_unique<NyxidClient>(nyxid_.url(), "introspection-secret");
+    jwks_.Add(base::Jwk{"k1", pair_.public_key});
+    auth_ = std::make_unique<IngressAuth>(
+        client_.get(),
+        [this](std::string_view kid) -> absl::StatusOr<base::Jwk> {
+          if (const base::Jwk* key = jwks_.Find(kid)) return *key;
+          return absl::NotFoundError("no such key");
+        },
+        kAudience, std::chrono::seconds(0));
+  }
+
+  json Claims() const {
+    const int64_t now = base::NowUnixSecs();
+    return {{"sub", "u_1"}, {"aud", "nyxid"},  {"token_kind", "access"}, {"scope", "account:read"},
+            {"iat", now},   {"exp", now + 300}};
+  }
+
+  absl::StatusOr<Caller> WithBearer(const std::string& bearer) {
+    http::Request request;
+    request.headers.Set("Authorization", "Bearer " + bearer);
+    return auth_->Authenticate(request);
+  }
+
+  absl::StatusOr<Caller> WithClaims(const json& claims) {
+    return WithBearer(base::SignJws(claims, "k1", pair_.secret_key));
+  }
+
+  testing::CannedServer nyxid_;
+  std::unique_ptr<NyxidClient> client_;
+  base::Ed25519KeyPair pair_ = base::GenerateEd25519KeyPair();
+  base::Jwks jwks_;
+  std::unique_ptr<IngressAuth> auth_;
+};
+
+TEST_F(IngressAuthTest, AWellFormedAccessTokenIsAHumanBearer) {
+  auto caller = WithClaims(Claims());
+  ASSERT_TRUE(caller.ok()) << caller.status();
+  EXPECT_EQ(caller->kind, CredentialKind::kHumanBearer);
+  EXPECT_EQ(caller->user_id, "u_1");
+}
+
+TEST_F(IngressAuthTest, SignedClaimsOfTheWrongTypeAreRefusedNotThrown) {
+  json kind = Claims();
+  kind["token_kind"] = 5;
+  EXPECT_EQ(base::ApiCode(WithClaims(kind).status()), "TOKEN_KIND_MISMATCH");
+  json subject = Claims();
+  subject["sub"] = json::object({{"id", "u_1"}});
+  EXPECT_EQ(base::ApiCode(WithClaims(subject).status()), "TOKEN_MALFORMED");
+}
+
+TEST_F(IngressAuthTest, AnIntrospectionAnswerOfTheWrongTypeIsResponseInvalid) {
+  for (const char* body : {R"({"active": "yes", "kind": "AgentKey", "sub": "u_1"})",
+                           R"({"active": true, "kind": 1, "sub": "u_1"})",
+                           R"({"active": true, "kind": "AgentKey", "sub": ["u_1"]})", "[]"}) {
+    nyxid_.Answer("/api/v1/tokens/introspect", 200, body);
+    auto caller = WithBearer(kAgentKey);
+    ASSERT_FALSE(caller.ok()) << body;
+    EXPECT_EQ(base::ApiCode(caller.status()), kNyxidResponseInvalidCode) << body;
+    EXPECT_EQ(base::HttpStatusFor(caller.status()), 502);
+  }
+}
+
+TEST_F(IngressAuthTest, IntrospectionStillAdmitsOnlyAnActiveAgentKey) {
+  nyxid_.Answer("/api/v1/tokens/introspect", 200, R"({"active": false})");
+  EXPECT_EQ(base::ApiCode(WithBearer(kAgentKey).status()), "AGENT_KEY_INACTIVE");
+  nyxid_.Answer("/api/v1/tokens/introspect", 200,
+                R"({"active": true, "kind": "HumanBearer", "sub": "u_1"})");
+  EXPECT_EQ(base::ApiCode(WithBearer(kAgentKey).status()), "AGENT_KEY_INACTIVE");
+  nyxid_.Answer("/api/v1/tokens/introspect", 200,
+                R"({"active": true, "kind": "AgentKey", "sub": "u_1"})");
+  auto caller = WithBearer(kAgentKey);
+  ASSERT_TRUE(caller.ok()) << caller.status();
+  EXPECT_EQ(caller->kind, CredentialKind::kAgentKey);
+  EXPECT_EQ(caller->user_id, "u_1");
+}
+
+}  // namespace
+}  // namespace aevatar::orchestrator
