@@ -153,7 +153,7 @@ void FetchResult(ExecutionsTransport& transport, TurnDecision& decision) {
   if (reply.status != 200) return Failure(decision, "result", reply, /*id_known=*/true);
   // A terminal operation's result does not change: a malformed one will not
   // heal on a retry, so it ends the step instead of looping.
-  auto result = ExecutionResult::FromJson(reply.body, decision.pending.last_status);
+  auto result = WorkflowExecutionResult::FromJson(reply.body, decision.pending.last_status);
   if (!result.ok()) {
     return Terminal(decision, kOutcomeResponseInvalid,
                     "result: " + std::string(result.status().message()));

@@ -96,7 +96,7 @@ struct TurnDecision {
   TurnKind kind = TurnKind::kReschedule;
   PendingOperation pending;  // state to persist (always)
   int64_t delay_ms = 0;      // kReschedule: in [kMinRetryDelayMs, kMaxRetryDelayMs]
-  nlohmann::json result;     // kCompleted: ExecutionResult::ToJson() of the result
+  nlohmann::json result;     // kCompleted: WorkflowExecutionResult::ToJson() of the result
   std::string outcome_code;  // kTerminal: one of the kOutcome* codes
   std::string detail;        // short, bounded, no secrets (e.g. "status: HTTP 410")
   int exchanges = 0;         // HTTP exchanges this turn made
@@ -125,7 +125,7 @@ struct TurnDecision {
 // last seen status (so a terminal status whose result fetch failed is fetched
 // again); a 200 without a known status string is response_invalid;
 // queued/running reschedule; succeeded/failed fetch the result -> kCompleted
-// with the normalized ExecutionResult::ToJson() (a malformed result document
+// with the normalized WorkflowExecutionResult::ToJson() (a malformed result document
 // is response_invalid; result-side 409 OPERATION_NOT_TERMINAL, 429, 5xx or a
 // transport failure reschedule); cancelled / outcome_uncertain are kTerminal without a
 // result fetch; 404 is kTerminal operation_not_found and never a replacement

@@ -19,7 +19,7 @@ absl::Status ReadOptional(absl::StatusOr<std::optional<T>> read, T& out) {
 
 }  // namespace
 
-nlohmann::json ExecutionResult::ToJson() const {
+nlohmann::json WorkflowExecutionResult::ToJson() const {
   return {{"status", status},
           {"success", success},
           {"exit_code", exit_code ? nlohmann::json(*exit_code) : nlohmann::json(nullptr)},
@@ -31,10 +31,10 @@ nlohmann::json ExecutionResult::ToJson() const {
           {"stderr_truncated", stderr_truncated}};
 }
 
-absl::StatusOr<ExecutionResult> ExecutionResult::FromJson(const nlohmann::json& body,
-                                                          const std::string& last_status) {
+absl::StatusOr<WorkflowExecutionResult> WorkflowExecutionResult::FromJson(
+    const nlohmann::json& body, const std::string& last_status) {
   if (!body.is_object()) return absl::InvalidArgumentError("the result is not an object");
-  ExecutionResult result;
+  WorkflowExecutionResult result;
   auto success = base::RequiredBool(body, "success");
   if (!success.ok()) return success.status();
   result.success = *success;

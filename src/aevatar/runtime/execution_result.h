@@ -8,14 +8,15 @@
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 
-// The executor's result document (GET /executions/{id}/result), read once
+// The workflow's normalized form of the executor's result document
+// (GET /executions/{id}/result), read once
 // through base/json_read.h so that nothing downstream ever touches the
 // provider's raw JSON. A document of the wrong shape is an error here, and
 // the workflow turns it into the typed step failure
 // code_execution_response_invalid; it never throws and never loops.
 namespace aevatar::orchestrator {
 
-struct ExecutionResult {
+struct WorkflowExecutionResult {
   std::string status;                // "succeeded" | "failed"
   bool success = false;              // the executor's own verdict on the run
   std::optional<int64_t> exit_code;  // absent or null when the program never exited
@@ -37,8 +38,8 @@ struct ExecutionResult {
   // the two); stdout, stderr and verdict are optional strings, exit_code an
   // optional integer, the flags optional booleans. Any member present with
   // another type is InvalidArgument naming the field, never its value.
-  static absl::StatusOr<ExecutionResult> FromJson(const nlohmann::json& body,
-                                                  const std::string& last_status);
+  static absl::StatusOr<WorkflowExecutionResult> FromJson(const nlohmann::json& body,
+                                                          const std::string& last_status);
 };
 
 }  // namespace aevatar::orchestrator

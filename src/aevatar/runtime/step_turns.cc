@@ -77,7 +77,7 @@ std::string RuntimeRouteCheck(const TurnDeps& deps, Turn& turn, const AdmittedRo
   }
 }
 
-// The step's output from a normalized result (ExecutionResult::ToJson), or
+// The step's output from a normalized result (WorkflowExecutionResult::ToJson), or
 // from nothing for a terminal outcome without a result.
 json StepOutput(const json& result, const std::string& status) {
   std::string stdout_text = base::StringOr(result, "stdout", "");
