@@ -43,6 +43,21 @@ Fn Next(const char* member) {
   return reinterpret_cast<Fn>(symbol);
 }
 
+// Abseil's entry points call each other (AwaitWithTimeout calls
+// AwaitWithDeadline, LockWhen may call Lock): only the outermost call of a
+// thread annotates.
+thread_local int nesting = 0;
+
+class Outermost {
+ public:
+  Outermost() : outermost_(nesting++ == 0) {}
+  ~Outermost() { --nesting; }
+  explicit operator bool() const { return outermost_; }
+
+ private:
+  bool outermost_;
+};
+
 // Annotates `mu` as released for a wait and re-acquired after it. The wait
 // evaluates the caller's condition while the library holds the mutex, which
 // TSan cannot see: reads during the wait are ignored (the condition only
@@ -50,19 +65,51 @@ Fn Next(const char* member) {
 class WaitAnnotation {
  public:
   WaitAnnotation(void* mu, unsigned flags) : mu_(mu), flags_(flags) {
+    if (!outermost_) return;
     __tsan_mutex_pre_unlock(mu_, flags_);
     __tsan_mutex_post_unlock(mu_, flags_);
     AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
   }
   ~WaitAnnotation() {
+    if (!outermost_) return;
     AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
     __tsan_mutex_pre_lock(mu_, flags_);
     __tsan_mutex_post_lock(mu_, flags_, 0);
   }
 
  private:
+  Outermost outermost_;
   void* mu_;
   unsigned flags_;
+};
+
+// Annotates a lock (or unlock) around the library call, when outermost.
+class LockAnnotation {
+ public:
+  LockAnnotation(void* mu, unsigned flags, bool unlock) : mu_(mu), flags_(flags), unlock_(unlock) {
+    if (!outermost_) return;
+    if (unlock_) {
+      __tsan_mutex_pre_unlock(mu_, flags_);
+    } else {
+      __tsan_mutex_pre_lock(mu_, flags_);
+    }
+  }
+  // For a try-lock: whether it failed, reported in the post annotation.
+  void set_failed() { flags_ |= __tsan_mutex_try_lock_failed; }
+  ~LockAnnotation() {
+    if (!outermost_) return;
+    if (unlock_) {
+      __tsan_mutex_post_unlock(mu_, flags_);
+    } else {
+      __tsan_mutex_post_lock(mu_, flags_, 0);
+    }
+  }
+
+ private:
+  Outermost outermost_;
+  void* mu_;
+  unsigned flags_;
+  bool unlock_;
 };
 
 }  // namespace
@@ -72,55 +119,47 @@ ABSL_NAMESPACE_BEGIN
 
 void Mutex::Lock() {
   static auto next = Next<void (*)(Mutex*)>("5Mutex4LockEv");
-  __tsan_mutex_pre_lock(this, 0);
+  LockAnnotation annotation(this, 0, /*unlock=*/false);
   next(this);
-  __tsan_mutex_post_lock(this, 0, 0);
 }
 
 void Mutex::ReaderLock() {
   static auto next = Next<void (*)(Mutex*)>("5Mutex10ReaderLockEv");
-  __tsan_mutex_pre_lock(this, __tsan_mutex_read_lock);
+  LockAnnotation annotation(this, __tsan_mutex_read_lock, /*unlock=*/false);
   next(this);
-  __tsan_mutex_post_lock(this, __tsan_mutex_read_lock, 0);
 }
 
 bool Mutex::TryLock() {
   static auto next = Next<bool (*)(Mutex*)>("5Mutex7TryLockEv");
-  __tsan_mutex_pre_lock(this, __tsan_mutex_try_lock);
+  LockAnnotation annotation(this, __tsan_mutex_try_lock, /*unlock=*/false);
   bool locked = next(this);
-  __tsan_mutex_post_lock(this, __tsan_mutex_try_lock | (locked ? 0 : __tsan_mutex_try_lock_failed),
-                         0);
+  if (!locked) annotation.set_failed();
   return locked;
 }
 
 void Mutex::Unlock() {
   static auto next = Next<void (*)(Mutex*)>("5Mutex6UnlockEv");
-  __tsan_mutex_pre_unlock(this, 0);
+  LockAnnotation annotation(this, 0, /*unlock=*/true);
   next(this);
-  __tsan_mutex_post_unlock(this, 0);
 }
 
 void Mutex::ReaderUnlock() {
   static auto next = Next<void (*)(Mutex*)>("5Mutex12ReaderUnlockEv");
-  __tsan_mutex_pre_unlock(this, __tsan_mutex_read_lock);
+  LockAnnotation annotation(this, __tsan_mutex_read_lock, /*unlock=*/true);
   next(this);
-  __tsan_mutex_post_unlock(this, __tsan_mutex_read_lock);
 }
 
 void Mutex::LockWhen(const Condition& cond) {
   static auto next = Next<void (*)(Mutex*, const Condition&)>("5Mutex8LockWhenERKNS0_9ConditionE");
-  __tsan_mutex_pre_lock(this, 0);
+  LockAnnotation annotation(this, 0, /*unlock=*/false);
   next(this, cond);
-  __tsan_mutex_post_lock(this, 0, 0);
 }
 
 bool Mutex::LockWhenWithTimeout(const Condition& cond, Duration timeout) {
   static auto next = Next<bool (*)(Mutex*, const Condition&, Duration)>(
       "5Mutex19LockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE");
-  __tsan_mutex_pre_lock(this, 0);
-  bool met = next(this, cond, timeout);
-  __tsan_mutex_post_lock(this, 0, 0);
-  return met;
+  LockAnnotation annotation(this, 0, /*unlock=*/false);
+  return next(this, cond, timeout);
 }
 
 void Mutex::Await(const Condition& cond) {
