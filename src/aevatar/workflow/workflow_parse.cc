@@ -2,12 +2,13 @@
 // This is the only file that includes yaml-cpp; its exceptions stop here.
 #include <cmath>
 #include <cstdint>
+#include <sstream>
 #include <string>
-#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "aevatar/workflow/workflow_definition.h"
 #include "aevatar/workflow/workflow_internal.h"
+#include "yaml-cpp/eventhandler.h"
 #include "yaml-cpp/yaml.h"
 
 namespace aevatar::orchestrator {
@@ -134,14 +135,46 @@ class Converter {
   size_t nodes_ = 0;
 };
 
+// Parse events are only counted, never built into nodes.
+class DocumentCounter : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// The number of documents in `yaml_text`, counting no further than `limit`.
+// YAML::LoadAll cannot be used: on a stream whose top level starts with a
+// flow entry (the two bytes ",a") yaml-cpp 0.7 yields empty documents
+// forever without consuming anything, and LoadAll collects them until memory
+// runs out (found by tests/fuzz/fuzz_workflow_yaml). Throws YAML::Exception
+// on a syntax error, like the load that follows.
+size_t CountDocuments(const std::string& yaml_text, size_t limit) {
+  std::istringstream in(yaml_text);
+  YAML::Parser parser(in);
+  DocumentCounter counter;
+  size_t count = 0;
+  while (count < limit && parser.HandleNextDocument(counter)) ++count;
+  return count;
+}
+
 absl::StatusOr<nlohmann::json> YamlToJson(const std::string& yaml_text) {
   try {
-    std::vector<YAML::Node> documents = YAML::LoadAll(yaml_text);
-    if (documents.size() != 1) {
+    if (CountDocuments(yaml_text, 2) != 1) {
       return WorkflowInvalid("", "the YAML text must hold exactly one document");
     }
+    const YAML::Node document = YAML::Load(yaml_text);
     Converter converter;
-    return converter.Convert(documents.front(), "", 0);
+    return converter.Convert(document, "", 0);
   } catch (const YAML::Exception& e) {
     // e.msg is a fixed phrase, but some yaml-cpp messages quote a key; only
     // the position is reported so no workflow text leaks.
