@@ -9,15 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "testing/poll.h"  // PollUntil, kHangGuard
+
 namespace aevatar::testing {
 
 // Path of a binary built next to the running test (build/bin/<name>).
 std::string BinaryPath(const std::string& name);
-
-// Polls `condition` every 10 ms until it holds; false once `timeout` has
-// passed. For waiting on a state another process reaches, never as a delay.
-bool PollUntil(const std::function<bool()>& condition,
-               std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 // Pids of live processes whose command line (argv, NUL-separated) contains
 // `needle`.
