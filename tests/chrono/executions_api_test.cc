@@ -7,20 +7,12 @@
 
 #include "chrono_harness.h"
 #include "gtest/gtest.h"
+#include "testing/poll.h"
 
 namespace aevatar::chrono {
 namespace {
 
-// Polls `condition` until it holds; false after 30 s (only a broken executor
-// gets there).
-bool WaitUntil(const std::function<bool()>& condition) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(1));
-  }
-  return true;
-}
+using ::aevatar::testing::PollUntil;
 
 void ExpectProblem(const http::Response& r, int status, const std::string& code) {
   EXPECT_EQ(r.status, status) << r.body;
@@ -50,7 +42,7 @@ TEST(ExecutionsApi, PastRetentionIs410ByTheInjectedClock) {
   h.runner().Open();
   const int64_t created = h.clock().Now();
   const std::string id = SubmitOne(h, "short-lived");
-  ASSERT_TRUE(WaitUntil([&] { return StatusOf(h, id) == "succeeded"; }));
+  ASSERT_TRUE(PollUntil([&] { return StatusOf(h, id) == "succeeded"; }));
 
   h.clock().Advance(kRetentionMs - 1);
   EXPECT_EQ(h.Call("GET", "/executions/" + id).status, 200);
@@ -66,7 +58,7 @@ TEST(ExecutionsApi, IfNoneMatchOfAnActiveOperationIs304StrongOrWeak) {
   ASSERT_TRUE(h.Start().ok());
   const std::string id = SubmitOne(h, "etag");
   ASSERT_TRUE(h.runner().WaitStarted(1));  // held running: the document cannot change
-  ASSERT_TRUE(WaitUntil([&] { return StatusOf(h, id) == "running"; }));
+  ASSERT_TRUE(PollUntil([&] { return StatusOf(h, id) == "running"; }));
   http::Response status = h.Call("GET", "/executions/" + id);
   ASSERT_EQ(status.status, 200);
   const std::string etag = status.headers.Get("ETag").value_or("");
@@ -86,7 +78,7 @@ TEST(ExecutionsApi, IfNoneMatchOfAnActiveOperationIs304StrongOrWeak) {
   EXPECT_EQ(other.headers.Get("ETag").value_or(""), etag);
 
   h.runner().Open();
-  ASSERT_TRUE(WaitUntil([&] { return StatusOf(h, id) == "succeeded"; }));
+  ASSERT_TRUE(PollUntil([&] { return StatusOf(h, id) == "succeeded"; }));
   http::Response done = h.Call("GET", "/executions/" + id, "", {{"If-None-Match", etag}});
   EXPECT_EQ(done.status, 200) << "the finished operation kept the running one's ETag";
   EXPECT_NE(done.headers.Get("ETag").value_or(""), etag);
@@ -102,7 +94,7 @@ TEST(ExecutionsApi, ACancelAtOrAfterItsDeadlineIs409AndChangesNothing) {
   ASSERT_TRUE(h.Start().ok());
   const std::string running = SubmitOne(h, "running");
   ASSERT_TRUE(h.runner().WaitStarted(1));
-  ASSERT_TRUE(WaitUntil([&] { return StatusOf(h, running) == "running"; }));
+  ASSERT_TRUE(PollUntil([&] { return StatusOf(h, running) == "running"; }));
   const std::string queued = SubmitOne(h, "queued");  // waits behind it
 
   const int64_t now = h.clock().Now();
@@ -125,7 +117,7 @@ TEST(ExecutionsApi, ACancelAtOrAfterItsDeadlineIs409AndChangesNothing) {
   EXPECT_EQ(BodyOf(in_time).value("status", ""), "cancelled");
   in_time = h.Call("POST", "/executions/" + running + "/cancel", CancelBody(now + 1));
   ASSERT_EQ(in_time.status, 200) << in_time.body;
-  ASSERT_TRUE(WaitUntil([&] { return StatusOf(h, running) == "cancelled"; }));
+  ASSERT_TRUE(PollUntil([&] { return StatusOf(h, running) == "cancelled"; }));
   EXPECT_EQ(h.runner().started(), 1);  // the queued one never ran
 }
 

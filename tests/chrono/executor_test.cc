@@ -16,25 +16,15 @@
 #include "chrono/execute_request.h"
 #include "chrono_harness.h"
 #include "gtest/gtest.h"
+#include "testing/poll.h"
 
 namespace aevatar::chrono {
 namespace {
 
+using ::aevatar::testing::kHangGuard;
+using ::aevatar::testing::PollUntil;
+
 using S = OperationStatus;
-using std::chrono::seconds;
-
-// Bounds a wait that only a broken executor would reach.
-constexpr auto kPatience = seconds(30);
-
-// Polls `condition` until it holds; false after kPatience.
-bool WaitUntil(const std::function<bool()>& condition) {
-  const auto deadline = std::chrono::steady_clock::now() + kPatience;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(1));
-  }
-  return true;
-}
 
 sandbox::RunSpec BashSpec(const std::string& source) {
   sandbox::RunSpec spec;
@@ -149,7 +139,7 @@ TEST(Executor, RunsSyncJobsAndDurableOperationsWithTheInjectedClock) {
 
   auto submitted = h.executor().Submit(NewOperation("op_1", "k1", h.clock().Now()));
   ASSERT_TRUE(submitted.ok()) << submitted.status();
-  ASSERT_TRUE(WaitUntil([&] { return IsTerminal(h.store().Get("op_1")->status); }));
+  ASSERT_TRUE(PollUntil([&] { return IsTerminal(h.store().Get("op_1")->status); }));
   Operation done = *h.store().Get("op_1");
   EXPECT_EQ(done.status, S::kSucceeded);
   EXPECT_EQ(done.claimed_by, "runner-test");
@@ -163,7 +153,7 @@ TEST(Executor, StopFailsWaitingSyncRunsWithShuttingDown) {
   auto first = std::async(std::launch::async, [&] { return h.executor().RunSync(BashSpec("a")); });
   ASSERT_TRUE(h.runner().WaitStarted(1));
   auto second = RunSyncDetached(h.executor(), BashSpec("b"));
-  ASSERT_TRUE(WaitUntil([&] { return h.executor().queued() == 1; }));
+  ASSERT_TRUE(PollUntil([&] { return h.executor().queued() == 1; }));
   auto stop = std::async(std::launch::async, [&] { h.executor().Stop(); });
   Finally cleanup{[&] {
     h.runner().Open();
@@ -171,7 +161,7 @@ TEST(Executor, StopFailsWaitingSyncRunsWithShuttingDown) {
     h.Shutdown();  // a job left behind is dropped with the executor
   }};
 
-  ASSERT_EQ(second.wait_for(kPatience), std::future_status::ready)
+  ASSERT_EQ(second.wait_for(kHangGuard), std::future_status::ready)
       << "a RunSync waiting for a worker was left behind by Stop";
   absl::StatusOr<sandbox::RunResult> refused = second.get();
   EXPECT_EQ(base::ApiCode(refused.status()), "SHUTTING_DOWN") << refused.status();
@@ -228,7 +218,7 @@ TEST(Executor, SubmitDoesNotHoldTheLockAcrossTheStoreCommit) {
     h.Shutdown();  // before `gated` goes
   }};
 
-  ASSERT_EQ(probe.wait_for(kPatience), std::future_status::ready)
+  ASSERT_EQ(probe.wait_for(kHangGuard), std::future_status::ready)
       << "the executor's lock is held while the store commits";
   EXPECT_EQ(probe.get(), 1);  // the submission holds its place in the queue
   gated.Release();
@@ -259,7 +249,7 @@ TEST(Executor, ASubmissionBeingCommittedCountsAgainstTheQueueBound) {
     h.Shutdown();  // before `gated` goes
   }};
 
-  ASSERT_EQ(second.wait_for(kPatience), std::future_status::ready);
+  ASSERT_EQ(second.wait_for(kHangGuard), std::future_status::ready);
   EXPECT_EQ(base::ApiCode(second.get().status()), "QUEUE_FULL");
   gated.Release();
   EXPECT_TRUE(first.get().ok());
@@ -283,7 +273,7 @@ TEST(Executor, CancellingAQueuedOperationTwiceCountsItOnce) {
   EXPECT_EQ(h.executor().queued(), 1);  // op_3 still waits
 
   h.runner().Open();
-  ASSERT_TRUE(WaitUntil([&] { return h.store().Get("op_3")->status == S::kSucceeded; }));
+  ASSERT_TRUE(PollUntil([&] { return h.store().Get("op_3")->status == S::kSucceeded; }));
   EXPECT_EQ(h.runner().started(), 2);  // op_1 and op_3; the cancelled op_2 never ran
 }
 
@@ -292,11 +282,11 @@ TEST(Executor, CancelKillsARunningOperation) {
   ASSERT_TRUE(h.Start().ok());
   ASSERT_TRUE(h.executor().Submit(NewOperation("op_1", "k1", h.clock().Now())).ok());
   ASSERT_TRUE(h.runner().WaitStarted(1));
-  ASSERT_TRUE(WaitUntil([&] { return h.store().Get("op_1")->status == S::kRunning; }));
+  ASSERT_TRUE(PollUntil([&] { return h.store().Get("op_1")->status == S::kRunning; }));
   auto flagged = h.executor().Cancel("op_1");
   ASSERT_TRUE(flagged.ok()) << flagged.status();
   EXPECT_TRUE(flagged->cancel_requested);
-  ASSERT_TRUE(WaitUntil([&] { return IsTerminal(h.store().Get("op_1")->status); }));
+  ASSERT_TRUE(PollUntil([&] { return IsTerminal(h.store().Get("op_1")->status); }));
   EXPECT_EQ(h.store().Get("op_1")->status, S::kCancelled);
 }
 

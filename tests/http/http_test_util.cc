@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "gtest/gtest.h"
+#include "testing/poll.h"
 
 namespace aevatar::http::testing {
 namespace {
@@ -81,7 +82,7 @@ std::optional<std::string> RawResponse::Header(const std::string& name) const {
 RawConnection::RawConnection(uint16_t port) {
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd_ < 0) return;
-  timeval timeout{5, 0};
+  timeval timeout{aevatar::testing::kHangGuard.count(), 0};
   ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
   ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
   sockaddr_in address{};

@@ -50,7 +50,8 @@ struct RawResponse {
   std::optional<std::string> Header(const std::string& name) const;
 };
 
-// A blocking TCP connection to 127.0.0.1:port with 5 s socket timeouts.
+// A blocking TCP connection to 127.0.0.1:port; a read or write that blocks
+// past the hang guard (testing/poll.h) fails.
 class RawConnection {
  public:
   explicit RawConnection(uint16_t port);

@@ -10,13 +10,13 @@
 #include "http/client.h"
 #include "http_test_util.h"
 #include "nlohmann/json.hpp"
+#include "testing/poll.h"
 
 namespace aevatar::http {
 namespace {
 
+using ::aevatar::testing::kHangGuard;
 using std::chrono::milliseconds;
-using std::chrono::seconds;
-using Clock = std::chrono::steady_clock;
 using testing::Gate;
 using testing::Get;
 using testing::MustFetch;
@@ -106,7 +106,7 @@ TEST(HttpServer, ConnectionCloseIsHonoured) {
   auto response = connection.Read();
   ASSERT_TRUE(response.has_value());
   EXPECT_EQ(response->Header("Connection"), "close");
-  EXPECT_TRUE(connection.PeerClosed(seconds(2)));
+  EXPECT_TRUE(connection.PeerClosed(kHangGuard));
 }
 
 TEST(HttpServer, StreamedChunksArriveBeforeTheHandlerFinishes) {
@@ -118,7 +118,7 @@ TEST(HttpServer, StreamedChunksArriveBeforeTheHandlerFinishes) {
     response.stream = [first_seen, seen_in_time](const ChunkWriter& write) {
       write("data: first\n\n");
       // Holds the stream open until the client has the first event.
-      *seen_in_time = first_seen->WaitFor(seconds(5));
+      *seen_in_time = first_seen->WaitFor(kHangGuard);
       write("data: second\n\n");
     };
     return response;
@@ -162,7 +162,7 @@ TEST(HttpServer, StreamWriterReportsAGonePeer) {
     RawConnection connection(server->port());
     ASSERT_TRUE(connection.Send("GET / HTTP/1.1\r\nHost: t\r\n\r\n"));
   }  // closes without reading
-  EXPECT_TRUE(writer_failed->WaitFor(seconds(10)));
+  EXPECT_TRUE(writer_failed->WaitFor(kHangGuard));
 }
 
 TEST(HttpServer, NotModifiedHasNoBodyAndKeepsEtag) {
@@ -219,7 +219,7 @@ TEST(HttpServer, MalformedRequestIs400Problem) {
   ASSERT_TRUE(response.has_value());
   EXPECT_EQ(response->status, 400);
   EXPECT_EQ(nlohmann::json::parse(response->body)["code"], "MALFORMED_REQUEST");
-  EXPECT_TRUE(connection.PeerClosed(seconds(3)));
+  EXPECT_TRUE(connection.PeerClosed(kHangGuard));
 }
 
 TEST(HttpServer, ThrowingHandlerIs500Problem) {

@@ -145,7 +145,9 @@ TEST_F(AevatarWorkflow, KillNineOfAevatarResumesTheRunWhichCompletesOnce) {
 TEST_F(AevatarWorkflow, KillNineOfTheExecutorEndsTheStepOutcomeUncertain) {
   StartStack();
   const std::string run_id = StartRun(SleepWorkflow("executor-crash", 20));
-  WaitFor(run_id, [](const json& r) { return StepIs(r, "running"); });
+  ASSERT_TRUE(
+      StepIs(WaitFor(run_id, [](const json& r) { return StepIs(r, "running"); }), "running"))
+      << "the step never ran, so the crash would not be mid-run";
   stack_->RestartChrono(/*hard=*/true);
   ASSERT_TRUE(stack_->chrono().ok());
   json run = WaitFor(run_id, Done);
@@ -156,7 +158,9 @@ TEST_F(AevatarWorkflow, KillNineOfTheExecutorEndsTheStepOutcomeUncertain) {
 TEST_F(AevatarWorkflow, StopCancelsWithOneFrozenDeadline) {
   StartStack();
   const std::string run_id = StartRun(SleepWorkflow("stoppable", 30));
-  WaitFor(run_id, [](const json& r) { return StepIs(r, "running"); });
+  ASSERT_TRUE(
+      StepIs(WaitFor(run_id, [](const json& r) { return StepIs(r, "running"); }), "running"))
+      << "the step never ran, so the stop would not cancel a live operation";
   auto first = stack_->Aevatar("POST", "/api/workflow-runs/" + run_id + "/stop", token_, "{}");
   ASSERT_EQ(first.status, 202) << first.body;
   const int64_t deadline = JsonOf(first).value("stop_deadline_unix_ms", int64_t{0});

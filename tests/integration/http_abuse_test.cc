@@ -2,8 +2,9 @@
 // that vanish mid-request, slowloris clients, 100 MB bodies, 10,000 idle
 // connections and 1 MB request lines, a bounded number of each. Meanwhile a
 // prober fetches /healthz from all three services and samples the process's
-// resident memory; each test holds the probes to: every one answered 200, and
-// the median took under 100 ms.
+// resident memory; each test holds the probes to: every one answered 200
+// within the hang guard, however slow the machine (latency is a benchmark's
+// business, not a test's).
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -83,17 +84,13 @@ class Prober {
   }
   ~Prober() { Stop(); }
 
-  // Stops probing and checks every service answered every probe in time.
+  // Stops probing and checks every service answered every probe.
   void ExpectHealthy() {
     Stop();
     for (int i = 0; i < kServices; ++i) {
-      std::vector<milliseconds>& took = latencies_[i];
       SCOPED_TRACE(kServiceNames[i]);
       EXPECT_EQ(failures_[i], 0) << "first failure: " << first_failure_[i];
-      ASSERT_GE(took.size(), 3u) << "too few probes";
-      std::sort(took.begin(), took.end());
-      EXPECT_LT(took[took.size() / 2], milliseconds(100))
-          << "median of " << took.size() << " probes; slowest " << took.back().count() << " ms";
+      EXPECT_GE(answered_[i], 3) << "too few probes";
     }
   }
   long peak_rss_kib() const { return peak_rss_kib_.load(); }
@@ -115,13 +112,11 @@ class Prober {
       for (int i = 0; i < kServices; ++i) {
         http::ClientRequest request;
         request.url = "http://127.0.0.1:" + std::to_string(ports_[i]) + "/healthz";
-        request.timeout = seconds(5);
-        const auto start = Clock::now();
+        request.timeout = kHangGuard;
         auto response = http::Fetch(request);
-        const auto took = std::chrono::duration_cast<milliseconds>(Clock::now() - start);
         ++probes_[i];
         if (response.ok() && response->status == 200) {
-          latencies_[i].push_back(took);
+          ++answered_[i];
         } else if (failures_[i]++ == 0) {
           first_failure_[i] = response.ok() ? "status " + std::to_string(response->status)
                                             : std::string(response.status().message());
@@ -138,7 +133,7 @@ class Prober {
   std::atomic<long> peak_rss_kib_{0};
   std::atomic<int> probes_[kServices] = {};
   // Written by the probing thread only, read after it is joined.
-  std::vector<milliseconds> latencies_[kServices];
+  int answered_[kServices] = {};
   int failures_[kServices] = {};
   std::string first_failure_[kServices];
   std::thread thread_;
@@ -230,15 +225,11 @@ class HttpAbuse : public ::testing::Test {
     baseline_fds_ = OpenFds(pid_);
   }
 
-  // Waits up to 15 s for the server's descriptors to fall back near the
-  // baseline: nothing an abusive client did is left open.
+  // Waits (up to the hang guard) for the server's descriptors to fall back
+  // near the baseline: nothing an abusive client did is left open.
   void ExpectNoConnectionsLeft() {
-    const auto deadline = Clock::now() + seconds(15);
     int fds = OpenFds(pid_);
-    while (fds > baseline_fds_ + 32 && Clock::now() < deadline) {
-      std::this_thread::sleep_for(milliseconds(100));
-      fds = OpenFds(pid_);
-    }
+    PollUntil([&] { return (fds = OpenFds(pid_)) <= baseline_fds_ + 32; });
     EXPECT_LE(fds, baseline_fds_ + 32) << "baseline " << baseline_fds_;
   }
 
@@ -388,7 +379,7 @@ TEST_F(HttpAbuse, MegabyteRequestLinesAre414) {
       auto response = connection.Read();
       ASSERT_TRUE(response.has_value());
       EXPECT_EQ(response->status, 414);
-      EXPECT_TRUE(connection.PeerClosed(seconds(5)));
+      EXPECT_TRUE(connection.PeerClosed(kHangGuard));
     }
   }
   prober.ExpectHealthy();

@@ -26,15 +26,6 @@ std::string BinaryPath(const std::string& name) {
   return (std::filesystem::path(std::string(self, n)).parent_path() / name).string();
 }
 
-bool PollUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return true;
-}
-
 std::vector<pid_t> ProcessesMatching(const std::string& needle) {
   std::vector<pid_t> pids;
   std::error_code ec;

@@ -9,15 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "testing/poll.h"  // PollUntil, kHangGuard
+
 namespace aevatar::testing {
 
 // Path of a binary built next to the running test (build/bin/<name>).
 std::string BinaryPath(const std::string& name);
-
-// Polls `condition` every 10 ms until it holds; false once `timeout` has
-// passed. For waiting on a state another process reaches, never as a delay.
-bool PollUntil(const std::function<bool()>& condition,
-               std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 // Pids of live processes whose command line (argv, NUL-separated) contains
 // `needle`.
@@ -52,8 +49,7 @@ class ServiceProcess {
   // services write each line whole and in order, so once a sentinel appears
   // (e.g. the diagnostic id of a request made after the ones under test),
   // every line written before it is in the log too.
-  bool WaitForLog(const std::string& needle,
-                  std::chrono::milliseconds timeout = std::chrono::seconds(30)) const;
+  bool WaitForLog(const std::string& needle, std::chrono::milliseconds timeout = kHangGuard) const;
   // Sends GET `path` without credentials (a harmless request the service
   // answers with a problem), then waits until the log has that problem's
   // diagnostic id: every line the service wrote for earlier requests is then

@@ -4,11 +4,11 @@
 #include <fstream>
 #include <iterator>
 #include <string>
-#include <thread>
 
 #include "gtest/gtest.h"
 #include "os/process.h"
 #include "os/unique_fd.h"
+#include "testing/poll.h"
 
 namespace aevatar::os {
 namespace {
@@ -59,17 +59,14 @@ TEST(OutputPump, CapsEachStreamAndCountsTheRest) {
 }
 
 // Waits until `pid` has exec'd a program whose argv[0] is `argv0`; false
-// after 30 s.
+// after the hang guard.
 bool WaitForExec(pid_t pid, const std::string& argv0) {
-  const auto deadline = steady_clock::now() + std::chrono::seconds(30);
   const std::string path = "/proc/" + std::to_string(pid) + "/cmdline";
-  for (;;) {
+  return aevatar::testing::PollUntil([&] {
     std::ifstream in(path, std::ios::binary);
     std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmdline.rfind(argv0 + '\0', 0) == 0) return true;
-    if (steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+    return cmdline.rfind(argv0 + '\0', 0) == 0;
+  });
 }
 
 TEST(OutputPump, KillsTheChildAtTheDeadline) {

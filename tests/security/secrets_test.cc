@@ -2,10 +2,10 @@
 // variable set at run time and the block the process started with), its
 // command line, its memory through /proc/1 (the sandbox init is a copy of the
 // service), and another tenant's run happening at the same time.
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "security_fixture.h"
+#include "testing/poll.h"
 
 namespace aevatar::security_test {
 namespace {
@@ -142,26 +143,34 @@ TEST_F(Secrets, ServiceMemoryIsNotReadableThroughTheInit) {
   EXPECT_NE(r.stdout_data.find("process_vm_readv -1 EPERM"), std::string::npos) << Describe(r);
 }
 
+// Sends `signal` to every host process whose command line holds `needle`.
+void SignalHostProcesses(const std::string& needle, int signal) {
+  for (const std::string& line : HostProcessesMatching(needle)) {
+    ::kill(std::atoi(line.c_str()), signal);  // each line is "pid: cmdline"
+  }
+}
+
 TEST_F(Secrets, ConcurrentRunCannotSeeAnotherRunsSecrets) {
   // Tenant A holds a server-granted key in its environment and files, and
-  // sleeps; tenant B, running at the same time, looks everywhere for it.
+  // sleeps until the test ends it; tenant B, running meanwhile, looks
+  // everywhere for it.
   const std::string secret = UniqueMarker("tenant-a-key");
+  const std::string holder = "holder-" + secret;
   sandbox::RunSpec a;
   a.language = Language::kBash;
   a.source =
       "echo \"$NYXID_API_KEY\" > /tmp/key; echo \"$NYXID_API_KEY\" > /workspace/key\n"
       "echo \"$NYXID_API_KEY\" > /dev/shm/key\n"
-      "exec -a \"holder-$NYXID_API_KEY\" sleep 3\n";
+      "exec -a \"holder-$NYXID_API_KEY\" sleep 600\n";
   a.server_env = {{"NYXID_API_KEY", secret}};
   a.limits = QuickLimits();
+  a.limits.wall_timeout_secs = 120;  // a hang guard: the test ends A itself
   RunResult a_result;
   std::thread tenant_a([&] { a_result = RunWithSpec(a); });
-  bool a_running = false;
-  for (int i = 0; i < 50 && !a_running; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    a_running = !HostProcessesMatching("holder-" + secret).empty();
-  }
-  EXPECT_TRUE(a_running) << "tenant A did not start within 2.5 s";
+  // A has written its files once it has exec'd the holder.
+  const bool a_holding =
+      aevatar::testing::PollUntil([&] { return !HostProcessesMatching(holder).empty(); });
+  EXPECT_TRUE(a_holding) << "tenant A never started holding its key";
 
   const std::string hunt =
       "cat /tmp/key /workspace/key /dev/shm/key 2>&1\n"
@@ -169,8 +178,14 @@ TEST_F(Secrets, ConcurrentRunCannotSeeAnotherRunsSecrets) {
       "for f in /proc/[0-9]*/cmdline /proc/[0-9]*/environ; do tr '\\0' ' ' < $f; echo; done\n"
       "echo processes: $(ls -d /proc/[0-9]* | wc -l)\n";
   RunResult b = Run({Language::kBash, hunt});
+  // A was still holding the key when B's hunt ended, so the hunt ran while
+  // the secret existed: it found nothing because it cannot, not because it
+  // came too late.
+  EXPECT_FALSE(HostProcessesMatching(holder).empty()) << "tenant A ended before B's hunt did";
+  SignalHostProcesses(holder, SIGTERM);
   tenant_a.join();
-  EXPECT_EQ(a_result.verdict, Verdict::kOk) << Describe(a_result);
+  EXPECT_EQ(a_result.verdict, Verdict::kSignaled) << Describe(a_result);
+  EXPECT_EQ(a_result.signal, SIGTERM) << Describe(a_result);
   EXPECT_EQ(b.verdict, Verdict::kOk) << Describe(b);
   EXPECT_EQ((b.stdout_data + b.stderr_data).find(secret), std::string::npos) << Describe(b);
   EXPECT_NE(b.stdout_data.find("No such file"), std::string::npos) << Describe(b);

@@ -50,6 +50,24 @@ TurnDecision Turn(ScriptedExecutor& executor, const PendingOperation& pending = 
   return RunTurn(executor, kKey, nlohmann::json{{"language", "python"}}, pending, kNow);
 }
 
+// The outcome codes are read by clients (run state, audit): the other tests
+// compare against these constants, so their wire names are pinned here, as
+// the spec and docs/aevatar.md spell them.
+TEST(DurableExecution, OutcomeCodesKeepTheirWireNames) {
+  EXPECT_STREQ(kOutcomeCancelled, "code_execution_cancelled");
+  EXPECT_STREQ(kOutcomeUncertain, "code_execution_outcome_uncertain");
+  EXPECT_STREQ(kOutcomeIdempotencyConflict, "code_execution_idempotency_conflict");
+  EXPECT_STREQ(kOutcomeExpired, "code_execution_expired");
+  EXPECT_STREQ(kOutcomeNotFound, "code_execution_operation_not_found");
+  EXPECT_STREQ(kOutcomeRejected, "code_execution_rejected");
+  EXPECT_STREQ(kOutcomeRouteAccessDenied, "code_execution_route_access_denied");
+  EXPECT_STREQ(kOutcomeRouteInactive, "code_execution_route_inactive");
+  EXPECT_STREQ(kOutcomeRouteMissing, "code_execution_route_missing");
+  EXPECT_STREQ(kOutcomeReceiptInvalid, "code_execution_receipt_invalid");
+  EXPECT_STREQ(kOutcomeResponseInvalid, "code_execution_response_invalid");
+  EXPECT_STREQ(kOutcomeStepTimeout, "code_execution_step_timeout");
+}
+
 TEST(DurableExecution, AcceptedReceiptPersistsOperationIdEtagAndExpiry) {
   ScriptedExecutor executor;
   executor.Then(202, Receipt(), {{"ETag", kEtag}, {"Retry-After", "1"}});

@@ -1,5 +1,7 @@
 #include "fake_executor.h"
 
+#include <utility>
+
 namespace aevatar::orchestrator::testing {
 
 class FakeTransport : public ExecutionsTransport {
@@ -36,6 +38,11 @@ int FakeExecutor::CountOf(const std::string& kind) const {
   return n;
 }
 
+void FakeExecutor::Record(Exchange exchange) {
+  exchange.at_ms = clock != nullptr ? clock->load() : 0;
+  exchanges_.push_back(std::move(exchange));
+}
+
 NyxidReply FakeExecutor::StatusDoc(Op& op) {
   NyxidReply reply;
   reply.status = 200;
@@ -47,9 +54,9 @@ NyxidReply FakeExecutor::StatusDoc(Op& op) {
   return reply;
 }
 
-NyxidReply FakeExecutor::Submit(const std::string& key, const nlohmann::json&) {
+NyxidReply FakeExecutor::Submit(const std::string& key, const nlohmann::json& body) {
   absl::MutexLock lock(&mu_);
-  exchanges_.push_back({"submit", key, "", 0});
+  Record({"submit", key, "", 0, 0, body});
   auto [it, created] = by_key_.try_emplace(key);
   if (created) {
     it->second.id = "op_fake" + std::to_string(by_key_.size());
@@ -63,7 +70,7 @@ NyxidReply FakeExecutor::Submit(const std::string& key, const nlohmann::json&) {
 
 NyxidReply FakeExecutor::Status(const std::string& id, const std::string& if_none_match) {
   absl::MutexLock lock(&mu_);
-  exchanges_.push_back({"status", "", if_none_match, 0});
+  Record({"status", "", if_none_match, 0});
   auto key = key_of_id_.find(id);
   if (key == key_of_id_.end()) return {404, {{"code", "OPERATION_NOT_FOUND"}}, {}, ""};
   Op& op = by_key_[key->second];
@@ -85,7 +92,7 @@ NyxidReply FakeExecutor::Status(const std::string& id, const std::string& if_non
 
 NyxidReply FakeExecutor::Result(const std::string& id) {
   absl::MutexLock lock(&mu_);
-  exchanges_.push_back({"result", "", "", 0});
+  Record({"result", "", "", 0});
   auto key = key_of_id_.find(id);
   if (key == key_of_id_.end()) return {404, {{"code", "OPERATION_NOT_FOUND"}}, {}, ""};
   Op& op = by_key_[key->second];
@@ -107,7 +114,7 @@ NyxidReply FakeExecutor::Result(const std::string& id) {
 
 NyxidReply FakeExecutor::Cancel(const std::string& id, int64_t deadline) {
   absl::MutexLock lock(&mu_);
-  exchanges_.push_back({"cancel", "", "", deadline});
+  Record({"cancel", "", "", deadline});
   auto key = key_of_id_.find(id);
   if (key == key_of_id_.end()) return {404, {{"code", "OPERATION_NOT_FOUND"}}, {}, ""};
   Op& op = by_key_[key->second];

@@ -9,6 +9,8 @@
 // integration tests; this double only lets the runtime be driven turn by turn
 // under a controlled clock.
 
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -25,6 +27,8 @@ struct Exchange {
   std::string key;   // submit: the idempotency key
   std::string if_none_match;
   int64_t deadline_unix_ms = 0;
+  int64_t at_ms = 0;              // the test clock when the exchange started (0 without a clock)
+  nlohmann::json body = nullptr;  // submit: the request body sent to the executor
 };
 
 class FakeExecutor {
@@ -34,6 +38,8 @@ class FakeExecutor {
   // When true, cancel leaves the operation running (a cancel that does not land).
   bool ignore_cancel = false;
   std::string stdout_text = "done\n";
+  // The clock each exchange is stamped with (Exchange::at_ms); unset: 0.
+  const std::atomic<int64_t>* clock = nullptr;
 
   std::unique_ptr<ExecutionsTransport> Transport();
   std::vector<Exchange> exchanges() const;
@@ -52,6 +58,7 @@ class FakeExecutor {
   NyxidReply Result(const std::string& id);
   NyxidReply Cancel(const std::string& id, int64_t deadline);
   NyxidReply StatusDoc(Op& op);
+  void Record(Exchange exchange) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
   std::map<std::string, Op> by_key_ ABSL_GUARDED_BY(mu_);

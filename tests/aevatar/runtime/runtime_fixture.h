@@ -127,6 +127,7 @@ class RuntimeFixture : public ::testing::Test {
     audit_ = std::move(*audit);
     flaky_ = std::make_unique<FlakyAuditLog>(audit_.get());
     vault_key_ = base::RandomBytes(32);
+    executor_.clock = &now_;
     runtime_ = MakeRuntime();
     UseWorkflow(kOneStepWorkflow);
   }

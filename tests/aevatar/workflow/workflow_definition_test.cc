@@ -70,7 +70,8 @@ TEST(ParseWorkflowYaml, ParsesTheDocumentedExample) {
 TEST(ParseWorkflowYaml, FillsDefaultsExplicitly) {
   json tree = ValidTree();
   WorkflowDefinition def = MustParse(tree.dump());
-  EXPECT_EQ(def.steps[0].arguments["timeout_secs"], kCodeExecuteDefaultTimeoutSecs);
+  // The spec's default (sandbox-execution.md: 180 s), not the constant under test.
+  EXPECT_EQ(def.steps[0].arguments["timeout_secs"], 180);
   EXPECT_EQ(def.steps[0].timeout_ms, 240'000);
   EXPECT_EQ(def.steps[1].timeout_ms, 20'000);
   EXPECT_FALSE(def.inputs[1].default_value.has_value());
@@ -89,7 +90,20 @@ TEST(ParseWorkflowYaml, CodexExecStepDefaultsToTheCanaryBudget) {
                       {"tool", "codex_exec"},
                       {"arguments", {{"target", {{"kind", "managed_sandbox"}}}, {"prompt", "hi"}}}};
   WorkflowDefinition def = MustParse(tree.dump());
-  EXPECT_EQ(def.steps[1].timeout_ms, kCodexExecDefaultTimeoutMs);
+  EXPECT_EQ(def.steps[1].timeout_ms, 360'000);  // the spec's canary step budget
+}
+
+// The spec's range is 1 through 600 seconds inclusive (0 and 601 are refused
+// in workflow_validation_test.cc).
+TEST(ParseWorkflowYaml, AcceptsTimeoutSecsAtBothEndsOfTheSpecsRange) {
+  for (int secs : {1, 600}) {
+    SCOPED_TRACE(secs);
+    json tree = ValidTree();
+    tree["steps"][0]["arguments"]["timeout_secs"] = secs;
+    WorkflowDefinition def = MustParse(tree.dump());
+    EXPECT_EQ(def.steps[0].arguments["timeout_secs"], secs);
+    EXPECT_EQ(def.steps[0].timeout_ms, secs * 1000 + 60'000);
+  }
 }
 
 TEST(ParseWorkflowYaml, ResolvesPlainScalarsByTheCoreSchema) {
