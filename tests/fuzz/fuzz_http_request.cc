@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -45,7 +46,10 @@ uint16_t ServerPort() {
     http::ServerOptions options;
     options.io_threads = 1;
     options.max_body_bytes = 64 << 10;
-    options.read_timeout_secs = 2;
+    // A fuzz input that never completes its header must not stall the run.
+    options.header_timeout = std::chrono::milliseconds(2000);
+    options.body_timeout = std::chrono::milliseconds(2000);
+    options.idle_timeout = std::chrono::milliseconds(2000);
     auto started = http::Server::Start(options, Echo);
     FUZZ_CHECK(started.ok());
     return started->release();
