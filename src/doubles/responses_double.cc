@@ -90,9 +90,8 @@ class Double final : public ResponsesDouble {
 
   void Record(const http::Request& request, const std::optional<std::string>& bearer) {
     if (options_.record_path.empty()) return;
-    const nlohmann::json line = {{"path", request.path},
-                                 {"authorization", bearer.value_or("")},
-                                 {"body", request.body}};
+    const nlohmann::json line = {
+        {"path", request.path}, {"authorization", bearer.value_or("")}, {"body", request.body}};
     absl::MutexLock lock(&record_mu_);
     std::ofstream out(options_.record_path, std::ios::app);
     out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

@@ -42,8 +42,8 @@ std::vector<std::string> TurnEvents(const Turn& turn, int response_number) {
       Event({{"type", "response.output_item.done"},
              {"output_index", 0},
              {"item", OutputItem(turn, suffix)}}),
-      Event({{"type", "response.completed"},
-             {"response", {{"id", response_id}, {"usage", usage}}}}),
+      Event(
+          {{"type", "response.completed"}, {"response", {{"id", response_id}, {"usage", usage}}}}),
   };
 }
 

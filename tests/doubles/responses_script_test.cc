@@ -31,10 +31,10 @@ TEST(ResponsesScript, ReplyWithExactlyAnswersTheRestOfTheLine) {
 }
 
 TEST(ResponsesScript, ReadsTheUserPromptNotTheDeveloperContext) {
-  const Json developer = {{"type", "message"},
-                          {"role", "developer"},
-                          {"content", Json::array({{{"type", "input_text"},
-                                                    {"text", "Reply with exactly WRONG"}}})}};
+  const Json developer = {
+      {"type", "message"},
+      {"role", "developer"},
+      {"content", Json::array({{{"type", "input_text"}, {"text", "Reply with exactly WRONG"}}})}};
   const Turn turn = DecideTurn(Body({developer, UserMessage("Reply with exactly RIGHT")}));
   EXPECT_EQ(turn.answer, "RIGHT");
 }
