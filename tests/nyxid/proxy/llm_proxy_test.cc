@@ -253,6 +253,17 @@ TEST_F(LlmProxy, TheDefaultDeadlineIsTheIngressLayerOfTheChain) {
   EXPECT_NE(nyxid_->service().ReadLog().find("\"proxy_timeout_ms\":315000"), std::string::npos);
 }
 
+TEST_F(LlmProxy, AnOutOfRangeOrDoublyGivenDeadlineIsRefusedAtStart) {
+  const std::string yaml = Bootstrap(upstream_->url(), key_dir_->path() + "/provider.key");
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{"--proxy-timeout-ms", "0"},
+        std::vector<std::string>{"--proxy-timeout-secs", "3601"},
+        std::vector<std::string>{"--proxy-timeout-ms", "500", "--proxy-timeout-secs", "5"}}) {
+    NyxidFixture refused(yaml, flags);
+    EXPECT_FALSE(refused.ok()) << flags[0];
+  }
+}
+
 TEST_F(LlmProxy, AnUpstreamSlowerThanTheScaledDeadlineGetsTheTypedTimeout) {
   NyxidFixture fast(Bootstrap(upstream_->url(), key_dir_->path() + "/provider.key"),
                     {"--proxy-timeout-ms", "400"});
