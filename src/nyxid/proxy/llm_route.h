@@ -18,7 +18,8 @@
 // token with proxy:*. The caller's credential opens the route; the provider
 // only ever sees the operator's key:
 //   - method POST only (405 LLM_METHOD_NOT_ALLOWED);
-//   - path `responses` only (404 LLM_ENDPOINT_NOT_FOUND);
+//   - path `responses` only (404 LLM_ENDPOINT_NOT_FOUND), forwarded to
+//     `{base_url}/responses` without the caller's query string;
 //   - the body is a JSON object whose `model` is a non-empty string
 //     (400 LLM_REQUEST_INVALID) in the catalog's model_allowlist
 //     (403 LLM_MODEL_NOT_ALLOWED; an empty allowlist refuses every model);

@@ -10,6 +10,8 @@
 //      the provider key, never a caller credential;
 //   4-5. return the upstream answer unchanged (streamed when large), within
 //      the proxy deadline.
+#include <optional>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/api_error.h"
@@ -85,8 +87,9 @@ absl::StatusOr<Upstream> ResolveUpstream(const HttpApiDeps& deps, const UserServ
     return base::ApiError(absl::StatusCode::kFailedPrecondition, "CATALOG_SERVICE_MISSING",
                           "the user service's catalog service no longer exists", 409);
   }
-  if (catalog->kind == ServiceKind::kLlm)
+  if (catalog->kind == ServiceKind::kLlm) {
     return Upstream{catalog->base_url, catalog->slug, *catalog};
+  }
   if (catalog->kind != ServiceKind::kHttp) {
     return base::ApiError(absl::StatusCode::kUnimplemented, "ROUTE_KIND_UNSUPPORTED",
                           "this kind of service cannot be proxied over HTTP", 501);
@@ -128,7 +131,9 @@ http::Response HandleProxy(const HttpApiDeps& deps, http::Request& request, Requ
       return Problem(st, note);
     }
   }
-  auto url = UpstreamUrl(upstream->base_url, rest, QueryWithoutVia(request.query));
+  // A model call is exactly {base_url}/responses: no caller query reaches the provider.
+  auto url = UpstreamUrl(upstream->base_url, rest,
+                         upstream->llm ? std::string() : QueryWithoutVia(request.query));
   if (!url.ok()) return Problem(url.status(), note);
 
   http::ClientRequest forward;

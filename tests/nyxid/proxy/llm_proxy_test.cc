@@ -179,11 +179,13 @@ TEST_F(LlmProxy, EveryCallerKindReachesTheProviderWithOnlyTheProviderKey) {
 TEST_F(LlmProxy, ARouteThatAsksToForwardCredentialsStillSendsOnlyTheProviderKey) {
   const size_t before = upstream_->Requests().size();
   auto response =
-      Call(*nyxid_, "POST", ProxyPath("llm-forwarding", "/responses", RouteId("llm-forwarding")),
+      Call(*nyxid_, "POST",
+           ProxyPath("llm-forwarding", "/responses", RouteId("llm-forwarding")) + "&key=" + alice_,
            alice_, kBody);
   ASSERT_EQ(response.status, 200) << response.body;
   const std::vector<RecordedRequest> requests = upstream_->Requests();
   ASSERT_EQ(requests.size(), before + 1);
+  EXPECT_EQ(requests.back().target, "/v1/responses");  // no caller query either
   EXPECT_EQ(requests.back().Header("Authorization"), "Bearer " + provider_key_);
   EXPECT_EQ(requests.back().Header("X-NyxID-Delegation-Token"), "");
   ExpectNoCallerCredential(requests.back(), alice_);
