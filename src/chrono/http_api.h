@@ -6,6 +6,8 @@
 
 #include "base/clock.h"
 #include "chrono/caller_auth.h"
+#include "chrono/codex/codex_attach.h"
+#include "chrono/codex/codex_runner.h"
 #include "chrono/credential_sealer.h"
 #include "chrono/executor.h"
 #include "chrono/metrics.h"
@@ -29,6 +31,10 @@ struct HttpApiDeps {
   Metrics* metrics;
   // Readiness of the engine (self-check at start-up).
   bool engine_ready;
+  // The managed Codex runner and its Idempotency-Key registry; null: every
+  // POST /codex/execute is 503 CODEX_RUNNER_UNAVAILABLE.
+  CodexRunner* codex = nullptr;
+  CodexAttachRegistry* codex_attach = nullptr;
   // Operation times, retention and cancel deadlines are judged by this clock.
   base::UnixMsClock now = base::NowUnixMs;
 };
@@ -36,6 +42,7 @@ struct HttpApiDeps {
 // The executor's HTTP API (DESIGN §5):
 //   POST /execute, POST /executions, GET /executions/{id},
 //   GET /executions/{id}/result, POST /executions/{id}/cancel,
+//   POST /codex/execute (the managed Codex runner, DESIGN §6),
 //   GET /healthz, GET /readyz, GET /metrics.
 // Errors are problem+json with a typed code and a diagnostic id; each request
 // logs one line with the route pattern, status and ids, never payloads.

@@ -1,0 +1,60 @@
+#ifndef AEVATAR_CHRONO_CODEX_CODEX_RELAY_H_
+#define AEVATAR_CHRONO_CODEX_CODEX_RELAY_H_
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "http/message.h"
+#include "http/server.h"
+#include "os/unique_fd.h"
+
+namespace aevatar::chrono {
+
+// The one network path of a managed Codex run: an HTTP server of
+// chrono-sandbox on a listening socket that lives in the run's network
+// namespace (os::MakeNetnsListener), so Codex inside reaches it at
+// 127.0.0.1:PORT while no process of ours runs in the sandbox.
+//
+// It accepts only POST /v1/responses (body <= 8 MiB; anything else 404) and
+// forwards it to
+//   {nyxid_url}/api/v1/proxy/chrono-llm-public/responses?_nyxid_via={route}
+// with only Authorization (as Codex sent it: Bearer NYXID_LLM_TOKEN),
+// Content-Type and Accept, streaming the status, Content-Type and body back
+// as they arrive. An unreachable or slow upstream gives 502/504 problems.
+// Logs nothing of the exchange.
+struct CodexRelayTarget {
+  std::string nyxid_url;        // e.g. http://127.0.0.1:8080 (no trailing path)
+  std::string user_service_id;  // the caller's chrono-llm-public route id
+  // Each forwarded exchange must finish within this (the run's own deadline).
+  std::chrono::milliseconds timeout{180'000};
+};
+
+// Returns the URL the relay forwards to for `target`.
+std::string CodexRelayUpstreamUrl(const CodexRelayTarget& target);
+
+// Answers one relay request (exposed for tests; the server calls it).
+http::Response HandleCodexRelayRequest(const CodexRelayTarget& target, http::Request& request);
+
+class CodexRelay {
+ public:
+  // Serves `listen` (a listening socket; ownership passes to the relay).
+  static absl::StatusOr<std::unique_ptr<CodexRelay>> Start(os::UniqueFd listen,
+                                                           CodexRelayTarget target);
+  ~CodexRelay();
+  CodexRelay(const CodexRelay&) = delete;
+  CodexRelay& operator=(const CodexRelay&) = delete;
+
+  // Stops serving and closes the listener and every connection (in-flight
+  // exchanges are cut); idempotent.
+  void Stop();
+
+ private:
+  explicit CodexRelay(std::unique_ptr<http::Server> server) : server_(std::move(server)) {}
+  std::unique_ptr<http::Server> server_;
+};
+
+}  // namespace aevatar::chrono
+
+#endif  // AEVATAR_CHRONO_CODEX_CODEX_RELAY_H_
