@@ -5,6 +5,7 @@
 #include <string>
 
 #include "aevatar/api/service.h"
+#include "cli/embedded_stack.h"
 
 namespace CLI {
 class App;
@@ -14,10 +15,7 @@ class App;
 // each Run* returns the process exit code.
 namespace aevatar::cli {
 
-struct UpOptions {
-  std::string state_dir = ".state";
-  uint16_t port_base = 8080;
-};
+using UpOptions = EmbeddedStackOptions;
 CLI::App* AddUpCommand(CLI::App& app, UpOptions& options);
 int RunUpCommand(const UpOptions& options);
 

@@ -15,12 +15,22 @@ CLI::App* AddUpCommand(CLI::App& app, UpOptions& options) {
   up->add_option("--state-dir", options.state_dir, "State directory (default .state)");
   up->add_option("--port-base", options.port_base,
                  "nyxid on N, chrono-sandbox on N+1, aevatar on N+2 (default 8080)");
+  up->add_option("--llm-upstream", options.llm.base_url,
+                 "OpenAI Responses-API base URL for managed codex_exec (POST {base}/responses)");
+  up->add_option("--llm-api-key-file", options.llm.api_key_file,
+                 "the provider's API key (a 0600 file; NyxID seals it and injects it upstream)");
+  up->add_option("--llm-model", options.llm.model, "the model Codex asks the provider for");
   return up;
 }
 
 int RunUpCommand(const UpOptions& options) {
+  const LlmUpstreamOptions& llm = options.llm;
+  if (!llm.base_url.empty() && (llm.api_key_file.empty() || llm.model.empty())) {
+    std::cerr << "aevatar up: --llm-upstream needs --llm-api-key-file and --llm-model\n";
+    return 2;
+  }
   BlockStopSignals();
-  auto stack = EmbeddedStack::Start({options.state_dir, options.port_base});
+  auto stack = EmbeddedStack::Start(options);
   if (!stack.ok()) {
     std::cerr << "aevatar up: " << stack.status().message() << "\n";
     return 1;

@@ -1,5 +1,6 @@
 #include "cli/embedded_stack.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -17,13 +18,28 @@ namespace aevatar::cli {
 namespace {
 
 constexpr char kChronoCatalogId[] = "chrono-sandbox";
+constexpr char kLlmCatalogId[] = "chrono-llm-public";
 
 std::string Url(uint16_t port) { return "http://127.0.0.1:" + std::to_string(port); }
 
 std::string NewPassword() { return base::Base64UrlEncode(base::RandomBytes(18)); }
 
 // The NyxID seed for the embedded stack; holds only password and secret hashes.
-absl::StatusOr<std::string> BootstrapYaml(const StackCredentials& credentials) {
+// The chrono-llm-public catalog entry: every user gets a route to it; the
+// provider key is read (and sealed) by NyxID from the operator's file.
+std::string LlmCatalogYaml(const LlmUpstreamOptions& llm) {
+  if (llm.base_url.empty()) return "";
+  const nlohmann::json model = llm.model;  // quoted as YAML accepts JSON strings
+  return absl::StrCat(
+      "  - id: ", kLlmCatalogId, "\n    slug: chrono-llm-public\n",
+      "    name: Chrono LLM (public)\n    kind: llm\n",
+      "    base_url: ", nlohmann::json(llm.base_url).dump(), "\n", "    provider_api_key_file: ",
+      nlohmann::json(std::filesystem::absolute(llm.api_key_file).string()).dump(), "\n",
+      "    model_allowlist: [", model.dump(), "]\n", "    auto_connect: true\n");
+}
+
+absl::StatusOr<std::string> BootstrapYaml(const StackCredentials& credentials,
+                                          const LlmUpstreamOptions& llm) {
   auto operator_hash = base::HashPassword(credentials.operator_password);
   auto demo_hash = base::HashPassword(credentials.demo_password);
   if (!operator_hash.ok()) return operator_hash.status();
@@ -42,7 +58,7 @@ absl::StatusOr<std::string> BootstrapYaml(const StackCredentials& credentials) {
        << "    default_policy:\n      forward_access_token: true\n"
        << "      inject_delegation_token: true\n"
        << "      delegation_token_scope: 'proxy:* sandbox:execute'\n"
-       << "user_services:\n"
+       << LlmCatalogYaml(llm) << "user_services:\n"
        << "  - owner: {user: demo}\n    catalog_service_id: " << kChronoCatalogId << "\n"
        << "    label: chrono-sandbox\n"
        << "clients:\n"
@@ -75,12 +91,6 @@ absl::StatusOr<StackCredentials> LoadOrCreateCredentials(const EmbeddedStackOpti
   };
   auto parsed = ParseStackCredentials(credentials);
   if (!parsed.ok()) return parsed.status();
-  auto yaml = BootstrapYaml(*parsed);
-  if (!yaml.ok()) return yaml.status();
-  if (absl::Status st = os::WriteFileAtomically(options.state_dir + "/bootstrap.yaml", *yaml, 0600);
-      !st.ok()) {
-    return st;
-  }
   if (absl::Status st = os::WriteFileAtomically(path, credentials.dump(2) + "\n", 0600); !st.ok())
     return st;
   return parsed;
@@ -109,6 +119,13 @@ class Stack : public EmbeddedStack {
     info_.nyxid_url = credentials->nyxid_url;
     info_.chrono_url = credentials->chrono_url;
     info_.aevatar_url = credentials->aevatar_url;
+    auto yaml = BootstrapYaml(*credentials, options.llm);
+    if (!yaml.ok()) return yaml.status();
+    if (absl::Status st =
+            os::WriteFileAtomically(options.state_dir + "/bootstrap.yaml", *yaml, 0600);
+        !st.ok()) {
+      return st;
+    }
 
     nyxid::ServiceConfig nyxid_config;
     nyxid_config.listen = ListenOf(info_.nyxid_url);

@@ -13,17 +13,26 @@ namespace aevatar::cli {
 // loopback, with SQLite state under one directory. They still talk HTTP to
 // each other, so this runs the same code as a split deployment.
 //
-// First start writes, under state_dir:
-//   bootstrap.yaml    NyxID seed: an operator (platform admin), a demo user,
-//                     the chrono-sandbox catalog service with the compliant
-//                     credential contract, the demo user's personal route, and
-//                     aevatar's introspection client (hashes only)
-//   credentials.json  (0600) the generated passwords, the introspection
-//                     secret and the three URLs
-// and later starts reuse them (the ports come from credentials.json).
+// First start writes, under state_dir, credentials.json (0600): the generated
+// passwords, the introspection secret and the three URLs; later starts reuse
+// it (the ports come from there). Every start writes bootstrap.yaml, the NyxID
+// seed from these options: an operator (platform admin), a demo user, the
+// chrono-sandbox catalog service with the compliant credential contract, the
+// demo user's personal route, aevatar's introspection client (hashes only)
+// and, with an LLM upstream, the chrono-llm-public catalog service.
+// The model provider behind managed codex_exec: any OpenAI Responses-API
+// base URL. NyxID keeps the key (sealed) and injects it upstream; no sandbox
+// or caller ever sees it. Without an upstream, codex_exec readiness says so.
+struct LlmUpstreamOptions {
+  std::string base_url;      // e.g. https://provider.example/v1; empty: none
+  std::string api_key_file;  // the provider key, a private file (0600)
+  std::string model;         // the one model Codex is configured with
+};
+
 struct EmbeddedStackOptions {
   std::string state_dir = ".state";
   uint16_t port_base = 8080;  // nyxid = base, chrono-sandbox = base+1, aevatar = base+2
+  LlmUpstreamOptions llm;
 };
 
 struct EmbeddedStackInfo {
