@@ -16,6 +16,11 @@ size_t CodexAttachRegistry::size() const {
   return entries_.size();
 }
 
+int CodexAttachRegistry::waiting() const {
+  absl::MutexLock lock(&mu_);
+  return waiting_;
+}
+
 absl::StatusOr<CodexRunResult> CodexAttachRegistry::RunOnce(const std::string& owner,
                                                             const std::string& key,
                                                             const std::string& fingerprint,
@@ -33,7 +38,9 @@ absl::StatusOr<CodexRunResult> CodexAttachRegistry::RunOnce(const std::string& o
         return base::ApiError(absl::StatusCode::kAlreadyExists, "IDEMPOTENCY_KEY_REUSE",
                               "this Idempotency-Key was used with a different request");
       }
+      ++waiting_;
       mu_.Await(absl::Condition(&entry->done));
+      --waiting_;
       return entry->result;
     }
     entry = std::make_shared<Entry>();

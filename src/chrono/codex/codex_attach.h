@@ -41,6 +41,8 @@ class CodexAttachRegistry {
                                          const std::string& fingerprint, const Run& run);
 
   size_t size() const;
+  // Callers waiting now for a run in progress to finish.
+  int waiting() const;
 
  private:
   // Fields other than `fingerprint` change only under mu_.
@@ -56,6 +58,7 @@ class CodexAttachRegistry {
   const int64_t retention_ms_;
   mutable absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<Entry>> entries_ ABSL_GUARDED_BY(mu_);
+  int waiting_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace aevatar::chrono
