@@ -63,8 +63,8 @@ http::Response HandleCodexExecute(const ApiContext& ctx, http::Request& request,
   }
   if (absl::Status st = runner->Availability(); !st.ok()) return Problem(st, note);
 
-  // Authenticate proved the header is there. It reaches Codex as
-  // NYXID_LLM_TOKEN and nowhere else (never a log, never a response).
+  // Authenticate proved the header is there. Only the relay uses it, on
+  // its requests to NyxID (never the sandbox, a log or a response).
   const std::string token = *request.headers.Get(kDelegationTokenHeader);
   auto run = [&] { return runner->Run(*parsed, token); };
   absl::StatusOr<CodexRunResult> result =

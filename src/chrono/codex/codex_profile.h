@@ -44,7 +44,8 @@ absl::Status ValidateCodexModelName(std::string_view model);
 std::string CodexConfigToml(std::string_view model, uint16_t relay_port);
 
 // The whole run: bash with kCodexRunScript, the prompt as stdin, the Codex
-// binary at kSandboxCodexPath, `token` as NYXID_LLM_TOKEN (server_env), and
+// binary at kSandboxCodexPath, `token` (the relay's run key) as
+// NYXID_LLM_TOKEN (server_env), and
 // limits that fit Codex (a 1 GiB memory cgroup, 512 pids for its threads,
 // 4 MiB of captured output per stream).
 struct CodexRunInput {
@@ -52,7 +53,7 @@ struct CodexRunInput {
   std::string model;
   uint16_t relay_port = 0;
   std::string prompt;
-  std::string token;
+  std::string token;  // the credential Codex presents to the relay
   int timeout_secs = 180;
   sandbox::BackendKind backend = sandbox::BackendKind::kGvisor;
 };

@@ -1,7 +1,10 @@
 #include "chrono/codex/codex_relay.h"
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "base/api_error.h"
+#include "base/crypto.h"
 #include "http/client.h"
 #include "http/problem.h"
 #include "nyxid/proxy/upstream_exchange.h"
@@ -34,11 +37,18 @@ http::Response HandleCodexRelayRequest(const CodexRelayTarget& target, http::Req
     return RelayProblem(base::ApiError(absl::StatusCode::kNotFound, "NOT_FOUND",
                                        "the relay serves only POST /v1/responses"));
   }
+  const std::optional<std::string> presented = http::BearerToken(request);
+  if (!presented || target.run_key.empty() ||
+      !base::ConstantTimeEquals(*presented, target.run_key)) {
+    return RelayProblem(base::ApiError(absl::StatusCode::kUnauthenticated, "RELAY_KEY_INVALID",
+                                       "the relay needs this run's key"));
+  }
   http::ClientRequest upstream;
   upstream.method = "POST";
   upstream.url = CodexRelayUpstreamUrl(target);
   upstream.timeout = target.timeout;
-  for (const char* name : {"Authorization", "Content-Type", "Accept"}) {
+  upstream.headers.Set("Authorization", "Bearer " + target.delegation_token);
+  for (const char* name : {"Content-Type", "Accept"}) {
     if (auto value = request.headers.Get(name)) upstream.headers.Set(name, *value);
   }
   upstream.body = std::move(request.body);

@@ -17,16 +17,26 @@ namespace aevatar::chrono {
 // namespace (os::MakeNetnsListener), so Codex inside reaches it at
 // 127.0.0.1:PORT while no process of ours runs in the sandbox.
 //
-// It accepts only POST /v1/responses (body <= 8 MiB; anything else 404) and
-// forwards it to
+// It accepts only POST /v1/responses (body <= 8 MiB; anything else 404)
+// carrying "Authorization: Bearer <run_key>" (401 otherwise) and forwards it
+// to
 //   {nyxid_url}/api/v1/proxy/chrono-llm-public/responses?_nyxid_via={route}
-// with only Authorization (as Codex sent it: Bearer NYXID_LLM_TOKEN),
+// with only Authorization (Bearer <the caller's delegation token>),
 // Content-Type and Accept, streaming the status, Content-Type and body back
 // as they arrive. An unreachable or slow upstream gives 502/504 problems.
 // Logs nothing of the exchange.
+//
+// Why a run key: Codex must hold its credential in its environment
+// (NYXID_LLM_TOKEN), and every command Codex runs shares its uid, so it can
+// read Codex's /proc/PID/environ. Codex therefore holds only a random key
+// good for this relay during this run; the delegation token stays in this
+// process and is put on the request as it leaves. NyxID sees exactly what
+// it would if Codex had held the token.
 struct CodexRelayTarget {
-  std::string nyxid_url;        // e.g. http://127.0.0.1:8080 (no trailing path)
-  std::string user_service_id;  // the caller's chrono-llm-public route id
+  std::string nyxid_url;         // e.g. http://127.0.0.1:8080 (no trailing path)
+  std::string user_service_id;   // the caller's chrono-llm-public route id
+  std::string run_key;           // what Codex presents (its NYXID_LLM_TOKEN)
+  std::string delegation_token;  // what NyxID gets instead
   // Each forwarded exchange must finish within this (the run's own deadline).
   std::chrono::milliseconds timeout{180'000};
 };

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "base/api_error.h"
+#include "base/crypto.h"
 #include "chrono/codex/codex_events.h"
 #include "chrono/codex/codex_profile.h"
 #include "chrono/codex/codex_relay.h"
@@ -82,6 +83,10 @@ absl::StatusOr<CodexRunResult> CodexRunner::RunInSlot(const CodexRequest& reques
   CodexRelayTarget target;
   target.nyxid_url = options_.nyxid_url;
   target.user_service_id = request.user_service_id;
+  // Codex holds only this (see codex_relay.h); the token stays here.
+  target.run_key = base::RandomId("relay_");
+  target.delegation_token = token;
+  const std::string run_key = target.run_key;
   target.timeout = std::chrono::seconds(request.timeout_secs) + kRelaySlack;
   const uint16_t port = netns->port;
   auto relay = CodexRelay::Start(std::move(netns->listen), std::move(target));
@@ -92,7 +97,7 @@ absl::StatusOr<CodexRunResult> CodexRunner::RunInSlot(const CodexRequest& reques
   input.model = options_.model;
   input.relay_port = port;
   input.prompt = request.prompt;
-  input.token = token;
+  input.token = run_key;
   input.timeout_secs = request.timeout_secs;
   input.backend = options_.backend;
   sandbox::RunControl control;

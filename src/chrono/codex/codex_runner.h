@@ -40,7 +40,8 @@ struct CodexRunResult {
 //   1. a fresh network namespace with one loopback listener (the relay);
 //   2. the relay served by this process (codex_relay.h);
 //   3. the fixed run (codex_profile.h) on the engine, joined to that
-//      namespace, with the delegation token as NYXID_LLM_TOKEN;
+//      namespace, with a random run key as NYXID_LLM_TOKEN: the relay
+//      swaps it for the delegation token, which never enters the sandbox;
 //   4. the relay stopped, the namespace and listener closed, the answer
 //      taken from Codex's event stream (codex_events.h).
 // The engine removes the run's processes, files and cgroup; the namespace
@@ -53,7 +54,8 @@ class CodexRunner {
   // CODEX_RUNNER_UNAVAILABLE, 503) saying what is missing.
   absl::Status Availability() const;
 
-  // Runs `request` with `token` as the model credential. Errors (no 200):
+  // Runs `request`; `token` (the caller's delegation token) is what the
+  // relay presents to NyxID for the model calls. Errors (no 200):
   // Unavailable CODEX_RUNNER_UNAVAILABLE (503), ResourceExhausted
   // CODEX_RUNNER_BUSY (429) past max_concurrent, or a failure of the sandbox
   // or relay itself (Internal, 500).

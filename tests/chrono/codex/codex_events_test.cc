@@ -38,13 +38,14 @@ TEST(CodexEvents, NoAgentMessageIsNotFound) {
 }
 
 TEST(CodexEvents, BrokenAndForeignLinesAreSkipped) {
-  const std::string stream = Completed("agent_message", "kept") +
-                             "{\"type\":\"item.completed\",\"item\":{\"type\":\"agent_message\"\n" +
-                             R"({"type":"item.started","item":{"type":"agent_message","text":"no"}})" +
-                             "\n" + R"({"type":"item.completed","item":{"type":"agent_message"}})" +
-                             "\n" + R"(["agent_message"])" + "\n" +
-                             // cut off by the capture limit: no newline, not JSON
-                             R"({"type":"item.completed","item":{"type":"agent_message","te)";
+  const std::string stream =
+      Completed("agent_message", "kept") +
+      "{\"type\":\"item.completed\",\"item\":{\"type\":\"agent_message\"\n" +
+      R"({"type":"item.started","item":{"type":"agent_message","text":"no"}})" + "\n" +
+      R"({"type":"item.completed","item":{"type":"agent_message"}})" + "\n" +
+      R"(["agent_message"])" + "\n" +
+      // cut off by the capture limit: no newline, not JSON
+      R"({"type":"item.completed","item":{"type":"agent_message","te)";
   const CodexAnswer answer = ExtractCodexAnswer(stream);
   EXPECT_TRUE(answer.found);
   EXPECT_EQ(answer.text, "kept");

@@ -87,7 +87,10 @@ TEST(CodexRequest, EveryBadShapeIsCodexRequestInvalid) {
       {[](json& b) { b["service"] = "chrono-sandbox"; }, "unknown member"},
       {[](json& b) { b["flags"] = json::array({"--yolo"}); }, "unknown member"},
       {[](json& b) { b["config"] = json::object(); }, "unknown member"},
-      {[](json& b) { b["workspace"] = {{"kind", "empty_git"}}; }, "unknown member"},
+      {[](json& b) {
+         b["workspace"] = {{"kind", "empty_git"}};
+       },
+       "unknown member"},
   };
   for (const auto& [mutate, field] : cases) {
     json body = Valid();
