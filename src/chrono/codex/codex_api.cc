@@ -85,6 +85,7 @@ http::Response HandleCodexExecute(const ApiContext& ctx, http::Request& request,
   base::Log(base::LogLevel::kInfo, "codex.run", result->diagnostic_id,
             {{"status", result->status},
              {"exit_code", result->exit_code},
+             {"verdict", result->verdict},
              {"elapsed_ms", result->elapsed_ms},
              {"output_bytes", result->output.size()}});
   return http::JsonResponse(200, ResultBody(*result));

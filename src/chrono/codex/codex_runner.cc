@@ -111,6 +111,7 @@ absl::StatusOr<CodexRunResult> CodexRunner::RunInSlot(const CodexRequest& reques
   result.status = StatusOf(*run, answer.found);
   result.output = answer.text;
   result.exit_code = run->exit_code;
+  result.verdict = std::string(sandbox::VerdictName(run->verdict));
   result.diagnostic_id = http::NewDiagnosticId();
   result.elapsed_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();

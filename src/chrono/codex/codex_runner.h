@@ -34,6 +34,7 @@ struct CodexRunResult {
   int exit_code = 0;
   std::string diagnostic_id;
   int64_t elapsed_ms = 0;
+  std::string verdict;  // the sandbox verdict, for the log line (not in the body)
 };
 
 // Runs the managed Codex CLI once per request (DESIGN §6), thread-safe:

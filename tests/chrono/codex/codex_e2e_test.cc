@@ -207,6 +207,20 @@ TEST_P(CodexE2eTest, RunPastItsTimeoutIsTimedOutAndLeavesNothingBehind) {
   EXPECT_TRUE(PollUntil([&] { return NetnsFds(chrono_pid) == 4; })) << NetnsFds(chrono_pid);
 }
 
+// A model stream that never ends: the run still ends at its deadline, and
+// the relay (with the model call in flight) does not hold the answer back
+// until its own, later, exchange deadline.
+TEST_P(CodexE2eTest, HangingModelCallIsTimedOutAtTheRunsDeadline) {
+  constexpr int kTimeoutSecs = 4;
+  auto response = stack_->Execute(CodexStack::Body("[double:hang] hello", kTimeoutSecs));
+  ASSERT_EQ(response.status, 200) << response.body;
+  const json body = json::parse(response.body);
+  EXPECT_EQ(body["status"], "timed_out") << response.body;
+  // The relay's exchange may run 5 s past the run's deadline; the answer
+  // must not wait for it.
+  EXPECT_LT(body["elapsed_ms"].get<int64_t>(), (kTimeoutSecs + 5) * 1000);
+}
+
 TEST_P(CodexE2eTest, SameIdempotencyKeyAttachesWithoutASecondRun) {
   const json body = CodexStack::Body("Reply with exactly ONCE");
   auto first = stack_->Execute(body, {{"Idempotency-Key", "key-1"}});
