@@ -31,12 +31,12 @@ struct HttpApiDeps {
   Metrics* metrics;
   // Readiness of the engine (self-check at start-up).
   bool engine_ready;
+  // Operation times, retention and cancel deadlines are judged by this clock.
+  base::UnixMsClock now = base::NowUnixMs;
   // The managed Codex runner and its Idempotency-Key registry; null: every
   // POST /codex/execute is 503 CODEX_RUNNER_UNAVAILABLE.
   CodexRunner* codex = nullptr;
   CodexAttachRegistry* codex_attach = nullptr;
-  // Operation times, retention and cancel deadlines are judged by this clock.
-  base::UnixMsClock now = base::NowUnixMs;
 };
 
 // The executor's HTTP API (DESIGN §5):
