@@ -33,6 +33,13 @@ http::Response Json(int status, const nlohmann::json& body);
 // The scope every executor route requires of the delegation token.
 inline constexpr char kExecuteScope[] = "sandbox:execute";
 
+// The scope POST /codex/execute requires instead (the run calls the
+// caller's LLM route through NyxID's proxy).
+inline constexpr char kCodexScope[] = "proxy:*";
+
+// POST /codex/execute, in codex/codex_api.cc.
+http::Response HandleCodexExecute(const ApiContext& ctx, http::Request& request, RequestNote& note);
+
 // Handlers of the durable routes, in executions_api.cc.
 http::Response HandleSubmit(const ApiContext& ctx, http::Request& request, RequestNote& note);
 http::Response HandleStatus(const ApiContext& ctx, http::Request& request, RequestNote& note);

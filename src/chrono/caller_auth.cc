@@ -6,7 +6,6 @@
 namespace aevatar::chrono {
 namespace {
 
-constexpr char kDelegationHeader[] = "X-NyxID-Delegation-Token";
 constexpr char kAgentKeyPrefix[] = "nyxid_ag_";
 
 }  // namespace
@@ -16,7 +15,7 @@ CallerAuth::CallerAuth(base::KeyLookup keys, std::string audience, NowUnix now)
 
 absl::StatusOr<Caller> CallerAuth::Authenticate(
     const http::Request& request, const std::vector<std::string>& required_scopes) const {
-  auto token = request.headers.Get(kDelegationHeader);
+  auto token = request.headers.Get(kDelegationTokenHeader);
   if (!token || token->empty()) {
     return base::ApiError(absl::StatusCode::kUnauthenticated, "DELEGATION_TOKEN_MISSING",
                           "X-NyxID-Delegation-Token is required", 401);

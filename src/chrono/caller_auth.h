@@ -14,6 +14,9 @@
 
 namespace aevatar::chrono {
 
+// The header NyxID's proxy puts the delegation token in.
+inline constexpr char kDelegationTokenHeader[] = "X-NyxID-Delegation-Token";
+
 // Who is calling, as proven by the NyxID delegation token.
 struct Caller {
   std::string owner;  // the token's subject; owns the operations it creates

@@ -62,13 +62,21 @@ http::Response HandleReady(const ApiContext& ctx, http::Request&, RequestNote& n
                                   503),
                    note);
   }
-  return Json(200, {{"status", "ready"}, {"async_enabled", ctx.options.async_enabled}});
+  nlohmann::json body = {{"status", "ready"}, {"async_enabled", ctx.options.async_enabled}};
+  // The managed Codex runner is optional: its state is reported, not required.
+  const absl::Status codex =
+      ctx.deps.codex ? ctx.deps.codex->Availability()
+                     : absl::UnavailableError("the managed Codex runner is not configured");
+  body["codex"] = {{"available", codex.ok()}};
+  if (!codex.ok()) body["codex"]["reason"] = std::string(codex.message());
+  return Json(200, body);
 }
 
 http::Response HandleMetrics(const ApiContext& ctx, http::Request&, RequestNote&) {
   http::Response response;
   response.body =
-      ctx.deps.metrics->Render(ctx.deps.executor->queued(), ctx.deps.executor->running());
+      ctx.deps.metrics->Render(ctx.deps.executor->queued(), ctx.deps.executor->running(),
+                               ctx.deps.codex ? ctx.deps.codex->running() : 0);
   response.headers.Set("Content-Type", "text/plain; version=0.0.4");
   return response;
 }
@@ -107,6 +115,7 @@ std::unique_ptr<http::Router> BuildHttpApi(const HttpApiOptions& options, const 
   add("GET", "/executions/{id}", HandleStatus);
   add("GET", "/executions/{id}/result", HandleResult);
   add("POST", "/executions/{id}/cancel", HandleCancel);
+  add("POST", "/codex/execute", HandleCodexExecute);
   add("GET", "/healthz", HandleHealth);
   add("GET", "/readyz", HandleReady);
   add("GET", "/metrics", HandleMetrics);

@@ -6,6 +6,8 @@
 
 #include "base/clock.h"
 #include "chrono/caller_auth.h"
+#include "chrono/codex/codex_attach.h"
+#include "chrono/codex/codex_runner.h"
 #include "chrono/credential_sealer.h"
 #include "chrono/executor.h"
 #include "chrono/metrics.h"
@@ -31,11 +33,16 @@ struct HttpApiDeps {
   bool engine_ready;
   // Operation times, retention and cancel deadlines are judged by this clock.
   base::UnixMsClock now = base::NowUnixMs;
+  // The managed Codex runner and its Idempotency-Key registry; null: every
+  // POST /codex/execute is 503 CODEX_RUNNER_UNAVAILABLE.
+  CodexRunner* codex = nullptr;
+  CodexAttachRegistry* codex_attach = nullptr;
 };
 
 // The executor's HTTP API (DESIGN §5):
 //   POST /execute, POST /executions, GET /executions/{id},
 //   GET /executions/{id}/result, POST /executions/{id}/cancel,
+//   POST /codex/execute (the managed Codex runner, DESIGN §6),
 //   GET /healthz, GET /readyz, GET /metrics.
 // Errors are problem+json with a typed code and a diagnostic id; each request
 // logs one line with the route pattern, status and ids, never payloads.

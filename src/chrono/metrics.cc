@@ -19,7 +19,12 @@ void Metrics::CountRun(const std::string& verdict, double seconds) {
   }
 }
 
-std::string Metrics::Render(int64_t queue_depth, int64_t running) const {
+void Metrics::CountCodexRun(const std::string& status) {
+  absl::MutexLock lock(&mu_);
+  ++codex_runs_[status];
+}
+
+std::string Metrics::Render(int64_t queue_depth, int64_t running, int64_t codex_running) const {
   absl::MutexLock lock(&mu_);
   std::ostringstream out;
   out << "# HELP chrono_http_requests_total HTTP requests by route pattern and status.\n"
@@ -33,6 +38,13 @@ std::string Metrics::Render(int64_t queue_depth, int64_t running) const {
   for (const auto& [verdict, count] : runs_) {
     out << "chrono_runs_total{verdict=\"" << verdict << "\"} " << count << "\n";
   }
+  out << "# HELP chrono_codex_runs_total Managed Codex runs by terminal status.\n"
+      << "# TYPE chrono_codex_runs_total counter\n";
+  for (const auto& [status, count] : codex_runs_) {
+    out << "chrono_codex_runs_total{status=\"" << status << "\"} " << count << "\n";
+  }
+  out << "# HELP chrono_codex_running Managed Codex runs executing now.\n"
+      << "# TYPE chrono_codex_running gauge\nchrono_codex_running " << codex_running << "\n";
   out << "# HELP chrono_queue_depth Accepted runs waiting for a worker.\n"
       << "# TYPE chrono_queue_depth gauge\nchrono_queue_depth " << queue_depth << "\n"
       << "# HELP chrono_running Runs executing now.\n"

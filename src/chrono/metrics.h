@@ -14,13 +14,16 @@ namespace aevatar::chrono {
 
 // Service counters, rendered as Prometheus text at GET /metrics:
 //   chrono_http_requests_total{route,status}, chrono_runs_total{verdict},
-//   chrono_queue_depth, chrono_run_duration_seconds (histogram).
+//   chrono_queue_depth, chrono_run_duration_seconds (histogram),
+//   chrono_codex_runs_total{status}, chrono_codex_running.
 // Labels are bounded (route patterns, verdict names), never ids. Thread-safe.
 class Metrics {
  public:
   void CountRequest(const std::string& route, int status);
   void CountRun(const std::string& verdict, double seconds);
-  std::string Render(int64_t queue_depth, int64_t running) const;
+  // A managed Codex run that reached Codex ("succeeded", "failed", "timed_out").
+  void CountCodexRun(const std::string& status);
+  std::string Render(int64_t queue_depth, int64_t running, int64_t codex_running = 0) const;
 
  private:
   static constexpr std::array<double, 10> kBuckets = {0.005, 0.01, 0.025, 0.05, 0.1,
@@ -28,6 +31,7 @@ class Metrics {
   mutable absl::Mutex mu_;
   std::map<std::pair<std::string, int>, uint64_t> requests_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, uint64_t> runs_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, uint64_t> codex_runs_ ABSL_GUARDED_BY(mu_);
   std::array<uint64_t, kBuckets.size()> bucket_counts_ ABSL_GUARDED_BY(mu_) = {};
   uint64_t run_count_ ABSL_GUARDED_BY(mu_) = 0;
   double run_seconds_sum_ ABSL_GUARDED_BY(mu_) = 0;

@@ -11,6 +11,9 @@
 #include "base/jws.h"
 #include "base/log.h"
 #include "chrono/caller_auth.h"
+#include "chrono/codex/codex_attach.h"
+#include "chrono/codex/codex_profile.h"
+#include "chrono/codex/codex_runner.h"
 #include "chrono/credential_sealer.h"
 #include "chrono/executor.h"
 #include "chrono/http_api.h"
@@ -19,6 +22,7 @@
 #include "http/client.h"
 #include "http/server.h"
 #include "os/atomic_file.h"
+#include "os/process.h"
 #include "sandbox/engine.h"
 
 namespace aevatar::chrono {
@@ -123,9 +127,16 @@ class Service : public ChronoService {
                                            sealer_.get(), &metrics_);
     if (absl::Status st = executor_->Start(); !st.ok()) return st;
 
-    router_ = BuildHttpApi(
-        {config.async_enabled, config.nyxid_base_url, retention_ms},
-        {auth_.get(), executor_.get(), store_.get(), sealer_.get(), &metrics_, SelfCheck()});
+    auto codex_options = CodexOptions(config);
+    if (!codex_options.ok()) return codex_options.status();
+    codex_ = std::make_unique<CodexRunner>(std::move(*codex_options), engine_.get());
+    codex_attach_ = std::make_unique<CodexAttachRegistry>(base::NowUnixMs);
+
+    HttpApiDeps deps{auth_.get(),   executor_.get(), store_.get(),
+                     sealer_.get(), &metrics_,       SelfCheck()};
+    deps.codex = codex_.get();
+    deps.codex_attach = codex_attach_.get();
+    router_ = BuildHttpApi({config.async_enabled, config.nyxid_base_url, retention_ms}, deps);
     http::ServerOptions server_options;
     server_options.host = listen->first;
     server_options.port = listen->second;
@@ -135,14 +146,39 @@ class Service : public ChronoService {
     if (!server.ok()) return server.status();
     server_ = std::move(*server);
     sweeper_ = std::thread([this] { SweepLoop(); });
+    const absl::Status codex = codex_->Availability();
     base::Log(LogLevel::kInfo, "chrono.started", "",
               {{"port", server_->port()},
                {"workers", executor_options.workers},
-               {"async_enabled", config.async_enabled}});
+               {"async_enabled", config.async_enabled},
+               {"codex_available", codex.ok()},
+               {"codex_backend", config.codex_backend}});
     return absl::OkStatus();
   }
 
  private:
+  // The Codex runner's settings; errors name the flag. A missing model or
+  // binary is no error: the runner then reports itself unavailable.
+  absl::StatusOr<CodexRunnerOptions> CodexOptions(const ServiceConfig& config) const {
+    CodexRunnerOptions options;
+    if (!config.codex_path.empty()) options.codex_path = config.codex_path;
+    auto backend = sandbox::ParseBackend(config.codex_backend);
+    if (!backend) return absl::InvalidArgumentError("--codex-backend must be gvisor or native");
+    options.backend = *backend;
+    options.backend_available = *backend == sandbox::BackendKind::kNative ||
+                                os::IsExecutable(engine_->options().runsc_path);
+    if (!config.codex_model.empty()) {
+      if (absl::Status st = ValidateCodexModelName(config.codex_model); !st.ok()) return st;
+    }
+    options.model = config.codex_model;
+    if (config.codex_max_concurrent < 1) {
+      return absl::InvalidArgumentError("--codex-max-concurrent must be positive");
+    }
+    options.max_concurrent = config.codex_max_concurrent;
+    options.nyxid_url = config.nyxid_base_url;
+    return options;
+  }
+
   // Runs one trivial program to prove the engine works on this host.
   bool SelfCheck() {
     sandbox::RunSpec spec;
@@ -177,6 +213,8 @@ class Service : public ChronoService {
   std::unique_ptr<CallerAuth> auth_;
   Metrics metrics_;
   std::unique_ptr<Executor> executor_;
+  std::unique_ptr<CodexRunner> codex_;
+  std::unique_ptr<CodexAttachRegistry> codex_attach_;
   std::unique_ptr<http::Router> router_;
   std::unique_ptr<http::Server> server_;
   std::thread sweeper_;

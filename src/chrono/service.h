@@ -23,8 +23,16 @@ struct ServiceConfig {
   int queue_depth = 64;                     // waiting runs before 429
   double retention_hours = 24;              // results readable this long (fractions allowed)
   bool async_enabled = true;                // false: POST /executions is 503
-  std::string nyxid_base_url;               // NYXID_BASE_URL for Agent Key callers' programs
+  // NyxID's base URL: NYXID_BASE_URL for Agent Key callers' programs, and
+  // where the managed Codex runner's relay forwards model calls.
+  std::string nyxid_base_url;
   int http_threads = 2;
+  // The managed Codex runner (POST /codex/execute); available only with a
+  // model, the Codex CLI at codex_path, the backend and nyxid_base_url.
+  std::string codex_path;                // "" = the pinned install (kDefaultCodexPath)
+  std::string codex_backend = "gvisor";  // gvisor | native
+  std::string codex_model;               // the model name Codex asks the route for
+  int codex_max_concurrent = 8;          // runs at once; past it 429 CODEX_RUNNER_BUSY
 };
 
 // A running executor: HTTP server, worker pool, store and expiry sweeper.

@@ -26,8 +26,17 @@ CLI::App* AddServeCommand(CLI::App& app, chrono::ServiceConfig& config) {
   serve->add_flag(
       "--disable-async", [&config](int64_t) { config.async_enabled = false; },
       "Answer POST /executions with 503");
-  serve->add_option("--nyxid-base-url", config.nyxid_base_url,
-                    "NYXID_BASE_URL given to Agent Key callers' programs");
+  serve->add_option("--nyxid-base-url,--nyxid-url", config.nyxid_base_url,
+                    "NyxID's base URL: NYXID_BASE_URL for Agent Key callers' programs and the "
+                    "target of the managed Codex runner's model relay");
+  serve->add_option("--codex-path", config.codex_path,
+                    "The Codex CLI binary (default: the pinned install under /opt/aevatar/codex)");
+  serve->add_option("--codex-backend", config.codex_backend,
+                    "Sandbox backend of managed Codex runs: gvisor (default) or native");
+  serve->add_option("--codex-model", config.codex_model,
+                    "Model name for managed Codex runs (required for POST /codex/execute)");
+  serve->add_option("--codex-max-concurrent", config.codex_max_concurrent,
+                    "Managed Codex runs at once before 429 (default 8)");
   return serve;
 }
 

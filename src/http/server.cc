@@ -230,10 +230,19 @@ class ServerImpl final : public Server {
     tcp::endpoint endpoint(address, options.port);
     std::string where = absl::StrCat(options.host, ":", options.port);
     acceptor_ = std::make_shared<tcp::acceptor>(asio::make_strand(*ioc_));
-    acceptor_->open(endpoint.protocol(), ec);
-    if (!ec) acceptor_->set_option(asio::socket_base::reuse_address(true), ec);
-    if (!ec) acceptor_->bind(endpoint, ec);
-    if (!ec) acceptor_->listen(asio::socket_base::max_listen_connections, ec);
+    if (options.listen_fd >= 0) {
+      // Adopted as it is: already bound and listening, wherever it was made.
+      acceptor_->assign(tcp::v4(), options.listen_fd, ec);
+      if (ec) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("cannot serve the given listening socket: ", ec.message()));
+      }
+    } else {
+      acceptor_->open(endpoint.protocol(), ec);
+      if (!ec) acceptor_->set_option(asio::socket_base::reuse_address(true), ec);
+      if (!ec) acceptor_->bind(endpoint, ec);
+      if (!ec) acceptor_->listen(asio::socket_base::max_listen_connections, ec);
+    }
     if (ec) return absl::UnavailableError(absl::StrCat("listen on ", where, ": ", ec.message()));
     port_ = acceptor_->local_endpoint(ec).port();
     asio::co_spawn(acceptor_->get_executor(), AcceptLoop(shared_, ioc_, acceptor_), asio::detached);

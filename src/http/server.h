@@ -45,7 +45,12 @@ absl::StatusOr<std::pair<std::string, uint16_t>> ParseListenAddress(const std::s
 //       the connection stays open.
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  uint16_t port = 0;   // 0 picks a free port; see Server::port()
+  uint16_t port = 0;  // 0 picks a free port; see Server::port()
+  // An IPv4 TCP socket that is already bound and listening (e.g. one made in
+  // another network namespace, os::MakeNetnsListener) to serve instead of
+  // binding host:port, which are then ignored. Start takes ownership when
+  // it succeeds (the server closes it); on failure the caller keeps it.
+  int listen_fd = -1;
   int io_threads = 2;  // threads running the socket I/O
   std::chrono::milliseconds header_timeout{10'000};
   std::chrono::milliseconds body_timeout{60'000};

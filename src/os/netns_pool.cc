@@ -13,11 +13,7 @@
 #include "base/errno_error.h"
 
 namespace aevatar::os {
-namespace {
-
-// Moves the calling thread into a new network namespace, brings its loopback
-// up and returns a handle to it. Only ever called on the refill thread.
-absl::StatusOr<UniqueFd> MakeNamespace() {
+absl::StatusOr<UniqueFd> UnshareEmptyNetns() {
   if (::unshare(CLONE_NEWNET) != 0) return base::ErrnoError("unshare CLONE_NEWNET", errno);
   UniqueFd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
   if (!sock.valid()) return base::ErrnoError("socket", errno);
@@ -31,8 +27,6 @@ absl::StatusOr<UniqueFd> MakeNamespace() {
   if (!ns.valid()) return base::ErrnoError("SIOCGSKNS", errno);
   return ns;
 }
-
-}  // namespace
 
 NetnsPool::NetnsPool(size_t target_size, size_t lifetime_total)
     : target_size_(target_size == 0 ? 1 : target_size),
@@ -67,7 +61,7 @@ void NetnsPool::RefillLoop() {
       mu_.Await(absl::Condition(this, &NetnsPool::RefillDue));
       if (stopping_ || Exhausted()) return;
     }
-    auto made = MakeNamespace();
+    auto made = UnshareEmptyNetns();
     absl::MutexLock lock(&mu_);
     if (made.ok()) {
       ready_.push_back(std::move(*made));

@@ -12,6 +12,11 @@
 
 namespace aevatar::os {
 
+// Moves the calling thread into a new network namespace (loopback only, up)
+// and returns a handle to it (O_CLOEXEC). The thread stays in it: call this
+// only on a thread that runs nothing else afterwards.
+absl::StatusOr<UniqueFd> UnshareEmptyNetns();
+
 // Fresh, empty network namespaces (only loopback, up), made ahead of time on
 // a background thread so that creating one stays off a run's critical path.
 // Each namespace is handed out once and never reused: a run joins it with

@@ -21,6 +21,11 @@ struct PreparedRun {
 // Caller-side controls of one run.
 struct RunControl {
   int cancel_fd = -1;  // optional; readable means "kill the run now"
+  // Optional: a network namespace (loopback up, e.g. os::MakeNetnsListener's)
+  // the run joins instead of a fresh empty one; the caller keeps owning it.
+  // The gvisor backend then runs its sandbox on that namespace's stack
+  // (runsc --network=host inside it) instead of gVisor's empty one.
+  int netns_fd = -1;
 };
 
 // One isolation technology. Run() carries out `run` and returns its result

@@ -34,6 +34,7 @@ absl::StatusOr<Backend*> Engine::Gvisor() {
 absl::StatusOr<RunResult> Engine::Run(const RunSpec& spec, const RunControl& control) {
   if (auto st = ValidateLimits(spec.limits, options_.max_limits); !st.ok()) return st;
   if (auto st = ValidateCallerEnv(spec.env); !st.ok()) return st;
+  if (auto st = ValidateServerFiles(spec.server_files); !st.ok()) return st;
   Backend* backend = native_.get();
   if (spec.backend == BackendKind::kGvisor) {
     auto gvisor = Gvisor();

@@ -137,11 +137,13 @@ absl::StatusOr<RunResult> GvisorBackend::Run(const PreparedRun& run, const RunCo
   // then runsc's extra cgroups and the directory go.
   auto dir = GvisorRunDir::Create(scratch_base_dir_, run.runtime.source_path, spec.source);
   if (!dir.ok()) return dir.status();
+  if (auto st = dir->AddServerFileMountPoints(spec.server_files); !st.ok()) return st;
   RunscCgroupSweeper sweeper(cgroup_roots_, cgroups_path);
   const os::CgroupLimits host_limits = GvisorHostLimits(limits);
   auto cgroup = cgroups_->Create(name, host_limits);
   if (!cgroup.ok()) return cgroup.status();
-  Runsc runsc(runsc_path_, dir->state_dir(), dir->log_dir());
+  const bool given_netns = control.netns_fd >= 0;
+  Runsc runsc(runsc_path_, dir->state_dir(), dir->log_dir(), /*host_network=*/given_netns);
 
   OciConfigInput config;
   config.rootfs_dir = dir->rootfs_dir();
@@ -152,6 +154,11 @@ absl::StatusOr<RunResult> GvisorBackend::Run(const PreparedRun& run, const RunCo
   config.memory_limit_bytes = host_limits.memory_bytes;
   config.pids_limit = host_limits.max_pids;
   config.cgroups_path = cgroups_path;
+  config.server_files = spec.server_files;
+  // runsc (root) opens the namespace through our descriptor table.
+  if (given_netns) {
+    config.netns_path = absl::StrCat("/proc/", os::CurrentPid(), "/fd/", control.netns_fd);
+  }
 
   os::PumpOptions pump;
   pump.max_bytes_per_stream = limits.max_output_bytes;

@@ -12,7 +12,10 @@
 namespace aevatar::sandbox {
 
 // Runs a PreparedRun under gVisor's runsc (ptrace platform, no network) from
-// a generated OCI bundle, with the same limits as the native backend.
+// a generated OCI bundle, with the same limits as the native backend. With a
+// RunControl::netns_fd the sandbox instead uses that namespace's host
+// sockets (runsc --network=host, the config naming the namespace): it reaches
+// what the namespace holds (e.g. one relay listener) and nothing else.
 //
 // One run: a private scratch directory (gvisor_bundle.h) with a read-only
 // rootfs and a host-side /workspace; a run cgroup that runsc places the

@@ -99,6 +99,23 @@ absl::Status GvisorRunDir::WriteConfig(std::string_view text) const {
   return WriteFile(config_path(), text, fs::perms::owner_read | fs::perms::owner_write);
 }
 
+absl::Status GvisorRunDir::AddServerFileMountPoints(const std::vector<ServerFile>& files) const {
+  const std::string root = rootfs_dir();
+  for (const ServerFile& file : files) {
+    // The path is /opt/…, validated: build its directories one by one.
+    for (size_t slash = file.sandbox_path.find('/', 1); slash != std::string::npos;
+         slash = file.sandbox_path.find('/', slash + 1)) {
+      const std::string dir = root + file.sandbox_path.substr(0, slash);
+      if (fs::is_directory(dir)) continue;
+      if (auto st = MakeDir(dir, kMode0755); !st.ok()) return st;
+    }
+    constexpr fs::perms kMode0444 =
+        fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read;
+    if (auto st = WriteFile(root + file.sandbox_path, "", kMode0444); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status GvisorRunDir::LayOutRootfs() {
   const std::string root = rootfs_dir();
   if (auto st = MakeDir(root, kMode0755); !st.ok()) return st;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "sandbox/run_spec.h"
 
 namespace aevatar::sandbox {
 
@@ -49,6 +50,10 @@ class GvisorRunDir {
   // that are real directories rather than links into /usr: the OCI config
   // binds them read-only.
   const std::vector<std::string>& host_dirs_to_bind() const { return host_dirs_to_bind_; }
+
+  // Makes the mount points of `files` (validated server files) in the
+  // rootfs: their parent directories (0755) and an empty file (0444) each.
+  absl::Status AddServerFileMountPoints(const std::vector<ServerFile>& files) const;
 
   // Replaces config.json with `text`.
   absl::Status WriteConfig(std::string_view text) const;

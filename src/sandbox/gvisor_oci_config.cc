@@ -47,6 +47,10 @@ json Mounts(const OciConfigInput& input) {
   for (const std::string& dir : input.host_dirs_to_bind) {
     mounts.push_back(Mount(dir, "bind", dir, {"rbind", "ro", "nosuid", "nodev"}));
   }
+  for (const ServerFile& file : input.server_files) {
+    mounts.push_back(
+        Mount(file.sandbox_path, "bind", file.host_path, {"bind", "ro", "nosuid", "nodev"}));
+  }
   // tmpfs pages live in the sentry's memory, so they count against the run's
   // memory cgroup, as the native backend's tmpfs does.
   mounts.push_back(Mount("/tmp", "tmpfs", "tmpfs", {"nosuid", "nodev", "mode=1777", tmpfs_size}));
@@ -80,9 +84,11 @@ absl::StatusOr<std::string> BuildOciConfig(const OciConfigInput& input) {
       {"noNewPrivileges", true},
       {"rlimits", Rlimits(input.limits)},
   };
+  json network = {{"type", "network"}};
+  if (!input.netns_path.empty()) network["path"] = input.netns_path;
   json linux = {
       {"namespaces", json::array({{{"type", "pid"}},
-                                  {{"type", "network"}},
+                                  network,
                                   {{"type", "ipc"}},
                                   {{"type", "uts"}},
                                   {{"type", "mount"}}})},

@@ -21,6 +21,10 @@ struct OciConfigInput {
   uint64_t memory_limit_bytes = 0;             // linux.resources.memory (and swap)
   int64_t pids_limit = 0;                      // linux.resources.pids
   std::string cgroups_path;                    // linux.cgroupsPath, e.g. /chrono-sandbox/gvisor-1-2
+  std::vector<ServerFile> server_files;        // bound read-only at their sandbox paths
+  // The network namespace the sandbox joins (e.g. /proc/PID/fd/N), with
+  // runsc --network=host; "" gives gVisor a new, empty one.
+  std::string netns_path;
 };
 
 // The RLIMIT_CPU soft limit of a run, in seconds (the hard limit is one more),

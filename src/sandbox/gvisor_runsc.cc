@@ -111,7 +111,7 @@ std::vector<std::string> Runsc::BaseArgv(const std::string& log_name) const {
       "--root=" + state_dir_,
       // KVM hangs on the hosts we build on; ptrace works everywhere.
       "--platform=ptrace",
-      "--network=none",
+      host_network_ ? "--network=host" : "--network=none",
       // runsc's own errors go to a file of ours, never into the program's stderr.
       absl::StrCat("--log=", log_dir_, "/", log_name, ".log"),
       "--log-format=json",

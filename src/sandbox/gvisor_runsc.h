@@ -53,13 +53,18 @@ struct ContainerOutcome {
 };
 
 // One run's use of runsc: a private state root (--root) and log directory,
-// ptrace platform, no network. Not thread-safe; each run has its own.
+// ptrace platform, no network (--network=none) unless `host_network`:
+// then --network=host, and the sandbox uses the host sockets of the network
+// namespace its OCI config names (a caller-made one, never the service's).
+// Not thread-safe; each run has its own.
 class Runsc {
  public:
-  Runsc(std::string runsc_path, std::string state_dir, std::string log_dir)
+  Runsc(std::string runsc_path, std::string state_dir, std::string log_dir,
+        bool host_network = false)
       : runsc_path_(std::move(runsc_path)),
         state_dir_(std::move(state_dir)),
-        log_dir_(std::move(log_dir)) {}
+        log_dir_(std::move(log_dir)),
+        host_network_(host_network) {}
 
   // Runs container `id` from the bundle in `bundle_dir` with `stdin_data` as
   // its stdin, pumping its output under `pump` (deadline, output cap,
@@ -81,6 +86,7 @@ class Runsc {
   const std::string runsc_path_;
   const std::string state_dir_;
   const std::string log_dir_;
+  const bool host_network_;
 };
 
 }  // namespace aevatar::sandbox

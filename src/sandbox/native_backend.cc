@@ -142,8 +142,9 @@ NativeBackend::NativeBackend(os::UniqueFd init_exe, std::unique_ptr<os::CgroupMa
 // InitPlan stays where it was made).
 class NativeBackend::InitPlan {
  public:
-  InitPlan(const PreparedRun& run, const os::SeccompProgram& seccomp, bool pooled_netns)
-      : rootfs_(run.spec->limits, run.runtime.source_path, run.spec->source),
+  InitPlan(const PreparedRun& run, const os::SeccompProgram& seccomp, bool handed_netns)
+      : rootfs_(run.spec->limits, run.runtime.source_path, run.spec->source,
+                run.spec->server_files),
         rlimits_(BuildRlimits(run.spec->limits)),
         envp_(run.envp) {
     argvs_.reserve(run.runtime.stages.size());
@@ -166,8 +167,9 @@ class NativeBackend::InitPlan {
     plan_.stage_count = stages_.size();
     plan_.seccomp = seccomp.program();
     plan_.unshare_cgroup = true;
-    plan_.loopback_up = !pooled_netns;  // a pooled namespace has lo up already
-    plan_.netns_from_handoff = pooled_netns;
+    // A pooled or caller-given namespace has lo up already.
+    plan_.loopback_up = !handed_netns;
+    plan_.netns_from_handoff = handed_netns;
     // The descriptors are not in the plan: the spawn places them at the fixed
     // numbers the image names (init_image.h).
   }
@@ -199,14 +201,14 @@ struct NativeBackend::StartedRun {
 };
 
 absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunControl& control) {
-  const InitPlan plan(run, seccomp_, netns_pool_ != nullptr);
-  auto started = Spawn(plan, *run.spec);
+  const InitPlan plan(run, seccomp_, netns_pool_ != nullptr || control.netns_fd >= 0);
+  auto started = Spawn(plan, *run.spec, control.netns_fd);
   if (!started.ok()) return started.status();
   return Collect(plan, **started, run.spec->limits, control);
 }
 
 absl::StatusOr<std::unique_ptr<NativeBackend::StartedRun>> NativeBackend::Spawn(
-    const InitPlan& plan, const RunSpec& spec) {
+    const InitPlan& plan, const RunSpec& spec, int given_netns) {
   const Limits& limits = spec.limits;
   auto out = os::MakePipe();
   auto err = os::MakePipe();
@@ -223,7 +225,8 @@ absl::StatusOr<std::unique_ptr<NativeBackend::StartedRun>> NativeBackend::Spawn(
   if (!image.ok()) return image.status();
 
   const Clock::time_point started = Clock::now();
-  const int flags = kNamespaceFlags | (netns_pool_ ? 0 : CLONE_NEWNET);
+  const bool handed_netns = netns_pool_ != nullptr || given_netns >= 0;
+  const int flags = kNamespaceFlags | (handed_netns ? 0 : CLONE_NEWNET);
   auto child = os::SpawnSandboxInit(
       flags, init_exe_.get(),
       {image->get(), stdin_fd->get(), out->write_end.get(), err->write_end.get(),
@@ -256,12 +259,13 @@ absl::StatusOr<std::unique_ptr<NativeBackend::StartedRun>> NativeBackend::Spawn(
   if (!baseline.ok()) return baseline.status();
   run->baseline = *baseline;
   os::UniqueFd netns;
-  if (netns_pool_) {
+  if (given_netns < 0 && netns_pool_) {
     auto made = netns_pool_->Take();
     if (!made.ok()) return made.status();
     netns = std::move(*made);
   }
-  if (auto st = HandOff(handoff->parent_end.get(), *run->cgroup, netns.get()); !st.ok()) {
+  const int netns_fd = given_netns >= 0 ? given_netns : netns.get();
+  if (auto st = HandOff(handoff->parent_end.get(), *run->cgroup, netns_fd); !st.ok()) {
     (void)run->child.Wait();  // the init may have failed first; its reason says more
     if (auto setup = SetupFailure(run->failure.get(), plan.plan()); !setup.ok()) return setup;
     return st;

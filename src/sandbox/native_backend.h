@@ -41,7 +41,9 @@ class NativeBackend : public Backend {
   // A run in three steps: the plan (built before the clone), the spawn of
   // the init with its cgroup and network namespace handed over, and the
   // collection of its output, usage and verdict.
-  absl::StatusOr<std::unique_ptr<StartedRun>> Spawn(const InitPlan& plan, const RunSpec& spec);
+  // `given_netns` (-1: none) is RunControl::netns_fd.
+  absl::StatusOr<std::unique_ptr<StartedRun>> Spawn(const InitPlan& plan, const RunSpec& spec,
+                                                    int given_netns);
   static absl::StatusOr<RunResult> Collect(const InitPlan& plan, StartedRun& run,
                                            const Limits& limits, const RunControl& control);
 

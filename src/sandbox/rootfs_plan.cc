@@ -25,7 +25,7 @@ constexpr char kNsswitch[] = "passwd: files\ngroup: files\nhosts: files\n";
 }  // namespace
 
 RootfsPlan::RootfsPlan(const Limits& limits, const std::string& source_path,
-                       const std::string& source) {
+                       const std::string& source, const std::vector<ServerFile>& server_files) {
   root_options_ = "size=1m,nr_inodes=4096,mode=0755";
   steps_.push_back({.kind = Kind::kMkdir, .path = Under("/usr"), .mode = 0755});
   steps_.push_back(
@@ -66,6 +66,7 @@ RootfsPlan::RootfsPlan(const Limits& limits, const std::string& source_path,
                     .data = kept_source.data(),
                     .data_len = kept_source.size(),
                     .mode = 0644});
+  for (const ServerFile& file : server_files) AddServerFile(file);
 }
 
 const char* RootfsPlan::Keep(std::string text) {
@@ -90,6 +91,21 @@ void RootfsPlan::AddHostUsrLinks() {
           {.kind = Kind::kBindRo, .path = Under(name), .source = name, .flags = kNoSuidNoDev});
     }
   }
+}
+
+// The path was validated (ValidateServerFiles): /opt/…, normal segments.
+void RootfsPlan::AddServerFile(const ServerFile& file) {
+  for (size_t slash = file.sandbox_path.find('/', 1); slash != std::string::npos;
+       slash = file.sandbox_path.find('/', slash + 1)) {
+    steps_.push_back(
+        {.kind = Kind::kMkdir, .path = Under(file.sandbox_path.substr(0, slash)), .mode = 0755});
+  }
+  const char* target = Under(file.sandbox_path);
+  steps_.push_back({.kind = Kind::kTouch, .path = target, .mode = 0444});
+  steps_.push_back({.kind = Kind::kBindRo,
+                    .path = target,
+                    .source = Keep(file.host_path),
+                    .flags = kNoSuidNoDev});
 }
 
 void RootfsPlan::AddEtc() {

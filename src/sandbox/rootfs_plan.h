@@ -23,11 +23,14 @@ inline constexpr char kRootMountPoint[] = "/tmp";
 //   /usr (and /bin, /lib*, /sbin links) read-only, nosuid, nodev from the host;
 //   a generated /etc (passwd, group, hosts; never the host's);
 //   a new /proc; a minimal /dev (null, zero, full, random, urandom, shm);
-//   size-limited tmpfs /tmp and /workspace; the source file in /workspace.
+//   size-limited tmpfs /tmp and /workspace; the source file in /workspace;
+//   each server file (RunSpec::server_files) bound read-only at its path
+//   under /opt, its parent directories made in the root tmpfs.
 // Owns every string the steps point to; do not copy after steps() is used.
 class RootfsPlan {
  public:
-  RootfsPlan(const Limits& limits, const std::string& source_path, const std::string& source);
+  RootfsPlan(const Limits& limits, const std::string& source_path, const std::string& source,
+             const std::vector<ServerFile>& server_files = {});
   RootfsPlan(const RootfsPlan&) = delete;
   RootfsPlan& operator=(const RootfsPlan&) = delete;
 
@@ -42,6 +45,7 @@ class RootfsPlan {
   void AddHostUsrLinks();
   void AddEtc();
   void AddDev(const Limits& limits);
+  void AddServerFile(const ServerFile& file);
 
   std::deque<std::string> strings_;
   std::vector<os::FsStep> steps_;

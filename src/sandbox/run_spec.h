@@ -43,6 +43,15 @@ struct EnvVar {
   std::string value;
 };
 
+// A host file the server shows read-only (nosuid, nodev) inside the sandbox,
+// e.g. the Codex binary. `sandbox_path` is absolute and lies under /opt/
+// (see ValidateServerFiles); its parent directories are made in the
+// sandbox's root.
+struct ServerFile {
+  std::string host_path;
+  std::string sandbox_path;
+};
+
 // One run, as the caller asked for it.
 struct RunSpec {
   Language language = Language::kPython;
@@ -52,6 +61,8 @@ struct RunSpec {
   // Variables the server itself grants (NYXID_API_KEY, …). Never from callers:
   // only trusted code fills this, and these names win over caller names.
   std::vector<EnvVar> server_env;
+  // Host files the server makes visible read-only. Never from callers.
+  std::vector<ServerFile> server_files;
   Limits limits;
   BackendKind backend = BackendKind::kNative;
 };

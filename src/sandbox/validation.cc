@@ -2,6 +2,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "sandbox/rootfs_plan.h"
 
 namespace aevatar::sandbox {
 namespace {
@@ -42,6 +43,32 @@ absl::Status ValidateCallerEnv(const std::vector<EnvVar>& env) {
   }
   if (bytes > kMaxEnvBytes) {
     return absl::InvalidArgumentError(absl::StrCat("env is larger than ", kMaxEnvBytes, " bytes"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateServerFiles(const std::vector<ServerFile>& files) {
+  for (const ServerFile& file : files) {
+    if (file.host_path.empty() || file.host_path[0] != '/') {
+      return absl::InvalidArgumentError("a server file's host path must be absolute");
+    }
+    // The native backend mounts the new root over /tmp before the binds.
+    if (absl::StartsWith(file.host_path, absl::StrCat(kRootMountPoint, "/"))) {
+      return absl::InvalidArgumentError("a server file's host path must not lie under /tmp");
+    }
+    const std::string_view path = file.sandbox_path;
+    if (path.size() <= 5 || path.substr(0, 5) != "/opt/") {
+      return absl::InvalidArgumentError("a server file must be placed under /opt/");
+    }
+    // "/opt/a/b" -> segments "opt", "a", "b"; a trailing '/' makes an empty one.
+    for (size_t begin = 1; begin <= path.size();) {
+      const size_t end = std::min(path.find('/', begin), path.size());
+      const std::string_view segment = path.substr(begin, end - begin);
+      if (segment.empty() || segment == "." || segment == "..") {
+        return absl::InvalidArgumentError("a server file's sandbox path must be normal");
+      }
+      begin = end + 1;
+    }
   }
   return absl::OkStatus();
 }

@@ -18,6 +18,12 @@ constexpr size_t kMaxEnvBytes = 64 * 1024;
 // loader hijack (LD_*). Plain NAME=value pairs pass.
 absl::Status ValidateCallerEnv(const std::vector<EnvVar>& env);
 
+// Returns InvalidArgument unless every server file has an absolute host path
+// outside /tmp (kRootMountPoint, hidden by the native backend's new root) and a sandbox path of the
+// form /opt/NAME[/NAME...] (no "." or ".." segments, no empty segments): outside every directory
+// the rootfs mounts.
+absl::Status ValidateServerFiles(const std::vector<ServerFile>& files);
+
 // Returns InvalidArgument when `limits` is out of range or above `maxima`.
 absl::Status ValidateLimits(const Limits& limits, const Limits& maxima);
 

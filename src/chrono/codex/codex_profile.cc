@@ -1,0 +1,97 @@
+#include "chrono/codex/codex_profile.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace aevatar::chrono {
+
+// bash reads the script through an open descriptor, so deleting the file
+// first keeps it out of the repository Codex sees. `set -eu`: any failed
+// preparation step ends the run with a nonzero exit before Codex starts.
+const char kCodexRunScript[] = R"(set -eu
+rm -f -- "$0"
+cd /workspace
+git init -q
+mkdir -p .aevatar/codex-home
+printf '.aevatar/\n' >> .git/info/exclude
+cat > .aevatar/prompt.txt
+printf '%s' "$AEVATAR_CODEX_CONFIG" > .aevatar/codex-home/config.toml
+unset AEVATAR_CODEX_CONFIG
+exec codex --ask-for-approval never exec --ephemeral --json - < .aevatar/prompt.txt
+)";
+
+namespace {
+
+constexpr uint64_t kCodexMemoryBytes = 1ull << 30;
+constexpr uint32_t kCodexMaxPids = 512;
+constexpr uint64_t kCodexCaptureBytes = 4ull << 20;
+constexpr uint32_t kCodexOpenFiles = 4096;
+
+bool IsModelChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_' || c == ':' || c == '/' || c == '-';
+}
+
+}  // namespace
+
+absl::Status ValidateCodexModelName(std::string_view model) {
+  if (model.empty() || model.size() > 128) {
+    return absl::InvalidArgumentError("--codex-model must be 1..128 characters");
+  }
+  for (char c : model) {
+    if (!IsModelChar(c)) {
+      return absl::InvalidArgumentError("--codex-model may hold only [A-Za-z0-9._:/-]");
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string CodexConfigToml(std::string_view model, uint16_t relay_port) {
+  return absl::StrCat("model = \"", std::string(model), "\"\n",
+                      "model_provider = \"nyxid\"\n"
+                      "approval_policy = \"never\"\n"
+                      "sandbox_mode = \"danger-full-access\"\n"
+                      "\n"
+                      "[model_providers.nyxid]\n"
+                      "name = \"nyxid\"\n"
+                      "base_url = \"http://127.0.0.1:",
+                      relay_port, "/v1\"\n",
+                      "wire_api = \"responses\"\n"
+                      "env_key = \"",
+                      kCodexTokenEnv, "\"\n",
+                      "request_max_retries = 1\n"
+                      "stream_max_retries = 1\n"
+                      "\n"
+                      "[features]\n"
+                      "plugins = false\n"
+                      "unbounded_connection_retries = false\n"
+                      "\n"
+                      "[analytics]\n"
+                      "enabled = false\n"
+                      "\n"
+                      "[shell_environment_policy]\n"
+                      "exclude = [\"NYXID_*\"]\n");
+}
+
+sandbox::RunSpec BuildCodexRunSpec(const CodexRunInput& input) {
+  sandbox::RunSpec spec;
+  spec.language = sandbox::Language::kBash;
+  spec.source = kCodexRunScript;
+  spec.stdin_data = input.prompt;
+  spec.backend = input.backend;
+  spec.server_files = {{input.codex_host_path, kSandboxCodexPath}};
+  spec.server_env = {
+      {"PATH", "/opt/codex/bin:/usr/local/bin:/usr/bin:/bin"},
+      {"CODEX_HOME", kSandboxCodexHome},
+      {"AEVATAR_CODEX_CONFIG", CodexConfigToml(input.model, input.relay_port)},
+      {kCodexTokenEnv, input.token},
+      {"NO_COLOR", "1"},
+  };
+  spec.limits.wall_timeout_secs = input.timeout_secs;
+  spec.limits.memory_bytes = kCodexMemoryBytes;
+  spec.limits.max_pids = kCodexMaxPids;
+  spec.limits.max_output_bytes = kCodexCaptureBytes;
+  spec.limits.max_open_files = kCodexOpenFiles;
+  return spec;
+}
+
+}  // namespace aevatar::chrono
