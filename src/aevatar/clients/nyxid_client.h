@@ -28,13 +28,13 @@ absl::Status NyxidResponseInvalid(std::string_view document, const absl::Status&
 // ParseIntrospection, ParseExecutionStatus, ...).
 struct NyxidReply {
   int status = 0;
+  nlohmann::json body;
+  http::Headers headers;
+  std::string raw_body;
   // Why an exchange failed when status is 0: DeadlineExceeded (the timeout
   // passed), ResourceExhausted (the body exceeded the limit), Unavailable
   // (no connection), ...; kOk when an answer arrived.
   absl::StatusCode transport = absl::StatusCode::kOk;
-  nlohmann::json body;
-  http::Headers headers;
-  std::string raw_body;
 };
 
 // POST /api/v1/tokens/introspect's answer.

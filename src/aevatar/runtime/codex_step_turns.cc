@@ -103,7 +103,9 @@ absl::Status StartCodexStep(const TurnDeps& deps, Turn& turn, const WorkflowStep
   json& state = turn.state();
   auto args = CodexExecArgsFromJson(arguments);
   if (!args.ok()) {
-    return fail_step("workflow_arguments_invalid", "arguments", "arguments did not validate");
+    // The detail names the field (codex_exec's messages never echo values).
+    return fail_step("workflow_arguments_invalid", "arguments",
+                     "codex_exec arguments: " + std::string(args.status().message()));
   }
   if (args->target == CodexTarget::kPrivateSsh) {
     return fail_step(kTargetNotConfigured, "admission", "the private_ssh target is not configured");
