@@ -20,6 +20,9 @@ CLI::App* AddUpCommand(CLI::App& app, UpOptions& options) {
   up->add_option("--llm-api-key-file", options.llm.api_key_file,
                  "the provider's API key (a 0600 file; NyxID seals it and injects it upstream)");
   up->add_option("--llm-model", options.llm.model, "the model Codex asks the provider for");
+  up->add_option("--codex-backend", options.llm.codex_backend,
+                 "isolation of managed Codex runs: gvisor (default) or native")
+      ->check(CLI::IsMember({"gvisor", "native"}));
   return up;
 }
 

@@ -142,6 +142,7 @@ class Stack : public EmbeddedStack {
     chrono_config.jwks_url = info_.nyxid_url + "/.well-known/jwks.json";
     chrono_config.nyxid_base_url = info_.nyxid_url;
     chrono_config.codex_model = options.llm.model;  // "": the runner says it is unconfigured
+    chrono_config.codex_backend = options.llm.codex_backend;
     auto chrono = chrono::ChronoService::Start(chrono_config);
     if (!chrono.ok()) return chrono.status();
     chrono_ = std::move(*chrono);
