@@ -7,11 +7,16 @@ namespace aevatar::chrono {
 // bash reads the script through an open descriptor, so deleting the file
 // first keeps it out of the repository Codex sees. `set -eu`: any failed
 // preparation step ends the run with a nonzero exit before Codex starts.
+// Codex identifies the OS at start by running `lsb_release -a` twice (on
+// Debian a shell script of seven more processes each; about a second under
+// gVisor's ptrace platform): .aevatar/bin, first on PATH, answers it with
+// /bin/false, and Codex falls back to reading /etc/os-release.
 const char kCodexRunScript[] = R"(set -eu
 rm -f -- "$0"
 cd /workspace
 git init -q
-mkdir -p .aevatar/codex-home
+mkdir -p .aevatar/codex-home .aevatar/bin
+ln -s /bin/false .aevatar/bin/lsb_release
 printf '.aevatar/\n' >> .git/info/exclude
 cat > .aevatar/prompt.txt
 printf '%s' "$AEVATAR_CODEX_CONFIG" > .aevatar/codex-home/config.toml
@@ -64,6 +69,9 @@ std::string CodexConfigToml(std::string_view model, uint16_t relay_port) {
                       "[features]\n"
                       "plugins = false\n"
                       "unbounded_connection_retries = false\n"
+                      // The login-shell environment snapshot Codex takes
+                      // before a command: a shell and its profile per run.
+                      "shell_snapshot = false\n"
                       "\n"
                       "[analytics]\n"
                       "enabled = false\n"
@@ -80,7 +88,7 @@ sandbox::RunSpec BuildCodexRunSpec(const CodexRunInput& input) {
   spec.backend = input.backend;
   spec.server_files = {{input.codex_host_path, kSandboxCodexPath}};
   spec.server_env = {
-      {"PATH", "/opt/codex/bin:/usr/local/bin:/usr/bin:/bin"},
+      {"PATH", "/workspace/.aevatar/bin:/opt/codex/bin:/usr/local/bin:/usr/bin:/bin"},
       {"CODEX_HOME", kSandboxCodexHome},
       {"AEVATAR_CODEX_CONFIG", CodexConfigToml(input.model, input.relay_port)},
       {kCodexTokenEnv, input.token},
