@@ -137,7 +137,10 @@ TEST_P(CodexE2eTest, FromInsideOnlyTheRelayIsReachableAndTheTokenIsAbsent) {
       "echo environ=$(cat /proc/1/environ 2>/dev/null | tr '\\0' '\\n' | grep -c NYXID_LLM); "
       "echo done");
   std::string token;
-  auto response = stack_->Execute(CodexStack::Body("Run `" + probe + "`"), {}, &token);
+  // The forwarded invocation Agent Key is never given to a Codex run.
+  const std::string agent_key = "nyxid_ag_PLANTED_invocation_key";
+  auto response = stack_->Execute(CodexStack::Body("Run `" + probe + "`"),
+                                  {{"Authorization", "Bearer " + agent_key}}, &token);
   ASSERT_EQ(response.status, 200) << response.body;
   const json body = json::parse(response.body);
   const std::string output = body["output"].get<std::string>();
@@ -154,6 +157,7 @@ TEST_P(CodexE2eTest, FromInsideOnlyTheRelayIsReachableAndTheTokenIsAbsent) {
   EXPECT_TRUE(absl::StrContains(output, "python=ConnectionRefusedError")) << output;
   EXPECT_TRUE(absl::StrContains(output, "env_nyxid=0")) << output;
   EXPECT_FALSE(absl::StrContains(output, token));
+  EXPECT_FALSE(absl::StrContains(response.body, agent_key));
   EXPECT_FALSE(absl::StrContains(response.body, CodexStack::kProviderKey));
 }
 
