@@ -193,7 +193,7 @@ TEST_P(CodexE2eTest, RunPastItsTimeoutIsTimedOutAndLeavesNothingBehind) {
   const pid_t chrono_pid = ChronoPid(chrono);
   ASSERT_GT(chrono_pid, 0);
   const std::set<std::string> dirs_before = GvisorRunDirs();
-  auto response = stack_->Execute(CodexStack::Body("Run `sleep 120`", 4));
+  auto response = stack_->Execute(CodexStack::Body("Run `sleep 83.17`", 4));
   ASSERT_EQ(response.status, 200) << response.body;
   const json body = json::parse(response.body);
   EXPECT_EQ(body["status"], "timed_out") << response.body;
@@ -202,10 +202,11 @@ TEST_P(CodexE2eTest, RunPastItsTimeoutIsTimedOutAndLeavesNothingBehind) {
   // sandbox init, Codex and its sleep, runsc), no gVisor scratch directory,
   // no network namespace beyond the pool.
   EXPECT_TRUE(ChildrenOf(chrono_pid).empty());
-  EXPECT_TRUE(ProcessesMatching(std::string("sleep\0"
-                                            "120",
-                                            9))
-                  .empty());
+  const std::string our_sleep(
+      "sleep\0"
+      "83.17",
+      11);  // argv as /proc shows it
+  EXPECT_TRUE(ProcessesMatching(our_sleep).empty());
   for (const std::string& dir : GvisorRunDirs()) EXPECT_TRUE(dirs_before.count(dir)) << dir;
   // The pool keeps 4 namespaces ready; the run's own is closed.
   EXPECT_TRUE(PollUntil([&] { return NetnsFds(chrono_pid) == 4; })) << NetnsFds(chrono_pid);
