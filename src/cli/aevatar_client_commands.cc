@@ -141,22 +141,23 @@ int RunExecCommand(const ClientOptions& options) {
 
 CLI::App* AddReadinessCommand(CLI::App& app, ClientOptions& options) {
   CLI::App* readiness = app.add_subcommand("readiness", "Is a capability ready for this caller?");
-  readiness->add_option("capability", options.capability, "code_execute")->required();
+  readiness->add_option("capability", options.capability, "code_execute | codex_exec")->required();
   readiness->add_option("--url", options.url, "aevatar URL (default: the session's)");
   return readiness;
 }
 
 int RunReadinessCommand(const ClientOptions& options) {
-  if (options.capability != "code_execute") {
+  if (options.capability != "code_execute" && options.capability != "codex_exec") {
     return Fail("unknown capability '" + options.capability + "'", kBadArguments);
   }
   auto session = LoadSession(options.url);
   if (!session.ok()) return Fail(std::string(session.status().message()));
-  auto response = CallAevatar(*session, "GET", "/api/capabilities/code_execute/readiness");
+  auto response =
+      CallAevatar(*session, "GET", "/api/capabilities/" + options.capability + "/readiness");
   if (response.status != 200) return PrintProblem(response);
   const nlohmann::json readiness = ParsedOrNull(response.body);
   const bool ready = base::BoolOr(readiness, "ready", false);
-  std::cout << "code_execute: "
+  std::cout << options.capability << ": "
             << (ready ? "ready" : base::StringOr(readiness, "code", "not ready")) << "\n";
   if (!ready) {
     std::cout << "remediation: " << base::StringOr(readiness, "remediation", "") << "\n"

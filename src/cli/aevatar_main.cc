@@ -6,7 +6,9 @@
 //   readiness  is code_execute ready for me?
 //   tools      the tools and their selection rules
 //   workflow   save | run | stop | show durable workflows
+//   codex      credential ensure | status, exec: managed codex_exec
 #include "CLI/CLI.hpp"
+#include "cli/aevatar_codex_command.h"
 #include "cli/aevatar_commands.h"
 #include "cli/aevatar_workflow_command.h"
 
@@ -25,6 +27,8 @@ int main(int argc, char** argv) {
   CLI::App* tools = AddToolsCommand(app, client);
   WorkflowOptions workflow_options;
   WorkflowCommands workflow = AddWorkflowCommand(app, workflow_options);
+  CodexOptions codex_options;
+  CodexCommands codex = AddCodexCommand(app, codex_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -42,6 +46,9 @@ int main(int argc, char** argv) {
   if (workflow.save->parsed() || workflow.run->parsed() || workflow.stop->parsed() ||
       workflow.show->parsed()) {
     return RunWorkflowCommand(workflow, workflow_options);
+  }
+  if (codex.ensure->parsed() || codex.status->parsed() || codex.exec->parsed()) {
+    return RunCodexCommand(codex, codex_options);
   }
   return 2;
 }

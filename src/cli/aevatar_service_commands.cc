@@ -20,6 +20,9 @@ CLI::App* AddUpCommand(CLI::App& app, UpOptions& options) {
   up->add_option("--llm-api-key-file", options.llm.api_key_file,
                  "the provider's API key (a 0600 file; NyxID seals it and injects it upstream)");
   up->add_option("--llm-model", options.llm.model, "the model Codex asks the provider for");
+  up->add_option("--codex-backend", options.llm.codex_backend,
+                 "isolation of managed Codex runs: gvisor (default) or native")
+      ->check(CLI::IsMember({"gvisor", "native"}));
   return up;
 }
 
@@ -66,6 +69,19 @@ CLI::App* AddAevatarServeCommand(CLI::App& app, orchestrator::ServiceConfig& con
                     "Stop-cancellation window of workflow runs (default 120000)");
   serve->add_option("--audience", config.audience,
                     "Audience of delegation tokens minted for aevatar (default aevatar)");
+  serve
+      ->add_option("--managed-codex", config.managed_codex,
+                   "Managed codex_exec eligibility: off (default), allowlist or all "
+                   "(RolloutBoundary InternalOnly)")
+      ->check(CLI::IsMember({"off", "allowlist", "all"}));
+  serve->add_option("--managed-codex-allowlist", config.managed_codex_allowlist,
+                    "Comma-separated NyxID user ids admitted under --managed-codex allowlist");
+  serve->add_option("--llm-catalog-id", config.llm_catalog_id,
+                    "NyxID catalog id of the managed model route (default chrono-llm-public)");
+  serve->add_option("--managed-request-deadline-ms", config.managed_request_deadline_ms,
+                    "Managed codex_exec request deadline (default 300000)");
+  serve->add_option("--managed-client-deadline-ms", config.managed_client_deadline_ms,
+                    "NyxID client bound on a managed request (default 330000)");
   return serve;
 }
 

@@ -141,6 +141,8 @@ class Stack : public EmbeddedStack {
     chrono_config.state_dir = options.state_dir + "/chrono-sandbox";
     chrono_config.jwks_url = info_.nyxid_url + "/.well-known/jwks.json";
     chrono_config.nyxid_base_url = info_.nyxid_url;
+    chrono_config.codex_model = options.llm.model;  // "": the runner says it is unconfigured
+    chrono_config.codex_backend = options.llm.codex_backend;
     auto chrono = chrono::ChronoService::Start(chrono_config);
     if (!chrono.ok()) return chrono.status();
     chrono_ = std::move(*chrono);
@@ -151,6 +153,9 @@ class Stack : public EmbeddedStack {
     aevatar_config.nyxid_url = info_.nyxid_url;
     aevatar_config.introspection_secret = credentials->introspection_secret;
     aevatar_config.chrono_catalog_id = kChronoCatalogId;
+    // The embedded default is one operator's own machine: every user is in
+    // the managed rollout (RolloutBoundary stays InternalOnly).
+    aevatar_config.managed_codex = "all";
     auto aevatar = orchestrator::AevatarService::Start(aevatar_config);
     if (!aevatar.ok()) return aevatar.status();
     aevatar_ = std::move(*aevatar);

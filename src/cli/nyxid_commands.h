@@ -12,7 +12,7 @@ class App;
 namespace aevatar::cli {
 
 // nyxid serve --listen HOST:PORT --state-dir DIR [--bootstrap FILE.yaml]
-//             [--public-url URL] [--proxy-timeout-secs N]
+//             [--public-url URL] [--proxy-timeout-secs N | --proxy-timeout-ms N]
 void AddNyxidServeCommand(CLI::App& app, int& exit_code);
 
 // nyxid login [--username U] [--password-stdin]; nyxid whoami

@@ -1,5 +1,8 @@
 // `nyxid serve`: the broker's HTTP service, until SIGINT/SIGTERM.
+#include <chrono>
+#include <cstdint>
 #include <iostream>
+#include <memory>
 
 #include "CLI/CLI.hpp"
 #include "base/log.h"
@@ -35,11 +38,26 @@ void AddNyxidServeCommand(CLI::App& app, int& exit_code) {
   serve->add_option("--state-dir", config->state_dir, "SQLite store and signing keys")->required();
   serve->add_option("--bootstrap", config->bootstrap_file, "YAML seed applied idempotently");
   serve->add_option("--public-url", config->public_url, "URL callers use; the tokens' issuer");
-  serve
-      ->add_option("--proxy-timeout-secs", config->proxy_timeout_secs,
-                   "deadline of one proxied exchange")
-      ->capture_default_str();
-  serve->callback([config, &exit_code] { exit_code = RunServe(*config); });
+  // The proxy deadline: seconds for operators, milliseconds for tests that
+  // scale the deadline chain down (180 < 300 < 315 < 330 < 360 s).
+  auto timeout_secs = std::make_shared<int64_t>(nyxid::kDefaultProxyTimeout.count() / 1000);
+  auto timeout_ms = std::make_shared<int64_t>(0);
+  CLI::Option* secs =
+      serve
+          ->add_option("--proxy-timeout-secs", *timeout_secs,
+                       "deadline of one proxied exchange, 1..3600 (the NyxID ingress layer of "
+                       "the managed-Codex deadline chain)")
+          ->capture_default_str();
+  CLI::Option* ms = serve
+                        ->add_option("--proxy-timeout-ms", *timeout_ms,
+                                     "the same deadline in milliseconds (scaled-deadline tests)")
+                        ->excludes(secs);
+  serve->callback([config, timeout_secs, timeout_ms, ms, &exit_code] {
+    // Out-of-range values are refused by NyxidService::Start.
+    config->proxy_timeout = ms->count() > 0 ? std::chrono::milliseconds(*timeout_ms)
+                                            : std::chrono::seconds(*timeout_secs);
+    exit_code = RunServe(*config);
+  });
 }
 
 }  // namespace aevatar::cli

@@ -28,14 +28,23 @@ absl::StatusOr<OrgRole> ParseOrgRole(std::string_view name) {
 }
 
 std::string_view ServiceKindName(ServiceKind kind) {
-  return kind == ServiceKind::kSsh ? "ssh" : "http";
+  switch (kind) {
+    case ServiceKind::kHttp:
+      return "http";
+    case ServiceKind::kSsh:
+      return "ssh";
+    case ServiceKind::kLlm:
+      return "llm";
+  }
+  return "http";
 }
 
 absl::StatusOr<ServiceKind> ParseServiceKind(std::string_view name) {
   if (name.empty() || name == "http") return ServiceKind::kHttp;
   if (name == "ssh") return ServiceKind::kSsh;
+  if (name == "llm") return ServiceKind::kLlm;
   return base::ApiError(absl::StatusCode::kInvalidArgument, "SERVICE_KIND_INVALID",
-                        "a catalog service kind is http or ssh");
+                        "a catalog service kind is http, llm or ssh");
 }
 
 std::string_view OwnerKindName(OwnerKind kind) { return kind == OwnerKind::kOrg ? "org" : "user"; }

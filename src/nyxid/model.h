@@ -52,9 +52,14 @@ struct CredentialPolicy {
   std::vector<std::string> delegation_token_scope;
 };
 
-// The kind of upstream a catalog service is. Only HTTP services are proxied
-// today; "ssh" services (node-relayed) are recorded for the later node issue.
-enum class ServiceKind { kHttp, kSsh };
+// The kind of upstream a catalog service is. HTTP and LLM services are
+// proxied; "ssh" services (node-relayed) are recorded for the later node issue.
+//   kHttp  any method and path, the route's credential policy applies;
+//   kLlm   a model provider's Responses API (chrono-llm-public): only
+//          POST …/responses with an allowlisted `model`, and upstream gets the
+//          operator's provider key instead of any caller credential
+//          (proxy/llm_route.h).
+enum class ServiceKind { kHttp, kSsh, kLlm };
 std::string_view ServiceKindName(ServiceKind kind);
 absl::StatusOr<ServiceKind> ParseServiceKind(std::string_view name);
 
@@ -66,6 +71,11 @@ struct CatalogService {
   ServiceKind kind = ServiceKind::kHttp;
   std::string base_url;  // upstream, http://host:port[/prefix]
   CredentialPolicy default_policy;
+  // kLlm only. The operator's provider API key, in the clear only in memory:
+  // the store seals it at rest, and no response, log line or error carries it.
+  std::string provider_api_key;
+  // kLlm only. The `model` values a request may name; empty refuses every model.
+  std::vector<std::string> model_allowlist;
   // When true every user gets a personal auto-connected route to it, kept in
   // step with `default_policy` by resync-identity.
   bool auto_connect = false;

@@ -12,12 +12,18 @@ constexpr char kIntrospectionSecret[] = "aevatar-test-introspection-secret";
 }  // namespace
 
 void AevatarStack::StartChrono(uint16_t port) {
-  chrono_ = std::make_unique<ServiceProcess>(
-      std::vector<std::string>{
-          BinaryPath("chrono-sandbox"), "serve", "--listen", "127.0.0.1:" + std::to_string(port),
-          "--state-dir", dir_.path() + "/chrono", "--jwks-url",
-          nyxid_url_ + "/.well-known/jwks.json", "--nyxid-base-url", nyxid_url_},
-      dir_.path() + "/chrono.log");
+  std::vector<std::string> argv = {BinaryPath("chrono-sandbox"),
+                                   "serve",
+                                   "--listen",
+                                   "127.0.0.1:" + std::to_string(port),
+                                   "--state-dir",
+                                   dir_.path() + "/chrono",
+                                   "--jwks-url",
+                                   nyxid_url_ + "/.well-known/jwks.json",
+                                   "--nyxid-base-url",
+                                   nyxid_url_};
+  argv.insert(argv.end(), chrono_args_.begin(), chrono_args_.end());
+  chrono_ = std::make_unique<ServiceProcess>(argv, dir_.path() + "/chrono.log");
 }
 
 void AevatarStack::StartAevatar(uint16_t port) {
@@ -51,7 +57,15 @@ void AevatarStack::RestartChrono(bool hard) {
 
 AevatarStack::AevatarStack(const std::string& users_yaml, std::vector<std::string> nyxid_args,
                            std::vector<std::string> aevatar_args, uint16_t aevatar_port)
-    : aevatar_args_(std::move(aevatar_args)) {
+    : AevatarStack(AevatarStackOptions{.users_yaml = users_yaml,
+                                       .nyxid_args = std::move(nyxid_args),
+                                       .aevatar_args = std::move(aevatar_args),
+                                       .chrono_args = {},
+                                       .aevatar_port = aevatar_port,
+                                       .catalog_yaml = ""}) {}
+
+AevatarStack::AevatarStack(AevatarStackOptions options)
+    : aevatar_args_(std::move(options.aevatar_args)), chrono_args_(std::move(options.chrono_args)) {
   const uint16_t nyxid_port = PickFreePort();
   nyxid_url_ = "http://127.0.0.1:" + std::to_string(nyxid_port);
   StartChrono(0);
@@ -62,13 +76,14 @@ AevatarStack::AevatarStack(const std::string& users_yaml, std::vector<std::strin
       chrono_->base_url() +
       "\n"
       "    default_policy: {forward_access_token: true, inject_delegation_token: true,\n"
-      "                     delegation_token_scope: 'proxy:* sandbox:execute'}\n"
+      "                     delegation_token_scope: 'proxy:* sandbox:execute'}\n" +
+      options.catalog_yaml +
       "clients:\n"
       "  - name: aevatar\n    secret_sha256: " +
-      base::Sha256Hex(kIntrospectionSecret) + "\n" + users_yaml;
-  nyxid_ = std::make_unique<NyxidFixture>(bootstrap, std::move(nyxid_args), nyxid_port);
+      base::Sha256Hex(kIntrospectionSecret) + "\n" + options.users_yaml;
+  nyxid_ = std::make_unique<NyxidFixture>(bootstrap, std::move(options.nyxid_args), nyxid_port);
   std::ofstream(dir_.path() + "/introspection.secret") << kIntrospectionSecret << "\n";
-  StartAevatar(aevatar_port);
+  StartAevatar(options.aevatar_port);
 }
 
 bool AevatarStack::ok() const { return chrono_->ok() && nyxid_->ok() && aevatar_->ok(); }

@@ -16,8 +16,19 @@ namespace aevatar::testing {
 // catalog service pointing at that executor and aevatar registered for
 // introspection), and aevatar. The bootstrap text is appended to the
 // generated catalog/clients part; users' passwords are "pw-<username>".
+// Everything an AevatarStack may be given beyond its users.
+struct AevatarStackOptions {
+  std::string users_yaml;  // users:, orgs: and user_services: sections
+  std::vector<std::string> nyxid_args;
+  std::vector<std::string> aevatar_args;
+  std::vector<std::string> chrono_args;
+  uint16_t aevatar_port = 0;
+  std::string catalog_yaml;  // more catalog entries ("  - id: …" lines)
+};
+
 class AevatarStack {
  public:
+  explicit AevatarStack(AevatarStackOptions options);
   // `users_yaml` holds the users:, orgs: and user_services: sections.
   // `aevatar_port` 0 picks a free port; a test that must name aevatar's URL
   // in the bootstrap (a NyxID route to aevatar) picks it first (PickFreePort).
@@ -51,6 +62,7 @@ class AevatarStack {
   TempDir dir_;
   std::string nyxid_url_;
   std::vector<std::string> aevatar_args_;
+  std::vector<std::string> chrono_args_;
   std::unique_ptr<ServiceProcess> chrono_;
   std::unique_ptr<NyxidFixture> nyxid_;
   std::unique_ptr<ServiceProcess> aevatar_;

@@ -42,6 +42,7 @@ class ServiceProcess {
 
   bool ok() const { return port_ > 0; }
   uint16_t port() const { return port_; }
+  pid_t pid() const { return pid_; }
   std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   const std::string& log_path() const { return log_path_; }
   std::string ReadLog() const;

@@ -1,7 +1,11 @@
 #include "aevatar/admission/tool_catalog.h"
 
+#include "aevatar/codex/codex_exec_args.h"
+
 namespace aevatar::orchestrator {
 namespace {
+
+constexpr char kCodexCapabilityClassName[] = "RolloutRestrictedPlatform";
 
 constexpr char kSelectionRules[] =
     "Selection rules: exact source code to execute -> code_execute. A natural-language task for "
@@ -45,25 +49,25 @@ nlohmann::json CodeExecuteTool() {
 nlohmann::json CodexExecTool() {
   return {
       {"name", "codex_exec"},
-      {"capability_class", "RolloutRestrictedPlatform"},
+      {"capability_class", kCodexCapabilityClassName},
+      {"rollout_boundary", "InternalOnly"},
       {"description",
-       std::string("Hand a natural-language task to the Codex agent. target managed_sandbox runs "
-                   "it under the operator's fixed isolation in an empty Git workspace and needs no "
-                   "human approval; target private_ssh runs it on the user's own host over a "
-                   "pinned, forced-command SSH route and needs durable human approval of the "
-                   "exact call. The approval requirement comes from the selected target. ") +
+       std::string(
+           "Delegate a natural-language task to the Codex agent; it interprets and carries out the "
+           "task and returns its final answer. target managed_sandbox (with workspace kind "
+           "empty_git) runs it one-shot under the operator's fixed isolation in a fresh, empty Git "
+           "workspace: the caller cannot choose a repository, path, image, model, provider, "
+           "credential, shell, Codex profile, approval policy or sandbox flags, and this target "
+           "needs no human approval. target private_ssh (nested private_ssh {service, principal}, "
+           "no workspace) runs it on the user's own host through a NyxID SSH route and needs "
+           "durable human approval of the exact call. Never mix the two shapes. The approval "
+           "requirement is resolved from the selected target, not from this description. ") +
            kSelectionRules},
-      // Static metadata fails closed; the admitted path resolves the target's own requirement.
-      {"approval", "per_target"},
-      {"input_schema",
-       {{"type", "object"},
-        {"required", {"task", "target"}},
-        {"additionalProperties", false},
-        {"properties",
-         {{"task", {{"type", "string"}, {"minLength", 1}}},
-          {"target", {{"type", "string"}, {"enum", {"managed_sandbox", "private_ssh"}}}},
-          {"service",
-           {{"type", "string"}, {"description", "private_ssh: the SSH service slug"}}}}}}},
+      // Static metadata fails closed: the admitted path resolves the
+      // selected target's own requirement (managed_sandbox needs none).
+      {"approval", "required"},
+      {"approval_by_target", {{"managed_sandbox", "none"}, {"private_ssh", "durable_human"}}},
+      {"input_schema", CodexExecInputSchema()},
   };
 }
 

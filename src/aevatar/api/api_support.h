@@ -39,6 +39,8 @@ http::Handler Logged(std::shared_ptr<const HttpApiDeps> deps, std::string route,
 
 // The workflow routes (workflow_api.cc).
 void AddWorkflowRoutes(const AddRoute& add);
+// The managed codex_exec routes (codex_api.cc).
+void AddCodexRoutes(const AddRoute& add);
 
 }  // namespace aevatar::orchestrator
 

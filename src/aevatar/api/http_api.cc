@@ -72,6 +72,7 @@ std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
     router->Add(method, route, Logged(shared, route, handler));
   };
   if (deps.workflows != nullptr) AddWorkflowRoutes(add);
+  AddCodexRoutes(add);
   add("GET", "/api/tools", HandleTools);
   add("POST", "/api/tools/code_execute", HandleCodeExecute);
   add("GET", "/api/capabilities/code_execute/readiness", HandleReadiness);

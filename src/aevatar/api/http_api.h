@@ -13,6 +13,7 @@ namespace aevatar::orchestrator {
 class WorkflowRuntime;
 class WorkflowStore;
 class AuditLog;
+class ManagedCodex;
 
 struct HttpApiDeps {
   const NyxidClient* nyxid;
@@ -22,12 +23,18 @@ struct HttpApiDeps {
   WorkflowStore* workflows = nullptr;
   WorkflowRuntime* runtime = nullptr;
   AuditLog* audit = nullptr;
+  // Managed codex_exec; null when the operator turned it off (its routes
+  // then answer managed_target_disabled).
+  ManagedCodex* codex = nullptr;
 };
 
 // Aevatar's HTTP API:
 //   GET  /api/tools                               tool schemas and selection rules
 //   POST /api/tools/code_execute                  interactive execution
 //   GET  /api/capabilities/code_execute/readiness read-only route readiness
+//   POST /api/tools/codex_exec                    interactive managed codex_exec
+//   POST|GET /api/managed-codex/credential        the managed credential lifecycle
+//   GET  /api/capabilities/codex_exec/readiness   read-only managed readiness
 //   workflows: POST /api/workflows, POST /api/workflows/{id}/bind,
 //     POST /api/workflow-runs, GET /api/workflow-runs/{id}[/events],
 //     POST /api/workflow-runs/{id}/stop, GET /api/audit?run_id= (workflow_api.cc)

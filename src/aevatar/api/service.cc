@@ -11,6 +11,8 @@
 #include "aevatar/audit/sqlite_audit_log.h"
 #include "aevatar/clients/executions_transport.h"
 #include "aevatar/clients/nyxid_client.h"
+#include "aevatar/codex/credential_vault.h"
+#include "aevatar/codex/managed_codex.h"
 #include "aevatar/runtime/workflow_runtime.h"
 #include "aevatar/runtime/workflow_store.h"
 #include "base/clock.h"
@@ -46,9 +48,10 @@ class Service : public AevatarService {
     nyxid_ = std::make_unique<NyxidClient>(config.nyxid_url, secret);
     jwks_ = std::make_unique<base::JwksCache>([this] { return nyxid_->FetchJwks(); });
     auth_ = std::make_unique<IngressAuth>(nyxid_.get(), jwks_->AsLookup(), config.audience);
+    if (absl::Status st = StartManagedCodex(config); !st.ok()) return st;
     if (absl::Status st = StartWorkflows(config); !st.ok()) return st;
     router_ = BuildHttpApi({nyxid_.get(), auth_.get(), config.chrono_catalog_id, workflows_.get(),
-                            runtime_.get(), audit_.get()});
+                            runtime_.get(), audit_.get(), codex_.get()});
     http::ServerOptions options;
     options.host = listen->first;
     options.port = listen->second;
@@ -62,6 +65,33 @@ class Service : public AevatarService {
   }
 
  private:
+  // Managed codex_exec: the policy from the operator flags and the sealed
+  // credential vault (codex.db, sealed with the state directory's vault key).
+  absl::Status StartManagedCodex(const ServiceConfig& config) {
+    auto policy = ParseManagedCodexPolicy(config.managed_codex, config.managed_codex_allowlist);
+    if (!policy.ok()) return policy.status();
+    if (config.managed_request_deadline_ms < 1 ||
+        config.managed_client_deadline_ms <= config.managed_request_deadline_ms) {
+      return absl::InvalidArgumentError(
+          "the managed request deadline must be positive and below the NyxID client deadline");
+    }
+    if (policy->mode == EligibilityMode::kOff) return absl::OkStatus();
+    auto vault_key = os::LoadOrCreateKeyFile(config.state_dir + "/vault.key", 32);
+    if (!vault_key.ok()) return vault_key.status();
+    auto vault = OpenSqliteCredentialVault(config.state_dir + "/codex.db", *vault_key);
+    if (!vault.ok()) return vault.status();
+    vault_ = std::move(*vault);
+    ManagedCodexConfig codex;
+    codex.policy = *std::move(policy);
+    codex.chrono_catalog_id = config.chrono_catalog_id;
+    codex.llm_catalog_id = config.llm_catalog_id;
+    codex.deadlines.request = std::chrono::milliseconds(config.managed_request_deadline_ms);
+    codex.deadlines.client = std::chrono::milliseconds(config.managed_client_deadline_ms);
+    codex_ = std::make_unique<ManagedCodex>(nyxid_.get(), vault_.get(), std::move(codex),
+                                            base::NowUnixMs);
+    return absl::OkStatus();
+  }
+
   // The durable workflow runtime: its store, the audit log and the vault key
   // live in the state directory; runs resume from there after a restart.
   absl::Status StartWorkflows(const ServiceConfig& config) {
@@ -76,6 +106,13 @@ class Service : public AevatarService {
     WorkflowRuntime::Options options;
     options.stop_window_ms = config.stop_window_ms;
     options.vault_key = *vault_key;
+    if (codex_ != nullptr) {
+      const ManagedCodex* codex = codex_.get();
+      options.codex = [codex](const std::string& user_id, const CodexExecArgs& args,
+                              const std::string& key, const std::string& diagnostic_id) {
+        return codex->Execute(user_id, args, key, diagnostic_id);
+      };
+    }
     const NyxidClient* nyxid = nyxid_.get();
     runtime_ = std::make_unique<WorkflowRuntime>(
         options, workflows_.get(), audit_.get(),
@@ -94,6 +131,8 @@ class Service : public AevatarService {
   std::unique_ptr<IngressAuth> auth_;
   std::unique_ptr<WorkflowStore> workflows_;
   std::unique_ptr<AuditLog> audit_;
+  std::unique_ptr<ManagedCredentialVault> vault_;
+  std::unique_ptr<ManagedCodex> codex_;
   std::unique_ptr<WorkflowRuntime> runtime_;
   std::unique_ptr<http::Router> router_;
   std::unique_ptr<http::Server> server_;

@@ -26,6 +26,18 @@ struct ServiceConfig {
   // The stop-cancellation window of workflow runs (the spec's two minutes;
   // tests shorten it).
   int64_t stop_window_ms = 120'000;
+  // Managed codex_exec (RolloutRestrictedPlatform, RolloutBoundary
+  // InternalOnly): "off" (default: the target is not exposed,
+  // managed_target_disabled), "allowlist" (only the NyxID user ids in
+  // `managed_codex_allowlist`, comma-separated) or "all".
+  std::string managed_codex = "off";
+  std::string managed_codex_allowlist;
+  // The catalog id of the chrono-llm-public (model route) service in NyxID.
+  std::string llm_catalog_id = "chrono-llm-public";
+  // The managed request deadline (spec: 300 s) and the NyxID client's bound
+  // on that exchange (330 s); request < client is required.
+  int64_t managed_request_deadline_ms = 300'000;
+  int64_t managed_client_deadline_ms = 330'000;
 };
 
 // A running orchestrator: HTTP API over NyxID and the executor.

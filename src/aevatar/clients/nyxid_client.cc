@@ -37,8 +37,10 @@ NyxidClient::NyxidClient(std::string base_url, std::string introspection_secret,
 NyxidReply NyxidClient::Exchange(const std::string& method, const std::string& path,
                                  const std::string& bearer, const std::string& body,
                                  const http::Headers& extra_headers,
-                                 std::chrono::milliseconds timeout) const {
+                                 std::chrono::milliseconds timeout,
+                                 size_t max_response_bytes) const {
   http::ClientRequest request;
+  request.max_response_bytes = max_response_bytes;
   request.method = method;
   request.url = base_url_ + path;
   request.timeout = timeout;
@@ -48,7 +50,10 @@ NyxidReply NyxidClient::Exchange(const std::string& method, const std::string& p
   request.body = body;
   NyxidReply reply;
   auto response = http::Fetch(request);
-  if (!response.ok()) return reply;  // status 0: the exchange failed
+  if (!response.ok()) {  // status 0: the exchange failed
+    reply.transport = response.status().code();
+    return reply;
+  }
   reply.status = response->status;
   reply.headers = response->headers;
   reply.raw_body = response->body;
@@ -90,11 +95,26 @@ absl::StatusOr<std::string> NyxidClient::FetchJwks() const {
 NyxidReply NyxidClient::Proxy(const std::string& bearer, const std::string& method,
                               const std::string& slug, const std::string& path,
                               const std::string& route_id, const std::string& body,
-                              const http::Headers& extra_headers,
-                              std::chrono::milliseconds timeout) const {
+                              const http::Headers& extra_headers, std::chrono::milliseconds timeout,
+                              size_t max_response_bytes) const {
   const std::string target = "/api/v1/proxy/" + http::PercentEncode(slug) + "/" + path +
                              "?_nyxid_via=" + http::PercentEncode(route_id);
-  return Exchange(method, target, bearer, body, extra_headers, timeout);
+  return Exchange(method, target, bearer, body, extra_headers, timeout, max_response_bytes);
+}
+
+NyxidReply NyxidClient::CreateAgentKey(const std::string& bearer, const std::string& label,
+                                       const std::vector<std::string>& allowed_services) const {
+  const nlohmann::json body = {{"label", label}, {"allowed_services", allowed_services}};
+  return Exchange("POST", "/api/v1/agent-keys", bearer, body.dump(), {}, read_timeout_);
+}
+
+NyxidReply NyxidClient::ListAgentKeys(const std::string& bearer) const {
+  return Exchange("GET", "/api/v1/agent-keys", bearer, "", {}, read_timeout_);
+}
+
+NyxidReply NyxidClient::RevokeAgentKey(const std::string& bearer, const std::string& id) const {
+  return Exchange("DELETE", "/api/v1/agent-keys/" + http::PercentEncode(id), bearer, "", {},
+                  read_timeout_);
 }
 
 }  // namespace aevatar::orchestrator

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "http/client.h"
@@ -30,6 +31,10 @@ struct NyxidReply {
   nlohmann::json body;
   http::Headers headers;
   std::string raw_body;
+  // Why an exchange failed when status is 0: DeadlineExceeded (the timeout
+  // passed), ResourceExhausted (the body exceeded the limit), Unavailable
+  // (no connection), ...; kOk when an answer arrived.
+  absl::StatusCode transport = absl::StatusCode::kOk;
 };
 
 // POST /api/v1/tokens/introspect's answer.
@@ -70,12 +75,25 @@ class NyxidClient {
   // with `bearer` as Authorization. `timeout` bounds the whole exchange.
   NyxidReply Proxy(const std::string& bearer, const std::string& method, const std::string& slug,
                    const std::string& path, const std::string& route_id, const std::string& body,
-                   const http::Headers& extra_headers, std::chrono::milliseconds timeout) const;
+                   const http::Headers& extra_headers, std::chrono::milliseconds timeout,
+                   size_t max_response_bytes = kDefaultMaxResponseBytes) const;
+
+  // The Agent Key lifecycle (human access tokens only, NyxID enforces it):
+  // POST /api/v1/agent-keys {label, allowed_services}, GET /api/v1/agent-keys,
+  // DELETE /api/v1/agent-keys/{id}. A created key's secret is in the reply
+  // body once: never log the reply.
+  NyxidReply CreateAgentKey(const std::string& bearer, const std::string& label,
+                            const std::vector<std::string>& allowed_services) const;
+  NyxidReply ListAgentKeys(const std::string& bearer) const;
+  NyxidReply RevokeAgentKey(const std::string& bearer, const std::string& id) const;
+
+  static constexpr size_t kDefaultMaxResponseBytes = 64 << 20;
 
  private:
   NyxidReply Exchange(const std::string& method, const std::string& path, const std::string& bearer,
                       const std::string& body, const http::Headers& extra_headers,
-                      std::chrono::milliseconds timeout) const;
+                      std::chrono::milliseconds timeout,
+                      size_t max_response_bytes = kDefaultMaxResponseBytes) const;
 
   std::string base_url_;
   std::string introspection_secret_;

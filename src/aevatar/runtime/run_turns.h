@@ -18,6 +18,7 @@ struct TurnDeps {
   const WorkflowRuntime::FactsReader* facts;  // may hold an empty function
   std::string vault_key;
   int64_t now_ms;
+  const WorkflowRuntime::CodexExecutor* codex = nullptr;  // may be null or hold an empty function
 };
 
 // Runs the turn `callback` triggers, if it is still the run's current

@@ -3,6 +3,7 @@
 
 #include "aevatar/admission/admission_proof.h"
 #include "aevatar/runtime/authorization_catalog.h"
+#include "aevatar/runtime/codex_step_turns.h"
 #include "aevatar/runtime/durable_execution.h"
 #include "aevatar/runtime/tool_audit_payload.h"
 #include "aevatar/runtime/turn.h"
@@ -195,6 +196,16 @@ absl::Status StartStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinitio
                       "fail_run");
     return Commit(deps, turn);
   };
+  // codex_exec has its own capability class, credential and route contract
+  // (codex_step_turns.cc): code_execute's catalog grant and route re-read do
+  // not apply to it, and it never falls back to /executions.
+  if (step.tool == "codex_exec") {
+    auto arguments = RenderStepArguments(step, state["inputs"], state["step_outputs"]);
+    if (!arguments.ok()) {
+      return fail_step("workflow_arguments_invalid", "arguments", "arguments did not render");
+    }
+    return StartCodexStep(deps, turn, step, *arguments, fail_step);
+  }
   // The actor-owned catalog first: a revoked or missing grant stops the step
   // before any network call.
   auto route = SealedRoute(state["proof"]);
@@ -240,6 +251,9 @@ absl::Status StartStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinitio
 absl::Status ProgressStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinition& definition) {
   json& state = turn.state();
   json& pending = state["pending"];
+  if (base::StringOr(pending, "tool", "") == "codex_exec") {
+    return ProgressCodexStep(deps, turn, definition);
+  }
   auto sealed = deps.store->GetSealed(pending.value("material_ref", ""));
   if (!sealed.ok()) return sealed.status();
   auto material = UnsealJson(deps.vault_key, *sealed);

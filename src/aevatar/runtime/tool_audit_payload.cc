@@ -17,7 +17,8 @@ std::string OutcomeKind(const std::string& outcome) {
   if (outcome == kOutcomeUncertain || outcome == "code_execution_cancel_outcome_uncertain") {
     return "outcome_uncertain";
   }
-  if (outcome == kOutcomeStepTimeout) return "timeout";
+  if (outcome == kOutcomeStepTimeout || outcome == "codex_exec_step_timeout") return "timeout";
+  if (outcome == "managed_execution_nonzero_exit") return "program_failed";
   return "rejected";
 }
 
@@ -52,11 +53,12 @@ json TerminalFact(const RunRecord& run, const TerminalOutcome& outcome) {
   // The program may have run once a submit was attempted (its answer may
   // have been lost); before that, nothing executed and a retry is safe.
   const bool may_have_executed = !op.provider_operation_id.empty() || op.attempts > 0;
+  const bool codex = outcome.tool == "codex_exec";
   json payload = {
       {"@type", kCodeExecutePayloadType},
       {"receipt",
-       {{"tool", "code_execute"},
-        {"capability_class", "PlatformBuiltIn"},
+       {{"tool", outcome.tool},
+        {"capability_class", codex ? "RolloutRestrictedPlatform" : "PlatformBuiltIn"},
         {"call_id", run.run_id + "/" + outcome.step_id},
         {"subject", run.owner},
         {"credential_kind", base::StringOr(state["caller"], "kind", "")},
@@ -69,7 +71,7 @@ json TerminalFact(const RunRecord& run, const TerminalOutcome& outcome) {
       {"failure_stage", kind == "completed" ? "none" : outcome.failure_stage},
       {"mutation",
        {{"may_have_executed", may_have_executed}, {"durable_effects", "isolated_runtime_only"}}},
-      {"safety", {{"sandboxed", true}, {"network", "none"}}},
+      {"safety", {{"sandboxed", true}, {"network", codex ? "model_route_only" : "none"}}},
       {"terminal", true},
       {"retryable", !may_have_executed && kind != "completed"},
   };

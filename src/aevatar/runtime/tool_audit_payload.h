@@ -50,6 +50,9 @@ struct TerminalOutcome {
   std::string detail;          // bounded, no secrets ("" when none)
   PendingOperation operation;  // provider-resource evidence; empty id when never submitted
   std::optional<int64_t> exit_code;
+  // The tool the receipt names: "code_execute" (PlatformBuiltIn) or
+  // "codex_exec" (RolloutRestrictedPlatform, managed_sandbox).
+  std::string tool = "code_execute";
 };
 
 // The failure stage of a reconciliation `detail` ("submit: …", "status: …",

@@ -17,6 +17,8 @@
 #include "aevatar/admission/route_admission.h"
 #include "aevatar/audit/audit_log.h"
 #include "aevatar/clients/executions_transport.h"
+#include "aevatar/codex/codex_exec_args.h"
+#include "aevatar/codex/managed_errors.h"
 #include "aevatar/runtime/workflow_store.h"
 #include "aevatar/workflow/workflow_definition.h"
 #include "aevatar/workflow/workflow_template.h"
@@ -55,6 +57,11 @@ class WorkflowRuntime {
   // NyxID 401, PermissionDenied for a 403, InvalidArgument for a reply that
   // does not parse, anything else (Unavailable) for transport trouble or 5xx.
   using FactsReader = std::function<absl::StatusOr<NyxidFacts>(const std::string& credential)>;
+  // One managed codex_exec run for the run's owner (ManagedCodex::Execute in
+  // the service): the runner's terminal result or one typed managed_* error.
+  using CodexExecutor = std::function<absl::StatusOr<ManagedCodexResult>(
+      const std::string& user_id, const CodexExecArgs& args, const std::string& idempotency_key,
+      const std::string& diagnostic_id)>;
 
   struct Options {
     int workers = 4;
@@ -63,6 +70,9 @@ class WorkflowRuntime {
     // How often the dispatcher looks for due callbacks.
     int64_t poll_interval_ms = 50;
     std::string vault_key;  // 32 bytes; seals protected material
+    // codex_exec steps; empty when managed Codex is off (such a step then
+    // fails managed_target_disabled before any network call).
+    CodexExecutor codex;
   };
 
   // `facts` may be empty: no runtime re-read (HumanBearer runs then behave

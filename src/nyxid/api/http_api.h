@@ -1,6 +1,7 @@
 #ifndef AEVATAR_NYXID_API_HTTP_API_H_
 #define AEVATAR_NYXID_API_HTTP_API_H_
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -12,13 +13,22 @@
 
 namespace aevatar::nyxid {
 
+// The proxy's own deadline for one upstream exchange (connect, request, the
+// whole answer, streamed or not); past it the caller gets 504
+// PROXY_DEADLINE_EXCEEDED. 315 s is the NyxID ingress layer of the managed
+// Codex deadline chain: Codex run 180 s < aevatar managed request 300 s <
+// NyxID proxy 315 s < NyxID client 330 s < workflow step 360 s, so the
+// chrono-sandbox route outlasts the request aevatar makes through it and
+// aevatar's client sees the inner layer's typed timeout first.
+inline constexpr std::chrono::milliseconds kDefaultProxyTimeout = std::chrono::seconds(315);
+
 // Everything the handlers use; owned by the service and outliving the router.
 struct HttpApiDeps {
   NyxidStore* store = nullptr;
   const KeyRing* keys = nullptr;
   const TokenService* tokens = nullptr;
   const Authenticator* auth = nullptr;
-  int proxy_timeout_secs = 315;  // the proxy's own deadline for one upstream exchange
+  std::chrono::milliseconds proxy_timeout = kDefaultProxyTimeout;
 };
 
 // The broker's HTTP API (docs/nyxid.md):

@@ -36,6 +36,9 @@ absl::Status LoadBootstrap(const std::string& path, NyxidStore& store) {
   text << in.rdbuf();
   auto spec = ParseBootstrap(text.str());
   if (!spec.ok()) return spec.status();
+  const size_t slash = path.rfind('/');
+  const std::string base_dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  if (absl::Status st = LoadProviderKeys(*spec, base_dir); !st.ok()) return st;
   return ApplyBootstrap(*spec, store, base::NowUnixMs());
 }
 
@@ -56,8 +59,9 @@ class Service : public NyxidService {
     auto listen = http::ParseListenAddress(config.listen);
     if (!listen.ok()) return listen.status();
     if (config.state_dir.empty()) return absl::InvalidArgumentError("--state-dir is required");
-    if (config.proxy_timeout_secs < 1 || config.proxy_timeout_secs > 3600) {
-      return absl::InvalidArgumentError("--proxy-timeout-secs must be 1..3600");
+    if (config.proxy_timeout < std::chrono::milliseconds(1) ||
+        config.proxy_timeout > std::chrono::seconds(3600)) {
+      return absl::InvalidArgumentError("the proxy timeout must be 1 ms..3600 s");
     }
     if (!config.public_url.empty() && config.public_url.rfind("http://", 0) != 0 &&
         config.public_url.rfind("https://", 0) != 0) {
@@ -66,7 +70,10 @@ class Service : public NyxidService {
     if (absl::Status st = os::MakeDirectories(config.state_dir, 0700); !st.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("cannot create --state-dir: ", st.message()));
     }
-    auto store = OpenSqliteNyxidStore(config.state_dir + "/nyxid.db");
+    // The at-rest key seals the catalog's provider keys inside nyxid.db.
+    auto at_rest_key = os::LoadOrCreateKeyFile(config.state_dir + "/at-rest.key", 32);
+    if (!at_rest_key.ok()) return at_rest_key.status();
+    auto store = OpenSqliteNyxidStore(config.state_dir + "/nyxid.db", std::move(*at_rest_key));
     if (!store.ok()) return store.status();
     store_ = std::move(*store);
     auto keys =
@@ -79,8 +86,8 @@ class Service : public NyxidService {
     while (issuer.size() > 1 && issuer.back() == '/') issuer.pop_back();
     tokens_ = std::make_unique<TokenService>(keys_.get(), issuer, base::NowUnixSecs);
     auth_ = std::make_unique<Authenticator>(store_.get(), tokens_.get());
-    router_ = BuildHttpApi(
-        {store_.get(), keys_.get(), tokens_.get(), auth_.get(), config.proxy_timeout_secs});
+    router_ =
+        BuildHttpApi({store_.get(), keys_.get(), tokens_.get(), auth_.get(), config.proxy_timeout});
 
     http::ServerOptions options;
     options.host = listen->first;
@@ -93,7 +100,7 @@ class Service : public NyxidService {
     base::Log(base::LogLevel::kInfo, "nyxid.started", "",
               {{"port", server_->port()},
                {"kid", keys_->current_kid()},
-               {"proxy_timeout_secs", config.proxy_timeout_secs}});
+               {"proxy_timeout_ms", config.proxy_timeout.count()}});
     return absl::OkStatus();
   }
 

@@ -1,11 +1,13 @@
 #ifndef AEVATAR_NYXID_API_SERVICE_H_
 #define AEVATAR_NYXID_API_SERVICE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "nyxid/api/http_api.h"
 
 namespace aevatar::nyxid {
 
@@ -17,7 +19,9 @@ struct ServiceConfig {
   // The URL callers and services use to reach this broker; becomes the
   // tokens' "iss". Empty: "nyxid".
   std::string public_url;
-  int proxy_timeout_secs = 315;  // the proxy's deadline per upstream exchange (1..3600)
+  // The proxy's deadline per upstream exchange, 1 ms..3600 s (default
+  // kDefaultProxyTimeout, 315 s; tests of the deadline chain scale it down).
+  std::chrono::milliseconds proxy_timeout = kDefaultProxyTimeout;
   int http_threads = 2;
 };
 

@@ -2,6 +2,7 @@
 #define AEVATAR_NYXID_BOOTSTRAP_BOOTSTRAP_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,7 +16,9 @@
 //   users         created when missing; an existing user's password hash and
 //                 platform_admin follow the file
 //   orgs          created when missing; member roles follow the file
-//   catalog       inserted or replaced by id (operator-owned)
+//   catalog       inserted or replaced by id (operator-owned); a service of
+//                 kind llm carries base_url, provider_api_key_file (read by
+//                 LoadProviderKeys, sealed by the store) and model_allowlist
 //   user_services created when the owner has no route with that slug; an
 //                 existing route keeps its (possibly user-edited) state
 //   clients       registered introspection clients (SHA-256 of their secret)
@@ -62,13 +65,24 @@ struct BootstrapSpec {
   std::vector<CatalogService> catalog;
   std::vector<BootstrapRoute> user_services;
   std::vector<RegisteredClient> clients;
+  // kLlm catalog services: catalog id -> provider_api_key_file as written.
+  // LoadProviderKeys reads each into that service's provider_api_key.
+  std::map<std::string, std::string> provider_api_key_files;
 };
 
 // Parses the YAML text. InvalidArgument names the offending entry (never a
 // password or hash value).
 absl::StatusOr<BootstrapSpec> ParseBootstrap(const std::string& yaml_text);
 
-// Applies `spec` to `store` idempotently.
+// Reads every provider_api_key_file of `spec` (a relative path is taken
+// relative to `base_dir`, the bootstrap file's directory) into its catalog
+// service's provider_api_key: the file's text without trailing whitespace,
+// 1..4096 bytes of printable ASCII. InvalidArgument names the catalog entry,
+// never the key.
+absl::Status LoadProviderKeys(BootstrapSpec& spec, const std::string& base_dir);
+
+// Applies `spec` to `store` idempotently. InvalidArgument when a kLlm
+// catalog service has no provider key (LoadProviderKeys was not run).
 absl::Status ApplyBootstrap(const BootstrapSpec& spec, NyxidStore& store, int64_t now_ms);
 
 }  // namespace aevatar::nyxid

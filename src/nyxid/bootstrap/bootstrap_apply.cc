@@ -118,6 +118,10 @@ absl::Status ApplyBootstrap(const BootstrapSpec& spec, NyxidStore& store, int64_
     if (absl::Status st = ApplyOrg(org, store); !st.ok()) return st;
   }
   for (const CatalogService& service : spec.catalog) {
+    if (service.kind == ServiceKind::kLlm && service.provider_api_key.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bootstrap catalog ", service.id, ": the provider key was not loaded"));
+    }
     if (absl::Status st = store.PutCatalogService(service); !st.ok()) return st;
   }
   for (const BootstrapRoute& route : spec.user_services) {

@@ -1,6 +1,12 @@
-// Parsing of the bootstrap YAML (yaml-cpp exceptions stay in this file).
+// Parsing of the bootstrap YAML (yaml-cpp exceptions stay in this file), and
+// reading the provider key files it names.
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "nyxid/bootstrap/bootstrap.h"
 
@@ -30,7 +36,39 @@ std::optional<std::vector<std::string>> OptScopes(const YAML::Node& node, const 
   return NormalizeScopes(value.as<std::string>());
 }
 
-absl::StatusOr<CatalogService> ParseCatalog(const YAML::Node& node, size_t index) {
+constexpr size_t kMaxProviderKeyBytes = 4096;
+
+// The llm-only fields: the provider key file and the model allowlist (a list
+// of non-empty names; absent = empty = every model refused).
+absl::Status ParseLlmFields(const YAML::Node& node, const std::string& where,
+                            CatalogService& service, std::string& key_file) {
+  const YAML::Node models = node["model_allowlist"];
+  key_file = Str(node, "provider_api_key_file");
+  if (service.kind != ServiceKind::kLlm) {
+    if (models || node["provider_api_key_file"]) {
+      return Invalid(where, "provider_api_key_file and model_allowlist are for kind llm only");
+    }
+    return absl::OkStatus();
+  }
+  if (key_file.empty()) return Invalid(where, "a kind llm service needs provider_api_key_file");
+  if (models && !models.IsNull()) {
+    if (!models.IsSequence()) return Invalid(where, "model_allowlist must be a list of names");
+    for (const YAML::Node& model : models) {
+      if (!model.IsScalar() || model.Scalar().empty()) {
+        return Invalid(where, "model_allowlist must be a list of non-empty names");
+      }
+      service.model_allowlist.push_back(model.Scalar());
+    }
+  }
+  if (service.default_policy.forward_access_token ||
+      service.default_policy.inject_delegation_token) {
+    return Invalid(where, "a kind llm service never forwards or mints caller credentials");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CatalogService> ParseCatalog(const YAML::Node& node, size_t index,
+                                            std::string& key_file) {
   const std::string where = absl::StrCat("catalog[", index, "]");
   CatalogService service;
   service.id = Str(node, "id");
@@ -40,9 +78,9 @@ absl::StatusOr<CatalogService> ParseCatalog(const YAML::Node& node, size_t index
   if (service.id.empty()) return Invalid(where, "id is required");
   if (!IsValidSlug(service.slug)) return Invalid(where, "slug must be [a-z0-9-], 1..63");
   auto kind = ParseServiceKind(Str(node, "kind", "http"));
-  if (!kind.ok()) return Invalid(where, "kind must be http or ssh");
+  if (!kind.ok()) return Invalid(where, "kind must be http, llm or ssh");
   service.kind = *kind;
-  if (service.kind == ServiceKind::kHttp && service.base_url.rfind("http://", 0) != 0) {
+  if (service.kind != ServiceKind::kSsh && service.base_url.rfind("http://", 0) != 0) {
     return Invalid(where, "base_url must be an http:// URL");
   }
   const YAML::Node policy = node["default_policy"] ? node["default_policy"] : node;
@@ -53,6 +91,7 @@ absl::StatusOr<CatalogService> ParseCatalog(const YAML::Node& node, size_t index
   service.default_policy.delegation_token_scope =
       OptScopes(policy, "delegation_token_scope").value_or(std::vector<std::string>{});
   service.auto_connect = OptBool(node, "auto_connect").value_or(false);
+  if (absl::Status st = ParseLlmFields(node, where, service, key_file); !st.ok()) return st;
   return service;
 }
 
@@ -135,8 +174,10 @@ absl::StatusOr<BootstrapSpec> ParseDocument(const YAML::Node& root) {
   }
   index = 0;
   for (const YAML::Node& node : root["catalog"]) {
-    auto service = ParseCatalog(node, index++);
+    std::string key_file;
+    auto service = ParseCatalog(node, index++, key_file);
     if (!service.ok()) return service.status();
+    if (!key_file.empty()) spec.provider_api_key_files[service->id] = key_file;
     spec.catalog.push_back(std::move(*service));
   }
   index = 0;
@@ -157,7 +198,40 @@ absl::StatusOr<BootstrapSpec> ParseDocument(const YAML::Node& root) {
   return spec;
 }
 
+absl::StatusOr<std::string> ReadProviderKey(const std::string& path, const std::string& where) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Invalid(where, "cannot read provider_api_key_file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string key = text.str();
+  key.erase(std::find_if(key.rbegin(), key.rend(),
+                         [](unsigned char c) { return !absl::ascii_isspace(c); })
+                .base(),
+            key.end());
+  // Printable ASCII only: the key becomes an Authorization header value.
+  const bool printable =
+      std::all_of(key.begin(), key.end(), [](unsigned char c) { return c > 0x20 && c < 0x7f; });
+  if (key.empty() || key.size() > kMaxProviderKeyBytes || !printable) {
+    return Invalid(where,
+                   "provider_api_key_file must hold one key of 1..4096 printable characters");
+  }
+  return key;
+}
+
 }  // namespace
+
+absl::Status LoadProviderKeys(BootstrapSpec& spec, const std::string& base_dir) {
+  for (CatalogService& service : spec.catalog) {
+    auto file = spec.provider_api_key_files.find(service.id);
+    if (file == spec.provider_api_key_files.end()) continue;
+    std::string path = file->second;
+    if (path.front() != '/') path = absl::StrCat(base_dir.empty() ? "." : base_dir, "/", path);
+    auto key = ReadProviderKey(path, "catalog " + service.id);
+    if (!key.ok()) return key.status();
+    service.provider_api_key = std::move(*key);
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<BootstrapSpec> ParseBootstrap(const std::string& yaml_text) {
   try {

@@ -6,12 +6,17 @@
 //      this caller, and admit this credential;
 //   3. forward to the upstream base_url + path (query kept minus
 //      _nyxid_via), with the route's credential policy applied to headers;
+//      a route of kind llm instead passes llm_route.h's checks and carries
+//      the provider key, never a caller credential;
 //   4-5. return the upstream answer unchanged (streamed when large), within
 //      the proxy deadline.
+#include <optional>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/api_error.h"
 #include "nyxid/api/api_support.h"
+#include "nyxid/proxy/llm_route.h"
 #include "nyxid/proxy/proxy_headers.h"
 #include "nyxid/proxy/upstream_exchange.h"
 #include "nyxid/routes/route_access.h"
@@ -67,7 +72,8 @@ absl::StatusOr<UserService> ResolveRoute(const HttpApiDeps& deps, const Principa
 
 struct Upstream {
   std::string base_url;
-  std::string audience;  // the delegation token's aud: the catalog slug
+  std::string audience;               // the delegation token's aud: the catalog slug
+  std::optional<CatalogService> llm;  // set for a catalog service of kind llm
 };
 
 absl::StatusOr<Upstream> ResolveUpstream(const HttpApiDeps& deps, const UserService& route) {
@@ -75,17 +81,35 @@ absl::StatusOr<Upstream> ResolveUpstream(const HttpApiDeps& deps, const UserServ
     return base::ApiError(absl::StatusCode::kUnimplemented, "NODE_ROUTES_UNSUPPORTED",
                           "node-relayed services are not supported by this broker yet", 501);
   }
-  if (!route.catalog_service_id) return Upstream{route.base_url, route.slug};
+  if (!route.catalog_service_id) return Upstream{route.base_url, route.slug, std::nullopt};
   auto catalog = deps.store->FindCatalogService(*route.catalog_service_id);
   if (!catalog.ok()) {
     return base::ApiError(absl::StatusCode::kFailedPrecondition, "CATALOG_SERVICE_MISSING",
                           "the user service's catalog service no longer exists", 409);
   }
+  if (catalog->kind == ServiceKind::kLlm) {
+    return Upstream{catalog->base_url, catalog->slug, *catalog};
+  }
   if (catalog->kind != ServiceKind::kHttp) {
     return base::ApiError(absl::StatusCode::kUnimplemented, "ROUTE_KIND_UNSUPPORTED",
                           "this kind of service cannot be proxied over HTTP", 501);
   }
-  return Upstream{catalog->base_url, catalog->slug};
+  return Upstream{catalog->base_url, catalog->slug, std::nullopt};
+}
+
+// The upstream headers: an llm route's fixed set with the provider key, or
+// the caller's headers under the route's credential policy.
+http::Headers ForwardedHeaders(const HttpApiDeps& deps, const Principal& caller,
+                               const http::Request& request, const UserService& route,
+                               const Upstream& upstream) {
+  if (upstream.llm) return LlmUpstreamHeaders(request.headers, upstream.llm->provider_api_key);
+  UpstreamCredentials credentials;
+  if (route.policy.forward_access_token) credentials.authorization = caller.credential;
+  if (route.policy.inject_delegation_token) {
+    credentials.delegation_token = deps.tokens->MintDelegation(caller.user.id, upstream.audience,
+                                                               route.policy.delegation_token_scope);
+  }
+  return UpstreamRequestHeaders(request.headers, credentials);
 }
 
 }  // namespace
@@ -101,22 +125,23 @@ http::Response HandleProxy(const HttpApiDeps& deps, http::Request& request, Requ
   if (!route.ok()) return Problem(route.status(), note);
   auto upstream = ResolveUpstream(deps, *route);
   if (!upstream.ok()) return Problem(upstream.status(), note);
-  auto url =
-      UpstreamUrl(upstream->base_url, RawRest(request, slug), QueryWithoutVia(request.query));
+  const std::string rest = RawRest(request, slug);
+  if (upstream->llm) {
+    if (absl::Status st = CheckLlmRequest(*upstream->llm, request, rest); !st.ok()) {
+      return Problem(st, note);
+    }
+  }
+  // A model call is exactly {base_url}/responses: no caller query reaches the provider.
+  auto url = UpstreamUrl(upstream->base_url, rest,
+                         upstream->llm ? std::string() : QueryWithoutVia(request.query));
   if (!url.ok()) return Problem(url.status(), note);
 
-  UpstreamCredentials credentials;
-  if (route->policy.forward_access_token) credentials.authorization = caller->credential;
-  if (route->policy.inject_delegation_token) {
-    credentials.delegation_token = deps.tokens->MintDelegation(
-        caller->user.id, upstream->audience, route->policy.delegation_token_scope);
-  }
   http::ClientRequest forward;
   forward.method = request.method;
   forward.url = std::move(*url);
-  forward.headers = UpstreamRequestHeaders(request.headers, credentials);
+  forward.headers = ForwardedHeaders(deps, *caller, request, *route, *upstream);
   forward.body = request.body;
-  forward.timeout = std::chrono::seconds(deps.proxy_timeout_secs);
+  forward.timeout = deps.proxy_timeout;
   forward.max_response_bytes = kMaxProxiedResponseBytes;
   auto response = ProxyExchange(std::move(forward));
   if (!response.ok()) return Problem(response.status(), note);

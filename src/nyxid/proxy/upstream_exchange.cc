@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
 #include "base/api_error.h"
 #include "nyxid/proxy/proxy_headers.h"
@@ -70,6 +71,16 @@ absl::Status TypedUpstreamError(const absl::Status& status) {
   }
 }
 
+// text/event-stream (any parameters, any case): server-sent events, whose
+// first event must reach the caller as soon as it arrives.
+bool IsEventStream(const http::Headers& headers) {
+  const std::string type = headers.Get("Content-Type").value_or("");
+  constexpr std::string_view kEventStream = "text/event-stream";
+  return type.size() >= kEventStream.size() &&
+         absl::EqualsIgnoreCase(absl::string_view(type.data(), kEventStream.size()),
+                                absl::string_view(kEventStream.data(), kEventStream.size()));
+}
+
 bool HasNoBody(int status, const std::string& method) {
   return method == "HEAD" || (status >= 100 && status < 200) || status == 204 || status == 304;
 }
@@ -107,6 +118,7 @@ absl::StatusOr<http::Response> ProxyExchange(http::ClientRequest request,
   auto guard = std::make_shared<ConsumerGuard>(pipe);
 
   http::Response response;
+  bool event_stream = false;
   {
     absl::MutexLock lock(&p->mu, absl::Condition(&HeadOrDone, p));
     if (!p->head) {
@@ -114,10 +126,13 @@ absl::StatusOr<http::Response> ProxyExchange(http::ClientRequest request,
     }
     response.status = p->head->status;
     response.headers = DownstreamResponseHeaders(p->head->headers);
+    event_stream = IsEventStream(p->head->headers);
   }
   if (HasNoBody(response.status, method)) return response;  // guard stops the exchange
 
-  {
+  // Server-sent events stream from the first byte: nothing is held back
+  // waiting for the buffer to fill. Other bodies wait for the size decision.
+  if (!event_stream) {
     absl::MutexLock lock(&p->mu, absl::Condition(&BufferFullOrDone, p));
     // A failure known before anything is sent can still be answered honestly.
     if (p->done && !p->result.ok()) return TypedUpstreamError(p->result);

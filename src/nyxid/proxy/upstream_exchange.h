@@ -18,7 +18,9 @@ namespace aevatar::nyxid {
 // headers, then for either the end of the body or `buffer_limit` bytes:
 //   - the body ended below `buffer_limit`: an ordinary response (with
 //     Content-Length);
-//   - otherwise: a streamed response whose `stream` drains the queue
+//   - otherwise, and at once for `Content-Type: text/event-stream` (server-
+//     sent events, e.g. a model's Responses API stream: the first event is
+//     never held back): a streamed response whose `stream` drains the queue
 //     (the exchange thread blocks while the queue is full, so a slow reader
 //     slows the upstream instead of filling memory). A caller that goes away
 //     stops the exchange; so does destroying an unsent response.

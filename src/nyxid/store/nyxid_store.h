@@ -37,7 +37,9 @@ class NyxidStore {
   virtual absl::Status PutMembership(const Membership& membership) = 0;
   virtual absl::StatusOr<std::vector<Membership>> MembershipsOfUser(const std::string& user_id) = 0;
 
-  // Catalog (operator-owned; inserted or replaced by id).
+  // Catalog (operator-owned; inserted or replaced by id). A kLlm service's
+  // provider_api_key is sealed at rest (XChaCha20-Poly1305 under the store's
+  // at-rest key) and opened on read; DataLoss when it cannot be opened.
   virtual absl::Status PutCatalogService(const CatalogService& service) = 0;
   virtual absl::StatusOr<CatalogService> FindCatalogService(const std::string& id) = 0;
   virtual absl::StatusOr<std::vector<CatalogService>> ListCatalog() = 0;
@@ -74,8 +76,11 @@ class NyxidStore {
   virtual absl::Status Ping() = 0;
 };
 
-// Opens (creating and migrating) the SQLite store at `path`.
-absl::StatusOr<std::unique_ptr<NyxidStore>> OpenSqliteNyxidStore(const std::string& path);
+// Opens (creating and migrating) the SQLite store at `path`. `at_rest_key`
+// (32 bytes; NyxidService keeps it in <state-dir>/at-rest.key) seals the
+// secrets the store holds; InvalidArgument for another size.
+absl::StatusOr<std::unique_ptr<NyxidStore>> OpenSqliteNyxidStore(const std::string& path,
+                                                                 std::string at_rest_key);
 
 }  // namespace aevatar::nyxid
 

@@ -77,7 +77,14 @@ CREATE TABLE clients (
 );
 )sql";
 
-constexpr std::array<store::Migration, 1> kMigrations = {{{1, kSchemaV1}}};
+// v2: catalog services of kind llm (the provider key, sealed; the model
+// allowlist as a JSON array of strings).
+constexpr char kSchemaV2[] = R"sql(
+ALTER TABLE catalog_services ADD COLUMN provider_api_key_sealed TEXT NOT NULL DEFAULT '';
+ALTER TABLE catalog_services ADD COLUMN model_allowlist TEXT NOT NULL DEFAULT '[]';
+)sql";
+
+constexpr std::array<store::Migration, 2> kMigrations = {{{1, kSchemaV1}, {2, kSchemaV2}}};
 
 }  // namespace
 
@@ -91,11 +98,15 @@ absl::Status SqliteNyxidStore::Ping() {
   return db_.QueryInt64("SELECT 1").status();
 }
 
-absl::StatusOr<std::unique_ptr<NyxidStore>> OpenSqliteNyxidStore(const std::string& path) {
+absl::StatusOr<std::unique_ptr<NyxidStore>> OpenSqliteNyxidStore(const std::string& path,
+                                                                 std::string at_rest_key) {
+  if (at_rest_key.size() != 32) {
+    return absl::InvalidArgumentError("the store's at-rest key must be 32 bytes");
+  }
   auto db = store::Database::Open(path);
   if (!db.ok()) return db.status();
   if (absl::Status st = store::ApplyMigrations(*db, kMigrations); !st.ok()) return st;
-  return std::unique_ptr<NyxidStore>(new SqliteNyxidStore(std::move(*db)));
+  return std::unique_ptr<NyxidStore>(new SqliteNyxidStore(std::move(*db), std::move(at_rest_key)));
 }
 
 }  // namespace aevatar::nyxid

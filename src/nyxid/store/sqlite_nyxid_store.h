@@ -14,7 +14,9 @@ namespace aevatar::nyxid {
 
 class SqliteNyxidStore : public NyxidStore {
  public:
-  explicit SqliteNyxidStore(store::Database db) : db_(std::move(db)) {}
+  // `at_rest_key` (32 bytes) seals the catalog's provider API keys.
+  SqliteNyxidStore(store::Database db, std::string at_rest_key)
+      : at_rest_key_(std::move(at_rest_key)), db_(std::move(db)) {}
 
   absl::Status InsertUser(const User& user) override;
   absl::Status UpdateUser(const User& user) override;
@@ -55,6 +57,7 @@ class SqliteNyxidStore : public NyxidStore {
   absl::Status Ping() override;
 
  private:
+  const std::string at_rest_key_;
   absl::Mutex mu_;
   store::Database db_ ABSL_GUARDED_BY(mu_);
 };

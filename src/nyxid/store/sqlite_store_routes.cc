@@ -1,4 +1,6 @@
 #include "absl/strings/str_cat.h"
+#include "base/crypto.h"
+#include "nlohmann/json.hpp"
 #include "nyxid/store/sqlite_nyxid_store.h"
 
 // Catalog services and UserService routes.
@@ -7,7 +9,7 @@ namespace {
 
 constexpr char kCatalogColumns[] =
     "id, slug, name, kind, base_url, forward_access_token, inject_delegation_token, "
-    "delegation_token_scope, auto_connect";
+    "delegation_token_scope, auto_connect, provider_api_key_sealed, model_allowlist";
 constexpr char kRouteColumns[] =
     "id, slug, label, catalog_service_id, owner_kind, owner_id, active, forward_access_token, "
     "inject_delegation_token, delegation_token_scope, auto_connected, credential_source_allowed, "
@@ -24,6 +26,38 @@ CatalogService CatalogFromRow(const store::Statement& row) {
   service.default_policy.inject_delegation_token = row.ColumnInt64(6) != 0;
   service.default_policy.delegation_token_scope = NormalizeScopes(row.ColumnText(7));
   service.auto_connect = row.ColumnInt64(8) != 0;
+  // Still sealed here; OpenProviderKey replaces it with the key.
+  service.provider_api_key = row.ColumnText(9);
+  nlohmann::json models = nlohmann::json::parse(row.ColumnText(10), nullptr, false);
+  if (models.is_array()) {
+    for (const nlohmann::json& model : models) {
+      if (model.is_string()) service.model_allowlist.push_back(model.get<std::string>());
+    }
+  }
+  return service;
+}
+
+// The provider key column: "" for none, else base64url(SecretBoxSeal(key)).
+std::string SealProviderKey(const std::string& at_rest_key, const std::string& provider_key) {
+  if (provider_key.empty()) return "";
+  return base::Base64UrlEncode(base::SecretBoxSeal(at_rest_key, provider_key));
+}
+
+absl::Status OpenProviderKey(const std::string& at_rest_key, CatalogService& service) {
+  if (service.provider_api_key.empty()) return absl::OkStatus();
+  auto raw = base::Base64UrlDecode(service.provider_api_key);
+  service.provider_api_key.clear();
+  if (!raw.ok()) return absl::DataLossError("a sealed provider key is corrupt");
+  auto plain = base::SecretBoxOpen(at_rest_key, *raw);
+  if (!plain.ok()) return absl::DataLossError("a sealed provider key cannot be opened");
+  service.provider_api_key = std::move(*plain);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CatalogService> OpenedCatalog(const std::string& at_rest_key,
+                                             absl::StatusOr<CatalogService> service) {
+  if (!service.ok()) return service;
+  if (absl::Status st = OpenProviderKey(at_rest_key, *service); !st.ok()) return st;
   return service;
 }
 
@@ -75,36 +109,47 @@ absl::StatusOr<T> One(absl::StatusOr<store::Statement> statement, FromRow from_r
 absl::Status SqliteNyxidStore::PutCatalogService(const CatalogService& service) {
   const std::string kind(ServiceKindName(service.kind));
   const std::string scope = JoinScopes(service.default_policy.delegation_token_scope);
+  const std::string sealed = SealProviderKey(at_rest_key_, service.provider_api_key);
+  const std::string models = nlohmann::json(service.model_allowlist).dump();
   absl::MutexLock lock(&mu_);
   return db_
       .Run(absl::StrCat("INSERT INTO catalog_services (", kCatalogColumns,
-                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
                         "ON CONFLICT (id) DO UPDATE SET slug = excluded.slug, "
                         "name = excluded.name, kind = excluded.kind, base_url = excluded.base_url, "
                         "forward_access_token = excluded.forward_access_token, "
                         "inject_delegation_token = excluded.inject_delegation_token, "
                         "delegation_token_scope = excluded.delegation_token_scope, "
-                        "auto_connect = excluded.auto_connect"),
+                        "auto_connect = excluded.auto_connect, "
+                        "provider_api_key_sealed = excluded.provider_api_key_sealed, "
+                        "model_allowlist = excluded.model_allowlist"),
            {service.id, service.slug, service.name, kind, service.base_url,
             int64_t{service.default_policy.forward_access_token},
             int64_t{service.default_policy.inject_delegation_token}, scope,
-            int64_t{service.auto_connect}})
+            int64_t{service.auto_connect}, sealed, models})
       .status();
 }
 
 absl::StatusOr<CatalogService> SqliteNyxidStore::FindCatalogService(const std::string& id) {
   absl::MutexLock lock(&mu_);
-  return One<CatalogService>(
-      db_.Prepare(absl::StrCat("SELECT ", kCatalogColumns, " FROM catalog_services WHERE id = ?1"),
-                  {id}),
-      CatalogFromRow, "catalog service");
+  return OpenedCatalog(
+      at_rest_key_,
+      One<CatalogService>(db_.Prepare(absl::StrCat("SELECT ", kCatalogColumns,
+                                                   " FROM catalog_services WHERE id = ?1"),
+                                      {id}),
+                          CatalogFromRow, "catalog service"));
 }
 
 absl::StatusOr<std::vector<CatalogService>> SqliteNyxidStore::ListCatalog() {
   absl::MutexLock lock(&mu_);
-  return All<CatalogService>(
+  auto services = All<CatalogService>(
       db_.Prepare(absl::StrCat("SELECT ", kCatalogColumns, " FROM catalog_services ORDER BY slug")),
       CatalogFromRow);
+  if (!services.ok()) return services.status();
+  for (CatalogService& service : *services) {
+    if (absl::Status st = OpenProviderKey(at_rest_key_, service); !st.ok()) return st;
+  }
+  return services;
 }
 
 absl::Status SqliteNyxidStore::InsertUserService(const UserService& route) {

@@ -147,6 +147,12 @@ class RuntimeFixture : public ::testing::Test {
     options.vault_key = vault_key_;
     options.stop_window_ms = 10'000;
     options.poll_interval_ms = 5;
+    if (codex_) {
+      options.codex = [this](const std::string& user, const CodexExecArgs& args,
+                             const std::string& key, const std::string& diagnostic_id) {
+        return codex_(user, args, key, diagnostic_id);
+      };
+    }
     return std::make_unique<WorkflowRuntime>(
         options, store_.get(), flaky_.get(),
         [this](const AdmittedRoute&, const std::string&) -> std::unique_ptr<ExecutionsTransport> {
@@ -171,7 +177,9 @@ class RuntimeFixture : public ::testing::Test {
     auto catalog = CatalogFromFacts(GrantingFacts(), TestRoute(), now_);
     EXPECT_TRUE(catalog.ok()) << catalog.status();
     nlohmann::json values = nlohmann::json::object();
-    if (!definition_.inputs.empty()) values["marker"] = marker;
+    for (const WorkflowInput& input : definition_.inputs) {
+      if (input.name == "marker") values["marker"] = marker;
+    }
     auto inputs = BindInputs(definition_, values);
     EXPECT_TRUE(inputs.ok()) << inputs.status();
     auto run_id = runtime_->StartRun(caller, definition_, *inputs, proof, *catalog);
@@ -215,6 +223,9 @@ class RuntimeFixture : public ::testing::Test {
   // The runtime re-read of HumanBearer runs; unset: NyxID is unavailable.
   std::function<absl::StatusOr<NyxidFacts>(const std::string&)> read_facts_;
   std::atomic<int> facts_reads_{0};
+  // Managed codex_exec for codex_exec steps (set before MakeRuntime); unset:
+  // managed Codex is off.
+  WorkflowRuntime::CodexExecutor codex_;
   std::unique_ptr<WorkflowStore> store_;
   std::unique_ptr<AuditLog> audit_;
   std::unique_ptr<FlakyAuditLog> flaky_;

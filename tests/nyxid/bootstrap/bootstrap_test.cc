@@ -70,7 +70,7 @@ TEST(Bootstrap, RejectsBadEntriesWithoutQuotingSecrets) {
 TEST(Bootstrap, ApplyingTwiceChangesNothingAndAutoConnects) {
   auto spec = ParseBootstrap(kYaml);
   ASSERT_TRUE(spec.ok());
-  auto store = OpenSqliteNyxidStore(":memory:");
+  auto store = OpenSqliteNyxidStore(":memory:", base::RandomBytes(32));
   ASSERT_TRUE(store.ok());
   ASSERT_TRUE(ApplyBootstrap(*spec, **store, 1000).ok());
   auto alice = (*store)->FindUserByName("alice");
@@ -99,7 +99,7 @@ TEST(Bootstrap, ApplyingTwiceChangesNothingAndAutoConnects) {
 TEST(Bootstrap, ResyncReappliesTheCatalogPolicyToAutoConnectedRoutesOnly) {
   auto spec = ParseBootstrap(kYaml);
   ASSERT_TRUE(spec.ok());
-  auto store = OpenSqliteNyxidStore(":memory:");
+  auto store = OpenSqliteNyxidStore(":memory:", base::RandomBytes(32));
   ASSERT_TRUE(store.ok());
   ASSERT_TRUE(ApplyBootstrap(*spec, **store, 1000).ok());
   CatalogService catalog = *(*store)->FindCatalogService("cat_chrono");

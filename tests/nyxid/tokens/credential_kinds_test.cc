@@ -46,7 +46,7 @@ class CredentialKinds : public ::testing::Test {
     ASSERT_TRUE(keys.ok()) << keys.status();
     keys_ = std::move(*keys);
     tokens_ = std::make_unique<TokenService>(keys_.get(), "nyxid-unit", [this] { return now_; });
-    auto store = OpenSqliteNyxidStore(dir_.path() + "/nyxid.db");
+    auto store = OpenSqliteNyxidStore(dir_.path() + "/nyxid.db", base::RandomBytes(32));
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = std::move(*store);
     user_.id = "usr_alice";

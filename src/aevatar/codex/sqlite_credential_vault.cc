@@ -1,0 +1,95 @@
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "aevatar/codex/credential_vault.h"
+#include "base/crypto.h"
+#include "base/json_read.h"
+#include "store/migrations.h"
+#include "store/sqlite_db.h"
+
+namespace aevatar::orchestrator {
+namespace {
+
+using store::Database;
+
+// Released migrations are never edited; append new ones.
+constexpr store::Migration kMigrations[] = {
+    {1, R"sql(
+CREATE TABLE managed_codex_credentials (
+  user_id         TEXT    NOT NULL PRIMARY KEY CHECK (user_id <> ''),
+  key_id          TEXT    NOT NULL,
+  chrono_route_id TEXT    NOT NULL,
+  sealed_key      BLOB    NOT NULL,
+  created_at_ms   INTEGER NOT NULL,
+  updated_at_ms   INTEGER NOT NULL
+) STRICT;
+)sql"},
+};
+
+// One connection behind one mutex: credential writes are rare.
+class SqliteCredentialVault final : public ManagedCredentialVault {
+ public:
+  SqliteCredentialVault(Database db, std::string vault_key)
+      : db_(std::move(db)), vault_key_(std::move(vault_key)) {}
+
+  absl::StatusOr<std::optional<ManagedCredential>> Load(const std::string& user_id) override {
+    absl::MutexLock lock(&mu_);
+    auto stmt = db_.Prepare(
+        "SELECT key_id, chrono_route_id, sealed_key, created_at_ms, updated_at_ms "
+        "FROM managed_codex_credentials WHERE user_id = ?1",
+        {user_id});
+    if (!stmt.ok()) return stmt.status();
+    auto row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return std::optional<ManagedCredential>();
+    ManagedCredential credential;
+    credential.key_id = stmt->ColumnText(0);
+    credential.chrono_route_id = stmt->ColumnText(1);
+    credential.created_at_ms = stmt->ColumnInt64(3);
+    credential.updated_at_ms = stmt->ColumnInt64(4);
+    auto opened = base::SecretBoxOpen(vault_key_, stmt->ColumnBlob(2));
+    if (!opened.ok()) return absl::DataLossError("the sealed managed credential does not open");
+    auto sealed = base::ParseJsonObject(*opened);
+    auto owner = sealed.ok() ? base::RequiredString(*sealed, "user_id")
+                             : absl::StatusOr<std::string>(sealed.status());
+    auto secret = sealed.ok() ? base::RequiredString(*sealed, "key")
+                              : absl::StatusOr<std::string>(sealed.status());
+    if (!owner.ok() || !secret.ok() || *owner != user_id) {
+      return absl::DataLossError("the sealed managed credential belongs to no such user");
+    }
+    credential.secret = *std::move(secret);
+    return std::optional<ManagedCredential>(std::move(credential));
+  }
+
+  absl::Status Store(const std::string& user_id, const ManagedCredential& credential) override {
+    const std::string sealed = base::SecretBoxSeal(
+        vault_key_, nlohmann::json{{"user_id", user_id}, {"key", credential.secret}}.dump());
+    absl::MutexLock lock(&mu_);
+    auto changed = db_.Run(
+        "INSERT INTO managed_codex_credentials (user_id, key_id, chrono_route_id, sealed_key, "
+        "created_at_ms, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+        "ON CONFLICT (user_id) DO UPDATE SET key_id = ?2, chrono_route_id = ?3, "
+        "sealed_key = ?4, updated_at_ms = ?6",
+        {user_id, credential.key_id, credential.chrono_route_id, store::Blob(sealed),
+         credential.created_at_ms, credential.updated_at_ms});
+    return changed.status();
+  }
+
+ private:
+  absl::Mutex mu_;
+  Database db_ ABSL_GUARDED_BY(mu_);
+  const std::string vault_key_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ManagedCredentialVault>> OpenSqliteCredentialVault(
+    const std::string& path, const std::string& vault_key) {
+  if (vault_key.size() != 32) return absl::InvalidArgumentError("the vault key must be 32 bytes");
+  auto db = Database::Open(path);
+  if (!db.ok()) return db.status();
+  if (absl::Status st = store::ApplyMigrations(*db, kMigrations); !st.ok()) return st;
+  return std::unique_ptr<ManagedCredentialVault>(
+      new SqliteCredentialVault(*std::move(db), vault_key));
+}
+
+}  // namespace aevatar::orchestrator

@@ -1,0 +1,104 @@
+// aevatar codex credential ensure|status, aevatar codex exec.
+#include "cli/aevatar_codex_command.h"
+
+#include <iostream>
+
+#include "CLI/CLI.hpp"
+#include "base/json_read.h"
+#include "cli/aevatar_session.h"
+
+namespace aevatar::cli {
+namespace {
+
+// Past the server's managed request deadline (300 s plus the extension of a
+// longer run), so the CLI sees aevatar's typed timeout instead of its own.
+std::chrono::milliseconds ExecTimeout(int timeout_secs) {
+  return std::chrono::seconds(std::max(180, timeout_secs) + 180);
+}
+
+nlohmann::json ParsedOrNull(const std::string& body) {
+  auto parsed = base::ParseJson(body);
+  return parsed.ok() ? *std::move(parsed) : nlohmann::json();
+}
+
+int PrintStatus(const http::ClientResponse& response, bool as_json) {
+  if (response.status != 200) return PrintProblem(response);
+  const nlohmann::json status = ParsedOrNull(response.body);
+  const bool ready = base::BoolOr(status, "execution_ready", false);
+  if (as_json) {
+    std::cout << status.dump(2) << "\n";
+    return ready ? 0 : 1;
+  }
+  const std::string action = base::StringOr(status, "action", "");
+  if (!action.empty()) std::cout << "credential " << action << "\n";
+  std::cout << "status: " << base::StringOr(status, "status", "") << "\n"
+            << "execution_ready: " << (ready ? "true" : "false") << "\n"
+            << "execution_readiness_reason: "
+            << base::StringOr(status, "execution_readiness_reason", "") << "\n";
+  if (!ready) std::cout << "remediation: " << base::StringOr(status, "remediation", "") << "\n";
+  return ready ? 0 : 1;
+}
+
+}  // namespace
+
+CodexCommands AddCodexCommand(CLI::App& app, CodexOptions& options) {
+  CLI::App* codex = app.add_subcommand("codex", "Managed codex_exec (target managed_sandbox)");
+  codex->require_subcommand(1);
+  CLI::App* credential =
+      codex->add_subcommand("credential", "The managed invocation credential lifecycle");
+  credential->require_subcommand(1);
+  CodexCommands commands;
+  commands.ensure = credential->add_subcommand(
+      "ensure", "Provision or reconcile the credential (POST /api/managed-codex/credential)");
+  commands.status = credential->add_subcommand(
+      "status", "Read status and execution readiness (GET /api/managed-codex/credential)");
+  for (CLI::App* sub : {commands.ensure, commands.status}) {
+    sub->add_option("--url", options.url, "aevatar URL (default: the session's)");
+    sub->add_flag("--json", options.json, "Print the status document as JSON");
+  }
+  commands.exec = codex->add_subcommand("exec", "Hand a natural-language task to managed Codex");
+  commands.exec->add_option("--prompt", options.prompt, "The task")->required();
+  commands.exec->add_option("--timeout-secs", options.timeout_secs, "1..600 (default 180)");
+  commands.exec->add_flag("--json", options.json, "Print the whole result as JSON");
+  commands.exec->add_option("--url", options.url, "aevatar URL (default: the session's)");
+  return commands;
+}
+
+int RunCodexCommand(const CodexCommands& commands, const CodexOptions& options) {
+  auto session = LoadSession(options.url);
+  if (!session.ok()) {
+    std::cerr << "aevatar: " << session.status().message() << "\n";
+    return 1;
+  }
+  if (commands.ensure->parsed()) {
+    return PrintStatus(CallAevatar(*session, "POST", "/api/managed-codex/credential"),
+                       options.json);
+  }
+  if (commands.status->parsed()) {
+    return PrintStatus(CallAevatar(*session, "GET", "/api/managed-codex/credential"), options.json);
+  }
+  const nlohmann::json body = {{"target", {{"kind", "managed_sandbox"}}},
+                               {"workspace", {{"kind", "empty_git"}}},
+                               {"prompt", options.prompt},
+                               {"timeout_secs", options.timeout_secs}};
+  const http::ClientResponse response =
+      CallAevatar(*session, "POST", "/api/tools/codex_exec",
+                  body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                  ExecTimeout(options.timeout_secs));
+  if (response.status != 200) {
+    if (options.json) std::cout << response.body << "\n";
+    return PrintProblem(response);
+  }
+  const nlohmann::json result = ParsedOrNull(response.body);
+  if (options.json) {
+    std::cout << result.dump(2) << "\n";
+  } else {
+    std::cout << base::StringOr(result, "output", "") << "\n";
+    std::cerr << "status " << base::StringOr(result, "status", "") << ", exit code "
+              << base::IntOr(result, "exit_code", -1) << ", diagnostic id "
+              << base::StringOr(result, "diagnostic_id", "") << "\n";
+  }
+  return base::StringOr(result, "status", "") == "succeeded" ? 0 : 1;
+}
+
+}  // namespace aevatar::cli

@@ -1,0 +1,181 @@
+#include <memory>
+#include <string>
+
+#include "aevatar/api/http_api.h"
+#include "aevatar/codex/managed_codex.h"
+#include "base/clock.h"
+#include "base/crypto.h"
+#include "base/jws.h"
+#include "codex/fake_nyxid.h"
+#include "gtest/gtest.h"
+
+// aevatar's managed codex_exec routes through its real router and ingress
+// auth (a human access token signed by the test's key): every rejected shape
+// is a typed 400 before any exchange with NyxID, and the lifecycle and the
+// tool call work end to end against the NyxID stand-in.
+namespace aevatar::orchestrator {
+namespace {
+
+using nlohmann::json;
+using testing::FakeNyxid;
+using testing::kUser;
+
+class CodexApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(nyxid_.ok());
+    client_ = std::make_unique<NyxidClient>(nyxid_.url(), "");
+    jwks_.Add(base::Jwk{"k1", pair_.public_key});
+    auth_ = std::make_unique<IngressAuth>(
+        client_.get(),
+        [this](std::string_view kid) -> absl::StatusOr<base::Jwk> {
+          if (const base::Jwk* key = jwks_.Find(kid)) return *key;
+          return absl::NotFoundError("no such key");
+        },
+        "aevatar");
+    auto vault = OpenSqliteCredentialVault(":memory:", base::RandomBytes(32));
+    ASSERT_TRUE(vault.ok());
+    vault_ = std::move(*vault);
+    ManagedCodexConfig config;
+    config.policy.mode = EligibilityMode::kAll;
+    codex_ = std::make_unique<ManagedCodex>(client_.get(), vault_.get(), config, base::NowUnixMs);
+    HttpApiDeps deps{client_.get(), auth_.get(), "chrono-sandbox"};
+    deps.codex = codex_.get();
+    router_ = BuildHttpApi(deps);
+  }
+
+  std::string HumanToken() const {
+    const int64_t now = base::NowUnixSecs();
+    // The fake NyxID accepts kHumanToken; aevatar's ingress verifies this JWS.
+    return base::SignJws({{"sub", kUser},
+                          {"aud", "nyxid"},
+                          {"token_kind", "access"},
+                          {"scope", "account:read"},
+                          {"iat", now},
+                          {"exp", now + 300}},
+                         "k1", pair_.secret_key);
+  }
+
+  http::Response Call(const std::string& method, const std::string& path,
+                      const std::string& body = "") {
+    http::Request request;
+    request.method = method;
+    request.path = path;
+    request.target = path;
+    request.body = body;
+    request.headers.Set("Authorization", "Bearer " + HumanToken());
+    return router_->Handle(request);
+  }
+
+  FakeNyxid nyxid_;
+  std::unique_ptr<NyxidClient> client_;
+  base::Ed25519KeyPair pair_ = base::GenerateEd25519KeyPair();
+  base::Jwks jwks_;
+  std::unique_ptr<IngressAuth> auth_;
+  std::unique_ptr<ManagedCredentialVault> vault_;
+  std::unique_ptr<ManagedCodex> codex_;
+  std::unique_ptr<http::Router> router_;
+};
+
+TEST_F(CodexApiTest, EveryRejectedShapeIsATyped400WithoutAnyNetworkCall) {
+  const json managed = {{"target", {{"kind", "managed_sandbox"}}},
+                        {"workspace", {{"kind", "empty_git"}}},
+                        {"prompt", "hi"}};
+  std::vector<std::string> bodies = {"", "{", "[]", R"({"prompt": "hi"})"};
+  for (const char* field : {"service", "model", "image", "path", "provider", "shell", "flags",
+                            "credential", "token", "unknown_member"}) {
+    json body = managed;
+    body[field] = "x";
+    bodies.push_back(body.dump());
+  }
+  json mixed = managed;
+  mixed["target"]["private_ssh"] = {{"service", "s"}, {"principal", "p"}};
+  bodies.push_back(mixed.dump());
+  json wrong_type = managed;
+  wrong_type["timeout_secs"] = "180";
+  bodies.push_back(wrong_type.dump());
+  json out_of_range = managed;
+  out_of_range["timeout_secs"] = 601;
+  bodies.push_back(out_of_range.dump());
+  json no_workspace = managed;
+  no_workspace.erase("workspace");
+  bodies.push_back(no_workspace.dump());
+  for (const std::string& body : bodies) {
+    http::Response response = Call("POST", "/api/tools/codex_exec", body);
+    EXPECT_EQ(response.status, 400) << body;
+    json problem = json::parse(response.body, nullptr, false);
+    EXPECT_TRUE(problem.contains("code")) << response.body;
+    EXPECT_FALSE(problem.value("diagnostic_id", "").empty()) << response.body;
+  }
+  EXPECT_EQ(nyxid_.Count(), 0) << "validation must precede every network call";
+}
+
+TEST_F(CodexApiTest, PrivateSshValidatesButIsNotConfigured) {
+  const json body = {
+      {"target",
+       {{"kind", "private_ssh"}, {"private_ssh", {{"service", "s"}, {"principal", "p"}}}}},
+      {"prompt", "hi"}};
+  http::Response response = Call("POST", "/api/tools/codex_exec", body.dump());
+  EXPECT_EQ(json::parse(response.body)["code"], kTargetNotConfigured);
+  EXPECT_EQ(nyxid_.Count(), 0);
+}
+
+TEST_F(CodexApiTest, LifecycleThenExecutionThroughTheRouter) {
+  json status = json::parse(Call("GET", "/api/managed-codex/credential").body);
+  EXPECT_EQ(status["execution_ready"], false);
+  EXPECT_EQ(status["execution_readiness_reason"], "managed_credential_missing");
+  http::Response ensured = Call("POST", "/api/managed-codex/credential");
+  ASSERT_EQ(ensured.status, 200) << ensured.body;
+  EXPECT_EQ(json::parse(ensured.body)["action"], "created");
+  EXPECT_EQ(ensured.body.find(nyxid_.MintedKeys().at(0)), std::string::npos);
+  status = json::parse(Call("GET", "/api/managed-codex/credential").body);
+  EXPECT_EQ(status["status"], "active");
+  EXPECT_EQ(status["execution_ready"], true);
+  EXPECT_EQ(status["execution_readiness_reason"], "ready");
+  json readiness = json::parse(Call("GET", "/api/capabilities/codex_exec/readiness").body);
+  EXPECT_EQ(readiness["ready"], true);
+  EXPECT_EQ(readiness["capability_class"], "RolloutRestrictedPlatform");
+  EXPECT_EQ(readiness["rollout_boundary"], "InternalOnly");
+  const json body = {{"target", {{"kind", "managed_sandbox"}}},
+                     {"workspace", {{"kind", "empty_git"}}},
+                     {"prompt", "Reply with exactly CODEX_EXEC_READY"}};
+  http::Response ran = Call("POST", "/api/tools/codex_exec", body.dump());
+  ASSERT_EQ(ran.status, 200) << ran.body;
+  json result = json::parse(ran.body);
+  EXPECT_EQ(result["status"], "succeeded");
+  EXPECT_EQ(result["target"], "managed_sandbox");
+  EXPECT_EQ(result["exit_code"], 0);
+  EXPECT_FALSE(result["diagnostic_id"].get<std::string>().empty());
+  // A non-zero exit is the typed error, keeping the runner's fields.
+  nyxid_.OnCodexExecute([](const http::Request&) {
+    return FakeNyxid::Reply(200, {{"status", "failed"},
+                                  {"target", "managed_sandbox"},
+                                  {"output", ""},
+                                  {"exit_code", 1},
+                                  {"diagnostic_id", "diag_runner9"}});
+  });
+  http::Response failed = Call("POST", "/api/tools/codex_exec", body.dump());
+  EXPECT_EQ(failed.status, 422);
+  json problem = json::parse(failed.body);
+  EXPECT_EQ(problem["code"], kManagedExecutionNonzeroExit);
+  EXPECT_EQ(problem["result"]["diagnostic_id"], "diag_runner9");
+  EXPECT_FALSE(problem["diagnostic_id"].get<std::string>().empty());
+}
+
+TEST_F(CodexApiTest, ToolCatalogCarriesTheSpecSchemaAndFailClosedApproval) {
+  json tools = json::parse(Call("GET", "/api/tools").body)["tools"];
+  json codex;
+  for (const json& tool : tools) {
+    if (tool["name"] == "codex_exec") codex = tool;
+  }
+  ASSERT_TRUE(codex.is_object());
+  EXPECT_EQ(codex["capability_class"], "RolloutRestrictedPlatform");
+  EXPECT_EQ(codex["approval"], "required");
+  EXPECT_EQ(codex["input_schema"]["additionalProperties"], false);
+  EXPECT_EQ(codex["input_schema"]["required"], json::array({"target", "prompt"}));
+  EXPECT_NE(codex["description"].get<std::string>().find("managed_sandbox"), std::string::npos);
+  EXPECT_NE(codex["description"].get<std::string>().find("code_execute"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace aevatar::orchestrator
