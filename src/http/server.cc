@@ -42,6 +42,7 @@
 #include "http/server_framing.h"
 #include "http/server_handler_thread.h"
 #include "http/server_state.h"
+#include "os/unique_fd.h"
 
 namespace aevatar::http {
 namespace {
@@ -222,32 +223,53 @@ class ServerImpl final : public Server {
   ~ServerImpl() override { Stop(0); }
 
   absl::Status Listen() {
+    const ServerOptions& options = shared_->options;
+    acceptor_ = std::make_shared<tcp::acceptor>(asio::make_strand(*ioc_));
+    absl::Status listening = options.listen_fd >= 0 ? Adopt(options.listen_fd) : BindAndListen();
+    if (!listening.ok()) return listening;
+    beast::error_code ec;
+    port_ = acceptor_->local_endpoint(ec).port();
+    asio::co_spawn(acceptor_->get_executor(), AcceptLoop(shared_, ioc_, acceptor_), asio::detached);
+    for (int i = 0; i < std::max(1, options.io_threads); ++i) {
+      io_threads_.emplace_back([ioc = ioc_] { RunIo(*ioc); });
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status BindAndListen() {
     beast::error_code ec;
     const ServerOptions& options = shared_->options;
     std::string host = options.host == "localhost" ? "127.0.0.1" : options.host;
     asio::ip::address address = asio::ip::make_address(host, ec);
     if (ec) return absl::InvalidArgumentError(absl::StrCat("bad listen address ", options.host));
     tcp::endpoint endpoint(address, options.port);
-    std::string where = absl::StrCat(options.host, ":", options.port);
-    acceptor_ = std::make_shared<tcp::acceptor>(asio::make_strand(*ioc_));
-    if (options.listen_fd >= 0) {
-      // Adopted as it is: already bound and listening, wherever it was made.
-      acceptor_->assign(tcp::v4(), options.listen_fd, ec);
-      if (ec) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("cannot serve the given listening socket: ", ec.message()));
-      }
-    } else {
-      acceptor_->open(endpoint.protocol(), ec);
-      if (!ec) acceptor_->set_option(asio::socket_base::reuse_address(true), ec);
-      if (!ec) acceptor_->bind(endpoint, ec);
-      if (!ec) acceptor_->listen(asio::socket_base::max_listen_connections, ec);
+    acceptor_->open(endpoint.protocol(), ec);
+    if (!ec) acceptor_->set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor_->bind(endpoint, ec);
+    if (!ec) acceptor_->listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) {
+      return absl::UnavailableError(
+          absl::StrCat("listen on ", options.host, ":", options.port, ": ", ec.message()));
     }
-    if (ec) return absl::UnavailableError(absl::StrCat("listen on ", where, ": ", ec.message()));
-    port_ = acceptor_->local_endpoint(ec).port();
-    asio::co_spawn(acceptor_->get_executor(), AcceptLoop(shared_, ioc_, acceptor_), asio::detached);
-    for (int i = 0; i < std::max(1, options.io_threads); ++i) {
-      io_threads_.emplace_back([ioc = ioc_] { RunIo(*ioc); });
+    return absl::OkStatus();
+  }
+
+  // Serves `fd` as it is: already bound and listening, wherever it was made.
+  // The acceptor owns it once assigned; before that it is closed here.
+  absl::Status Adopt(int fd) {
+    beast::error_code ec;
+    acceptor_->assign(tcp::v4(), fd, ec);
+    if (ec) {
+      os::UniqueFd unowned(fd);
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot serve the given listening socket: ", ec.message()));
+    }
+    // assign takes any descriptor; only a listening socket will do.
+    using Accepting = asio::detail::socket_option::boolean<SOL_SOCKET, SO_ACCEPTCONN>;
+    Accepting accepting;
+    acceptor_->get_option(accepting, ec);
+    if (ec || !accepting.value()) {
+      return absl::InvalidArgumentError("the given descriptor is not a listening TCP socket");
     }
     return absl::OkStatus();
   }
@@ -324,6 +346,8 @@ class ServerImpl final : public Server {
 
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& options,
                                                       Handler handler) {
+  // A given listening socket is ours whatever happens (see ServerOptions).
+  os::UniqueFd adopted(options.listen_fd);
   if (!handler) return absl::InvalidArgumentError("server needs a handler");
   using std::chrono::milliseconds;
   if (options.io_threads < 1 || options.max_concurrent_handlers < 1 ||
@@ -336,6 +360,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
         "timeouts must be positive");
   }
   auto server = std::make_unique<ServerImpl>(options, std::move(handler));
+  (void)adopted.release();  // Listen closes or keeps it from here
   if (absl::Status status = server->Listen(); !status.ok()) return status;
   return server;
 }

@@ -48,8 +48,8 @@ struct ServerOptions {
   uint16_t port = 0;  // 0 picks a free port; see Server::port()
   // An IPv4 TCP socket that is already bound and listening (e.g. one made in
   // another network namespace, os::MakeNetnsListener) to serve instead of
-  // binding host:port, which are then ignored. Start takes ownership when
-  // it succeeds (the server closes it); on failure the caller keeps it.
+  // binding host:port, which are then ignored. Start takes ownership
+  // whether or not it succeeds (the server, or a failed Start, closes it).
   int listen_fd = -1;
   int io_threads = 2;  // threads running the socket I/O
   std::chrono::milliseconds header_timeout{10'000};

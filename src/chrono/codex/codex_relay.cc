@@ -64,7 +64,7 @@ http::Response HandleCodexRelayRequest(const CodexRelayTarget& target, http::Req
 absl::StatusOr<std::unique_ptr<CodexRelay>> CodexRelay::Start(os::UniqueFd listen,
                                                               CodexRelayTarget target) {
   http::ServerOptions options;
-  options.listen_fd = listen.get();
+  options.listen_fd = listen.release();  // Start owns it, whatever happens
   options.io_threads = 1;
   options.max_body_bytes = kMaxRelayBodyBytes;
   options.max_connections = kRelayMaxConnections;
@@ -75,7 +75,6 @@ absl::StatusOr<std::unique_ptr<CodexRelay>> CodexRelay::Start(os::UniqueFd liste
     return HandleCodexRelayRequest(target, request);
   });
   if (!server.ok()) return server.status();
-  (void)listen.release();  // the server owns it now
   return std::unique_ptr<CodexRelay>(new CodexRelay(std::move(*server)));
 }
 

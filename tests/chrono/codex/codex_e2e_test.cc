@@ -3,7 +3,6 @@
 // double of NyxID's proxy.
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -40,14 +39,24 @@ pid_t ChronoPid(ChronoFixture& chrono) {
   return pids.size() == 1 ? pids[0] : -1;
 }
 
-// gVisor run directories (other tests on the host may have their own).
-std::set<std::string> GvisorRunDirs() {
-  std::set<std::string> dirs;
+// gVisor run directories of chrono-sandbox process `pid` (other processes on
+// the host have their own): /run/chrono-gvisor-*/ whose logs name
+// containers "gvisor-<pid>-…".
+std::vector<std::string> GvisorRunDirsOf(pid_t pid) {
+  const std::string prefix = "gvisor-" + std::to_string(pid) + "-";
+  std::vector<std::string> dirs;
   std::error_code ec;
   for (std::filesystem::directory_iterator it("/run", ec), end; !ec && it != end;
        it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (absl::StartsWith(name, "chrono-gvisor-")) dirs.insert(name);
+    if (!absl::StartsWith(it->path().filename().string(), "chrono-gvisor-")) continue;
+    std::error_code logs_ec;
+    for (std::filesystem::directory_iterator log(it->path() / "logs", logs_ec), none;
+         !logs_ec && log != none; log.increment(logs_ec)) {
+      if (absl::StartsWith(log->path().filename().string(), prefix)) {
+        dirs.push_back(it->path().string());
+        break;
+      }
+    }
   }
   return dirs;
 }
@@ -137,7 +146,10 @@ TEST_P(CodexE2eTest, FromInsideOnlyTheRelayIsReachableAndTheTokenIsAbsent) {
       "echo environ=$(cat /proc/1/environ 2>/dev/null | tr '\\0' '\\n' | grep -c NYXID_LLM); "
       "echo done");
   std::string token;
-  auto response = stack_->Execute(CodexStack::Body("Run `" + probe + "`"), {}, &token);
+  // The forwarded invocation Agent Key is never given to a Codex run.
+  const std::string agent_key = "nyxid_ag_PLANTED_invocation_key";
+  auto response = stack_->Execute(CodexStack::Body("Run `" + probe + "`"),
+                                  {{"Authorization", "Bearer " + agent_key}}, &token);
   ASSERT_EQ(response.status, 200) << response.body;
   const json body = json::parse(response.body);
   const std::string output = body["output"].get<std::string>();
@@ -154,6 +166,7 @@ TEST_P(CodexE2eTest, FromInsideOnlyTheRelayIsReachableAndTheTokenIsAbsent) {
   EXPECT_TRUE(absl::StrContains(output, "python=ConnectionRefusedError")) << output;
   EXPECT_TRUE(absl::StrContains(output, "env_nyxid=0")) << output;
   EXPECT_FALSE(absl::StrContains(output, token));
+  EXPECT_FALSE(absl::StrContains(response.body, agent_key));
   EXPECT_FALSE(absl::StrContains(response.body, CodexStack::kProviderKey));
 }
 
@@ -188,8 +201,7 @@ TEST_P(CodexE2eTest, RunPastItsTimeoutIsTimedOutAndLeavesNothingBehind) {
   ChronoFixture& chrono = stack_->chrono();
   const pid_t chrono_pid = ChronoPid(chrono);
   ASSERT_GT(chrono_pid, 0);
-  const std::set<std::string> dirs_before = GvisorRunDirs();
-  auto response = stack_->Execute(CodexStack::Body("Run `sleep 120`", 4));
+  auto response = stack_->Execute(CodexStack::Body("Run `sleep 83.17`", 4));
   ASSERT_EQ(response.status, 200) << response.body;
   const json body = json::parse(response.body);
   EXPECT_EQ(body["status"], "timed_out") << response.body;
@@ -198,11 +210,12 @@ TEST_P(CodexE2eTest, RunPastItsTimeoutIsTimedOutAndLeavesNothingBehind) {
   // sandbox init, Codex and its sleep, runsc), no gVisor scratch directory,
   // no network namespace beyond the pool.
   EXPECT_TRUE(ChildrenOf(chrono_pid).empty());
-  EXPECT_TRUE(ProcessesMatching(std::string("sleep\0"
-                                            "120",
-                                            9))
-                  .empty());
-  for (const std::string& dir : GvisorRunDirs()) EXPECT_TRUE(dirs_before.count(dir)) << dir;
+  const std::string our_sleep(
+      "sleep\0"
+      "83.17",
+      11);  // argv as /proc shows it
+  EXPECT_TRUE(ProcessesMatching(our_sleep).empty());
+  EXPECT_TRUE(GvisorRunDirsOf(chrono_pid).empty());
   // The pool keeps 4 namespaces ready; the run's own is closed.
   EXPECT_TRUE(PollUntil([&] { return NetnsFds(chrono_pid) == 4; })) << NetnsFds(chrono_pid);
 }
