@@ -44,10 +44,9 @@ std::chrono::milliseconds ManagedDeadlines::ForRun(int timeout_secs) const {
   return std::min(request + extension, client + extension);
 }
 
-absl::StatusOr<ManagedCodexResult> ManagedCodex::Execute(const std::string& user_id,
-                                                         const CodexExecArgs& args,
-                                                         const std::string& idempotency_key,
-                                                         const std::string& diagnostic_id) const {
+absl::StatusOr<ManagedCodexResult> ManagedCodex::Execute(
+    const std::string& user_id, const CodexExecArgs& args, const std::string& idempotency_key,
+    const std::string& diagnostic_id, std::optional<std::chrono::milliseconds> budget) const {
   if (args.target != CodexTarget::kManagedSandbox) {
     return Logged(ManagedError(kTargetNotConfigured,
                                "the private_ssh target is not configured on this aevatar host"),
@@ -81,10 +80,12 @@ absl::StatusOr<ManagedCodexResult> ManagedCodex::Execute(const std::string& user
   }
   http::Headers headers;
   headers.Set("Idempotency-Key", idempotency_key);
+  std::chrono::milliseconds timeout = config_.deadlines.ForRun(args.timeout_secs);
+  if (budget) timeout = std::max(std::chrono::milliseconds(1), std::min(timeout, *budget));
   const NyxidReply reply =
       nyxid_->Proxy(credential.secret, "POST", routes->chrono.slug, "codex/execute",
                     routes->chrono.id, ManagedCodexRequestBody(args, routes->llm.id).dump(),
-                    headers, config_.deadlines.ForRun(args.timeout_secs), kMaxManagedResponseBytes);
+                    headers, timeout, kMaxManagedResponseBytes);
   auto result = ClassifyManagedReply(reply);
   if (!result.ok()) return Logged(result.status(), diagnostic_id);
   return result;

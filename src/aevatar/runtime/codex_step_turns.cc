@@ -168,8 +168,12 @@ absl::Status ProgressCodexStep(const TurnDeps& deps, Turn& turn,
   auto args = CodexExecArgsFromJson((*material)["arguments"]);
   if (!args.ok()) return args.status();
   const std::string diagnostic_id = base::RandomId("diag_");
-  auto result = (*deps.codex)(turn.run.owner, *args,
-                              base::StringOr(*material, "idempotency_key", ""), diagnostic_id);
+  // The exchange never outlives the step: its remaining budget caps it.
+  const auto budget = std::chrono::milliseconds(step_deadline > 0 ? step_deadline - deps.now_ms
+                                                                  : kCodexExecDefaultTimeoutMs);
+  auto result =
+      (*deps.codex)(turn.run.owner, *args, base::StringOr(*material, "idempotency_key", ""),
+                    diagnostic_id, budget);
   operation->attempts += 1;
   if (!result.ok()) {
     operation->last_status = "failed";

@@ -1,6 +1,7 @@
 #ifndef AEVATAR_AEVATAR_RUNTIME_WORKFLOW_RUNTIME_H_
 #define AEVATAR_AEVATAR_RUNTIME_WORKFLOW_RUNTIME_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -58,10 +59,11 @@ class WorkflowRuntime {
   // does not parse, anything else (Unavailable) for transport trouble or 5xx.
   using FactsReader = std::function<absl::StatusOr<NyxidFacts>(const std::string& credential)>;
   // One managed codex_exec run for the run's owner (ManagedCodex::Execute in
-  // the service): the runner's terminal result or one typed managed_* error.
+  // the service), its exchange capped by `budget` (the step's remaining
+  // timeout_ms): the runner's terminal result or one typed managed_* error.
   using CodexExecutor = std::function<absl::StatusOr<ManagedCodexResult>(
       const std::string& user_id, const CodexExecArgs& args, const std::string& idempotency_key,
-      const std::string& diagnostic_id)>;
+      const std::string& diagnostic_id, std::chrono::milliseconds budget)>;
 
   struct Options {
     int workers = 4;

@@ -352,6 +352,22 @@ TEST_F(ManagedCodexTest, TheManagedRequestDeadlineObservesAHangingRunnerAsProxyT
   release->Notify();
 }
 
+TEST_F(ManagedCodexTest, AStepBudgetBelowTheDeadlineCapsTheExchange) {
+  // Deadlines far beyond the test's hang guard: only the budget can end it.
+  config_.deadlines.request = std::chrono::seconds(60);
+  config_.deadlines.client = std::chrono::seconds(90);
+  Remake();
+  ASSERT_TRUE(codex_->EnsureCredential(Human(), "diag_t").ok());
+  auto release = std::make_shared<absl::Notification>();
+  nyxid_.OnCodexExecute([release](const http::Request&) {
+    release->WaitForNotificationWithTimeout(absl::Seconds(30));
+    return FakeNyxid::Reply(200, json::object());
+  });
+  auto result = codex_->Execute(kUser, Args(), "k", "diag_t", std::chrono::milliseconds(300));
+  release->Notify();
+  EXPECT_EQ(ErrorCode(result), kManagedProxyTimeout);
+}
+
 TEST_F(ManagedCodexTest, AnUnreachableProxyIsUnavailable) {
   ASSERT_TRUE(codex_->EnsureCredential(Human(), "diag_t").ok());
   // The inventory read works, the proxy connection is refused.

@@ -20,6 +20,7 @@ struct CodexCall {
   std::string user, key, prompt;
   int timeout_secs = 0;
   bool managed = false;
+  int64_t budget_ms = 0;
 };
 
 std::string CanaryYaml() {
@@ -55,9 +56,14 @@ class CodexStepTest : public testing::RuntimeFixture {
   void UseCodex(std::function<absl::StatusOr<ManagedCodexResult>(const CodexCall&)> answer) {
     answer_ = std::move(answer);
     codex_ = [this](const std::string& user, const CodexExecArgs& args, const std::string& key,
-                    const std::string&) -> absl::StatusOr<ManagedCodexResult> {
-      CodexCall call{user, key, args.prompt, args.timeout_secs,
-                     args.target == CodexTarget::kManagedSandbox};
+                    const std::string&,
+                    std::chrono::milliseconds budget) -> absl::StatusOr<ManagedCodexResult> {
+      CodexCall call{user,
+                     key,
+                     args.prompt,
+                     args.timeout_secs,
+                     args.target == CodexTarget::kManagedSandbox,
+                     budget.count()};
       calls_.push_back(call);
       return answer_(call);
     };
@@ -82,6 +88,10 @@ TEST_F(CodexStepTest, TheCanaryStepCallsCodexExecWithTheSpecsExactPayload) {
   EXPECT_TRUE(calls_[0].managed);
   EXPECT_EQ(calls_[0].prompt, "Reply with exactly CODEX_EXEC_READY");
   EXPECT_EQ(calls_[0].timeout_secs, 180);
+  // The exchange is capped by what is left of the step's 360 s, and the
+  // managed request deadline (300 s) fits inside it.
+  EXPECT_LE(calls_[0].budget_ms, 360'000);
+  EXPECT_GT(calls_[0].budget_ms, 300'000);
   // Not code_execute: nothing reached /executions.
   EXPECT_TRUE(executor_.exchanges().empty());
   const json output = StepOutput(run_id);
@@ -233,8 +243,8 @@ TEST_F(CodexStepTest, TheStepReachesCodexExecuteThroughTheExactProxyRoute) {
               {CredentialKind::kHumanBearer, testing::kUser, testing::kHumanToken, true}, "diag_t")
           .ok());
   codex_ = [&](const std::string& user, const CodexExecArgs& args, const std::string& key,
-               const std::string& diagnostic_id) {
-    return managed.Execute(user, args, key, diagnostic_id);
+               const std::string& diagnostic_id, std::chrono::milliseconds budget) {
+    return managed.Execute(user, args, key, diagnostic_id, budget);
   };
   runtime_ = MakeRuntime();
   const std::string run_id = Start();
