@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/synchronization/notification.h"
 #include "base/api_error.h"
@@ -174,6 +176,17 @@ TEST_F(ManagedCodexTest, CredentialLifecycleIsIdempotentAndReconciles) {
   EXPECT_EQ((*third)["action"], "replaced");
   EXPECT_EQ((*third)["execution_readiness_reason"], "ready");
   EXPECT_EQ(nyxid_.MintedKeys().size(), 2u);
+}
+
+TEST_F(ManagedCodexTest, ConcurrentProvisioningMintsOneKey) {
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&] { ok += codex_->EnsureCredential(Human(), "diag_t").ok() ? 1 : 0; });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 4);
+  EXPECT_EQ(nyxid_.MintedKeys().size(), 1u);
 }
 
 TEST_F(ManagedCodexTest, ProvisioningNeedsAHumanLoginAndAnOwnedChronoRoute) {
