@@ -124,7 +124,9 @@ class WorkflowRuntime {
   // retried after BackoffMs(attempt); after kMaxTurnAttempts consecutive
   // failures the run is failed typed (kTurnFailedCode). Never throws.
   void Deliver(const Callback& callback);
-  absl::Status GuardedTurn(const Callback& callback);
+  // `run_lock` is the run's lock, held by the caller (a codex_exec exchange
+  // releases it while it waits: codex_step_turns.cc).
+  absl::Status GuardedTurn(const Callback& callback, absl::Mutex* run_lock);
   absl::Status FailRunTyped(const std::string& run_id, const std::string& diagnostic_id);
   // Whether `run_id` waits out a failed turn's backoff at `now`.
   bool BackingOff(const std::string& run_id, int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -4,12 +4,15 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
+#include "absl/synchronization/notification.h"
 #include "aevatar/codex/managed_codex.h"
 #include "aevatar/runtime/codex_step_turns.h"
 #include "base/api_error.h"
 #include "codex/fake_nyxid.h"
 #include "runtime_fixture.h"
+#include "testing/poll.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -148,6 +151,39 @@ TEST_F(CodexStepTest, ARestartDuringTheExchangeReattachesWithTheSameKey) {
   EXPECT_EQ(calls_[0].key, calls_[1].key);  // chrono-sandbox attaches to the same run
   EXPECT_EQ(EventCount(run_id, "step.completed"), 1);
   EXPECT_EQ(EventCount(run_id, "step.submitted"), 1);
+}
+
+TEST_F(CodexStepTest, AStopDuringTheExchangeIsNotHeldUpAndTheRunStopsOnce) {
+  // The exchange asks for a stop from another thread and waits (bounded)
+  // for its answer: the run's lock must not be held while the exchange waits.
+  std::string run_id;
+  absl::Notification answered;
+  std::atomic<bool> stop_ok{false};
+  std::thread stopper;
+  bool answered_during_exchange = false;
+  UseCodex([&](const CodexCall&) -> absl::StatusOr<ManagedCodexResult> {
+    if (!stopper.joinable()) {
+      stopper = std::thread([&] {
+        stop_ok = runtime_->RequestStop(run_id, "user-1").ok();
+        answered.Notify();
+      });
+      answered_during_exchange = answered.WaitForNotificationWithTimeout(absl::Seconds(
+          std::chrono::duration_cast<std::chrono::seconds>(::aevatar::testing::kHangGuard)
+              .count()));
+    }
+    return Answer("CODEX_EXEC_READY");
+  });
+  run_id = Start();
+  RunUntil([&] { return Phase(run_id) == "stopped" || Phase(run_id) == "succeeded"; });
+  if (stopper.joinable()) stopper.join();  // after the turn: never while it holds the lock
+  EXPECT_TRUE(answered_during_exchange);
+  EXPECT_TRUE(stop_ok);
+  EXPECT_EQ(Phase(run_id), "stopped");
+  // The stale exchange turn was not committed; the stop's turn repeated the
+  // call with the same key (chrono-sandbox attaches it to the same run).
+  ASSERT_EQ(calls_.size(), 2u);
+  EXPECT_EQ(calls_[0].key, calls_[1].key);
+  EXPECT_EQ(EventCount(run_id, "step.completed"), 1);
 }
 
 TEST_F(CodexStepTest, ExtraModelTextFailsTheCanary) {
