@@ -81,11 +81,18 @@ absl::StatusOr<ManagedCodexResult> ManagedCodex::Execute(
   http::Headers headers;
   headers.Set("Idempotency-Key", idempotency_key);
   std::chrono::milliseconds timeout = config_.deadlines.ForRun(args.timeout_secs);
-  if (budget) timeout = std::max(std::chrono::milliseconds(1), std::min(timeout, *budget));
+  // The caller's budget, when shorter, ends the exchange instead of the chain.
+  const bool budget_binds = budget && *budget < timeout;
+  if (budget_binds) timeout = std::max(std::chrono::milliseconds(1), *budget);
   const NyxidReply reply =
       nyxid_->Proxy(credential.secret, "POST", routes->chrono.slug, "codex/execute",
                     routes->chrono.id, ManagedCodexRequestBody(args, routes->llm.id).dump(),
                     headers, timeout, kMaxManagedResponseBytes);
+  if (budget_binds && reply.status == 0 && reply.transport == absl::StatusCode::kDeadlineExceeded) {
+    return Logged(
+        ManagedError(kManagedBudgetExhausted, "the caller's remaining budget ended the exchange"),
+        diagnostic_id);
+  }
   auto result = ClassifyManagedReply(reply);
   if (!result.ok()) return Logged(result.status(), diagnostic_id);
   return result;

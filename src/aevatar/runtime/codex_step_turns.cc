@@ -212,7 +212,9 @@ absl::Status ProgressCodexStep(const TurnDeps& deps, Turn& turn,
   operation->attempts += 1;
   if (!result.ok()) {
     operation->last_status = "failed";
-    const std::string code = base::ApiCode(result.status());
+    std::string code = base::ApiCode(result.status());
+    // The step's own timeout_ms ended the exchange, not a layer below it.
+    if (code == kManagedBudgetExhausted) code = "codex_exec_step_timeout";
     return CompleteCodexStep(deps, turn, step, "failed",
                              CodexOutput(nullptr, "failed", diagnostic_id), code,
                              std::string(result.status().message()), *operation);

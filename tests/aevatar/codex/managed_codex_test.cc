@@ -354,6 +354,19 @@ TEST_F(ManagedCodexTest, AnOversizedOrNonJsonBodyIsTypedNotACrash) {
             kManagedResponseTooLarge);
 }
 
+TEST_F(ManagedCodexTest, ABudgetLongerThanTheDeadlineLeavesTheTimeoutToTheChain) {
+  ASSERT_TRUE(codex_->EnsureCredential(Human(), "diag_t").ok());
+  auto release = std::make_shared<absl::Notification>();
+  nyxid_.OnCodexExecute([release](const http::Request&) {
+    release->WaitForNotificationWithTimeout(absl::Seconds(30));
+    return FakeNyxid::Reply(200, json::object());
+  });
+  // The scaled request deadline (400 ms) binds, not the 20 s budget.
+  auto result = codex_->Execute(kUser, Args(), "k", "diag_t", std::chrono::seconds(20));
+  release->Notify();
+  EXPECT_EQ(ErrorCode(result), kManagedProxyTimeout);
+}
+
 TEST_F(ManagedCodexTest, TheManagedRequestDeadlineObservesAHangingRunnerAsProxyTimeout) {
   auto release = std::make_shared<absl::Notification>();
   EXPECT_EQ(ExecuteAgainst([release](const http::Request&) {
@@ -378,7 +391,8 @@ TEST_F(ManagedCodexTest, AStepBudgetBelowTheDeadlineCapsTheExchange) {
   });
   auto result = codex_->Execute(kUser, Args(), "k", "diag_t", std::chrono::milliseconds(300));
   release->Notify();
-  EXPECT_EQ(ErrorCode(result), kManagedProxyTimeout);
+  // The budget, not a layer of the chain, ended it: the caller's own timeout.
+  EXPECT_EQ(ErrorCode(result), kManagedBudgetExhausted);
 }
 
 TEST_F(ManagedCodexTest, AnUnreachableProxyIsUnavailable) {

@@ -224,6 +224,16 @@ TEST_F(CodexStepTest, ANonZeroExitAndATypedErrorEndTheStepTyped) {
   EXPECT_FALSE(StepOutput(run_id)["diagnostic_id"].get<std::string>().empty());
 }
 
+TEST_F(CodexStepTest, AnExchangeEndedByTheStepsBudgetIsTheStepTimeout) {
+  UseCodex([](const CodexCall&) -> absl::StatusOr<ManagedCodexResult> {
+    return ManagedError(kManagedBudgetExhausted, "the caller's remaining budget ended it");
+  });
+  const std::string run_id = Start();
+  RunUntil([&] { return Phase(run_id) == "failed"; });
+  ASSERT_EQ(Phase(run_id), "failed");
+  EXPECT_EQ(State(run_id)["steps"][0]["outcome_code"], "codex_exec_step_timeout");
+}
+
 TEST_F(CodexStepTest, WithManagedCodexOffTheStepFailsBeforeAnyCall) {
   codex_ = nullptr;
   runtime_ = MakeRuntime();
