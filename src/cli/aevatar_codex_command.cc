@@ -87,6 +87,15 @@ int RunCodexCommand(const CodexCommands& commands, const CodexOptions& options) 
                   ExecTimeout(options.timeout_secs));
   if (response.status != 200) {
     if (options.json) std::cout << response.body << "\n";
+    // managed_execution_nonzero_exit keeps the runner's terminal fields.
+    const nlohmann::json problem = ParsedOrNull(response.body);
+    const nlohmann::json& runner = base::ObjectOrEmpty(problem, "result");
+    if (!options.json && !runner.empty()) {
+      std::cout << base::StringOr(runner, "output", "") << "\n";
+      std::cerr << "runner: status " << base::StringOr(runner, "status", "") << ", exit code "
+                << base::IntOr(runner, "exit_code", -1) << ", diagnostic id "
+                << base::StringOr(runner, "diagnostic_id", "") << "\n";
+    }
     return PrintProblem(response);
   }
   const nlohmann::json result = ParsedOrNull(response.body);

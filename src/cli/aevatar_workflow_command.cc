@@ -54,7 +54,13 @@ void PrintRun(const json& run) {
     }
     std::cout << "\n";
     const json& output = base::ObjectOrEmpty(step, "output");
-    if (!output.empty()) {
+    if (!base::StringOr(output, "target", "").empty()) {  // codex_exec
+      std::cout << "    " << base::StringOr(output, "target", "") << " "
+                << base::StringOr(output, "status", "") << ", exit code "
+                << base::IntOr(output, "exit_code", -1) << ", diagnostic id "
+                << base::StringOr(output, "diagnostic_id", "") << "\n"
+                << "    output: " << base::StringOr(output, "output", "") << "\n";
+    } else if (!output.empty()) {
       std::cout << "    stdout: " << base::StringOr(output, "stdout", "");
       if (std::string err = base::StringOr(output, "stderr", ""); !err.empty()) {
         std::cout << "    stderr: " << err;

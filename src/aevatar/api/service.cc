@@ -109,8 +109,9 @@ class Service : public AevatarService {
     if (codex_ != nullptr) {
       const ManagedCodex* codex = codex_.get();
       options.codex = [codex](const std::string& user_id, const CodexExecArgs& args,
-                              const std::string& key, const std::string& diagnostic_id) {
-        return codex->Execute(user_id, args, key, diagnostic_id);
+                              const std::string& key, const std::string& diagnostic_id,
+                              std::chrono::milliseconds budget) {
+        return codex->Execute(user_id, args, key, diagnostic_id, budget);
       };
     }
     const NyxidClient* nyxid = nyxid_.get();

@@ -106,6 +106,13 @@ json RunReadModel(const RunRecord& run) {
       view["output"] = {{"stdout", output.value("stdout", "")},
                         {"stderr", output.value("stderr", "")},
                         {"exit_code", output.value("exit_code", json(nullptr))}};
+      // A codex_exec step's result fields (managed_sandbox), for `expect`
+      // readers and the CLI: status, target, output, diagnostic_id.
+      for (const char* field : {"status", "target", "output", "diagnostic_id", "elapsed_ms"}) {
+        if (output.contains("target") && output.contains(field)) {
+          view["output"][field] = output[field];
+        }
+      }
     }
     if (step.contains("expectation_failures")) {
       view["expectation_failures"] = step["expectation_failures"];

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -95,12 +96,15 @@ class ManagedCodex {
   // One managed run for `user_id` (a validated managed_sandbox `args`;
   // private_ssh is target_not_configured). `idempotency_key` is sent as
   // Idempotency-Key (a workflow step's stable key re-attaches to the same
-  // chrono run after an aevatar restart). Returns the runner's result of
-  // any terminal status, or exactly one typed error; a failure is logged as
-  // one line with `diagnostic_id` and the code, never ids, keys or text.
-  absl::StatusOr<ManagedCodexResult> Execute(const std::string& user_id, const CodexExecArgs& args,
-                                             const std::string& idempotency_key,
-                                             const std::string& diagnostic_id) const;
+  // chrono run after an aevatar restart). `budget`, when set, caps the
+  // exchange below the deadlines (a workflow step's remaining timeout_ms).
+  // Returns the runner's result of any terminal status, or exactly one typed
+  // error; a failure is logged as one line with `diagnostic_id` and the
+  // code, never ids, keys or text.
+  absl::StatusOr<ManagedCodexResult> Execute(
+      const std::string& user_id, const CodexExecArgs& args, const std::string& idempotency_key,
+      const std::string& diagnostic_id,
+      std::optional<std::chrono::milliseconds> budget = std::nullopt) const;
 
  private:
   const NyxidClient* nyxid_;

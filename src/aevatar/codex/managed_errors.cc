@@ -27,6 +27,7 @@ constexpr CodeInfo kCodes[] = {
     {kManagedResponseInvalid, absl::StatusCode::kUnavailable, 502},
     {kManagedResponseTooLarge, absl::StatusCode::kUnavailable, 502},
     {kManagedExecutionNonzeroExit, absl::StatusCode::kFailedPrecondition, 422},
+    {kManagedBudgetExhausted, absl::StatusCode::kDeadlineExceeded, 504},
 };
 
 bool IsDiagnosticToken(const std::string& id) {

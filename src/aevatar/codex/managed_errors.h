@@ -29,6 +29,11 @@ inline constexpr char kManagedProxyUnavailable[] = "managed_proxy_unavailable";
 inline constexpr char kManagedResponseInvalid[] = "managed_response_invalid";
 inline constexpr char kManagedResponseTooLarge[] = "managed_response_too_large";
 inline constexpr char kManagedExecutionNonzeroExit[] = "managed_execution_nonzero_exit";
+// Not one of the spec's codes and never an API answer: ManagedCodex::Execute
+// returns it only when a caller-supplied budget shorter than the deadline
+// chain (a workflow step's remaining timeout_ms) ended the exchange; the
+// workflow step reports it as its own codex_exec_step_timeout.
+inline constexpr char kManagedBudgetExhausted[] = "managed_budget_exhausted";
 
 // chrono-sandbox's bounds on its terminal reply (contract §1): the whole
 // body < 128 KiB, `output` at most 64 KiB.

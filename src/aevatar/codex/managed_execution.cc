@@ -44,10 +44,9 @@ std::chrono::milliseconds ManagedDeadlines::ForRun(int timeout_secs) const {
   return std::min(request + extension, client + extension);
 }
 
-absl::StatusOr<ManagedCodexResult> ManagedCodex::Execute(const std::string& user_id,
-                                                         const CodexExecArgs& args,
-                                                         const std::string& idempotency_key,
-                                                         const std::string& diagnostic_id) const {
+absl::StatusOr<ManagedCodexResult> ManagedCodex::Execute(
+    const std::string& user_id, const CodexExecArgs& args, const std::string& idempotency_key,
+    const std::string& diagnostic_id, std::optional<std::chrono::milliseconds> budget) const {
   if (args.target != CodexTarget::kManagedSandbox) {
     return Logged(ManagedError(kTargetNotConfigured,
                                "the private_ssh target is not configured on this aevatar host"),
@@ -81,10 +80,19 @@ absl::StatusOr<ManagedCodexResult> ManagedCodex::Execute(const std::string& user
   }
   http::Headers headers;
   headers.Set("Idempotency-Key", idempotency_key);
+  std::chrono::milliseconds timeout = config_.deadlines.ForRun(args.timeout_secs);
+  // The caller's budget, when shorter, ends the exchange instead of the chain.
+  const bool budget_binds = budget && *budget < timeout;
+  if (budget_binds) timeout = std::max(std::chrono::milliseconds(1), *budget);
   const NyxidReply reply =
       nyxid_->Proxy(credential.secret, "POST", routes->chrono.slug, "codex/execute",
                     routes->chrono.id, ManagedCodexRequestBody(args, routes->llm.id).dump(),
-                    headers, config_.deadlines.ForRun(args.timeout_secs), kMaxManagedResponseBytes);
+                    headers, timeout, kMaxManagedResponseBytes);
+  if (budget_binds && reply.status == 0 && reply.transport == absl::StatusCode::kDeadlineExceeded) {
+    return Logged(
+        ManagedError(kManagedBudgetExhausted, "the caller's remaining budget ended the exchange"),
+        diagnostic_id);
+  }
   auto result = ClassifyManagedReply(reply);
   if (!result.ok()) return Logged(result.status(), diagnostic_id);
   return result;

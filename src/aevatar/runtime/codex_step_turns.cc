@@ -6,7 +6,11 @@
 //   dispatch   records the attempt (attempts = 1) and commits: from here on a
 //              stop or an audit knows the run may have started.
 //   exchange   one synchronous managed call with the sealed key; its result
-//              completes the step in the next commit.
+//              completes the step in the next commit. The run's lock is
+//              released while the call waits (up to the managed request
+//              deadline), so a stop or NyxID facts reach the run meanwhile;
+//              if one did, the turn is stale and not committed, and the next
+//              delivery repeats the call with the same key.
 //
 // An aevatar restart during the exchange loses only the uncommitted turn:
 // the callback is still due, the exchange turn runs again and sends the same
@@ -15,7 +19,9 @@
 // the run is neither lost nor executed twice.
 #include "aevatar/runtime/codex_step_turns.h"
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/ascii.h"
+#include "absl/synchronization/mutex.h"
 #include "aevatar/runtime/durable_execution.h"
 #include "aevatar/runtime/tool_audit_payload.h"
 #include "aevatar/workflow/workflow_expect.h"
@@ -27,6 +33,23 @@ namespace aevatar::orchestrator {
 namespace {
 
 using nlohmann::json;
+
+// Releases the run's lock for a scope and takes it back on leaving it, also
+// when an exception unwinds (the caller's MutexLock then still owns it).
+class RunUnlocked {
+ public:
+  explicit RunUnlocked(absl::Mutex* mu) ABSL_NO_THREAD_SAFETY_ANALYSIS : mu_(mu) {
+    if (mu_ != nullptr) mu_->Unlock();
+  }
+  ~RunUnlocked() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    if (mu_ != nullptr) mu_->Lock();
+  }
+  RunUnlocked(const RunUnlocked&) = delete;
+  RunUnlocked& operator=(const RunUnlocked&) = delete;
+
+ private:
+  absl::Mutex* mu_;
+};
 
 // The step's outputs: the managed result's fields, plus `stdout` and
 // `trimmed_output` (the answer) so trimmed_output_equals and templates read
@@ -168,12 +191,30 @@ absl::Status ProgressCodexStep(const TurnDeps& deps, Turn& turn,
   auto args = CodexExecArgsFromJson((*material)["arguments"]);
   if (!args.ok()) return args.status();
   const std::string diagnostic_id = base::RandomId("diag_");
-  auto result = (*deps.codex)(turn.run.owner, *args,
-                              base::StringOr(*material, "idempotency_key", ""), diagnostic_id);
+  // The exchange never outlives the step: its remaining budget caps it.
+  const auto budget = std::chrono::milliseconds(step_deadline > 0 ? step_deadline - deps.now_ms
+                                                                  : kCodexExecDefaultTimeoutMs);
+  absl::StatusOr<ManagedCodexResult> result = absl::UnknownError("not exchanged");
+  {
+    // The run's messages (stop, NyxID facts) must not wait minutes for the
+    // exchange: the run's lock is released while it waits.
+    RunUnlocked unlocked(deps.run_lock);
+    result = (*deps.codex)(turn.run.owner, *args, base::StringOr(*material, "idempotency_key", ""),
+                           diagnostic_id, budget);
+  }
+  // A message changed the run meanwhile: this turn's view is stale and is not
+  // committed. Its callback (or the stop's) is delivered again and repeats the
+  // exchange with the same Idempotency-Key, which chrono-sandbox answers from
+  // the run it already has; nothing runs twice.
+  auto fresh = deps.store->GetRun(turn.run.run_id);
+  if (!fresh.ok()) return fresh.status();
+  if (fresh->version != turn.run.version) return absl::OkStatus();
   operation->attempts += 1;
   if (!result.ok()) {
     operation->last_status = "failed";
-    const std::string code = base::ApiCode(result.status());
+    std::string code = base::ApiCode(result.status());
+    // The step's own timeout_ms ended the exchange, not a layer below it.
+    if (code == kManagedBudgetExhausted) code = "codex_exec_step_timeout";
     return CompleteCodexStep(deps, turn, step, "failed",
                              CodexOutput(nullptr, "failed", diagnostic_id), code,
                              std::string(result.status().message()), *operation);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "aevatar/runtime/workflow_runtime.h"
 
 namespace aevatar::orchestrator {
@@ -19,6 +20,9 @@ struct TurnDeps {
   std::string vault_key;
   int64_t now_ms;
   const WorkflowRuntime::CodexExecutor* codex = nullptr;  // may be null or hold an empty function
+  // The run's lock, held for the turn; only a codex_exec exchange releases
+  // it while it waits (null: never released).
+  absl::Mutex* run_lock = nullptr;
 };
 
 // Runs the turn `callback` triggers, if it is still the run's current

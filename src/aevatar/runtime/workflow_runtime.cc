@@ -100,12 +100,12 @@ bool WorkflowRuntime::BackingOff(const std::string& run_id, int64_t now) {
   return false;
 }
 
-absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback) {
+absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback, absl::Mutex* run_lock) {
   // A turn must never take the process down: whatever escapes it (a library
   // exception, a bug) becomes an error status handled like any failed turn.
   try {
-    TurnDeps deps{store_,   audit_,         &transports_, &facts_, options_.vault_key,
-                  clock_(), &options_.codex};
+    TurnDeps deps{store_,   audit_,          &transports_, &facts_, options_.vault_key,
+                  clock_(), &options_.codex, run_lock};
     return ExecuteTurn(deps, callback);
   } catch (const std::exception&) {
     return absl::InternalError("the turn raised an exception");
@@ -117,7 +117,7 @@ absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback) {
 void WorkflowRuntime::Deliver(const Callback& callback) {
   auto run_lock = RunLock(callback.run_id);
   absl::MutexLock lock(run_lock.get());
-  const absl::Status status = GuardedTurn(callback);
+  const absl::Status status = GuardedTurn(callback, run_lock.get());
   int attempts = 0;
   {
     absl::MutexLock state_lock(&mu_);

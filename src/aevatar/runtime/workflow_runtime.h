@@ -1,6 +1,7 @@
 #ifndef AEVATAR_AEVATAR_RUNTIME_WORKFLOW_RUNTIME_H_
 #define AEVATAR_AEVATAR_RUNTIME_WORKFLOW_RUNTIME_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -58,10 +59,11 @@ class WorkflowRuntime {
   // does not parse, anything else (Unavailable) for transport trouble or 5xx.
   using FactsReader = std::function<absl::StatusOr<NyxidFacts>(const std::string& credential)>;
   // One managed codex_exec run for the run's owner (ManagedCodex::Execute in
-  // the service): the runner's terminal result or one typed managed_* error.
+  // the service), its exchange capped by `budget` (the step's remaining
+  // timeout_ms): the runner's terminal result or one typed managed_* error.
   using CodexExecutor = std::function<absl::StatusOr<ManagedCodexResult>(
       const std::string& user_id, const CodexExecArgs& args, const std::string& idempotency_key,
-      const std::string& diagnostic_id)>;
+      const std::string& diagnostic_id, std::chrono::milliseconds budget)>;
 
   struct Options {
     int workers = 4;
@@ -122,7 +124,9 @@ class WorkflowRuntime {
   // retried after BackoffMs(attempt); after kMaxTurnAttempts consecutive
   // failures the run is failed typed (kTurnFailedCode). Never throws.
   void Deliver(const Callback& callback);
-  absl::Status GuardedTurn(const Callback& callback);
+  // `run_lock` is the run's lock, held by the caller (a codex_exec exchange
+  // releases it while it waits: codex_step_turns.cc).
+  absl::Status GuardedTurn(const Callback& callback, absl::Mutex* run_lock);
   absl::Status FailRunTyped(const std::string& run_id, const std::string& diagnostic_id);
   // Whether `run_id` waits out a failed turn's backoff at `now`.
   bool BackingOff(const std::string& run_id, int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

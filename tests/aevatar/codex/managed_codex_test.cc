@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/synchronization/notification.h"
 #include "base/api_error.h"
@@ -176,6 +178,17 @@ TEST_F(ManagedCodexTest, CredentialLifecycleIsIdempotentAndReconciles) {
   EXPECT_EQ(nyxid_.MintedKeys().size(), 2u);
 }
 
+TEST_F(ManagedCodexTest, ConcurrentProvisioningMintsOneKey) {
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&] { ok += codex_->EnsureCredential(Human(), "diag_t").ok() ? 1 : 0; });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 4);
+  EXPECT_EQ(nyxid_.MintedKeys().size(), 1u);
+}
+
 TEST_F(ManagedCodexTest, ProvisioningNeedsAHumanLoginAndAnOwnedChronoRoute) {
   Caller agent{CredentialKind::kAgentKey, kUser, "nyxid_ag_other", false};
   EXPECT_EQ(base::ApiCode(codex_->EnsureCredential(agent, "diag_t").status()),
@@ -341,6 +354,19 @@ TEST_F(ManagedCodexTest, AnOversizedOrNonJsonBodyIsTypedNotACrash) {
             kManagedResponseTooLarge);
 }
 
+TEST_F(ManagedCodexTest, ABudgetLongerThanTheDeadlineLeavesTheTimeoutToTheChain) {
+  ASSERT_TRUE(codex_->EnsureCredential(Human(), "diag_t").ok());
+  auto release = std::make_shared<absl::Notification>();
+  nyxid_.OnCodexExecute([release](const http::Request&) {
+    release->WaitForNotificationWithTimeout(absl::Seconds(30));
+    return FakeNyxid::Reply(200, json::object());
+  });
+  // The scaled request deadline (400 ms) binds, not the 20 s budget.
+  auto result = codex_->Execute(kUser, Args(), "k", "diag_t", std::chrono::seconds(20));
+  release->Notify();
+  EXPECT_EQ(ErrorCode(result), kManagedProxyTimeout);
+}
+
 TEST_F(ManagedCodexTest, TheManagedRequestDeadlineObservesAHangingRunnerAsProxyTimeout) {
   auto release = std::make_shared<absl::Notification>();
   EXPECT_EQ(ExecuteAgainst([release](const http::Request&) {
@@ -350,6 +376,23 @@ TEST_F(ManagedCodexTest, TheManagedRequestDeadlineObservesAHangingRunnerAsProxyT
             }),
             kManagedProxyTimeout);
   release->Notify();
+}
+
+TEST_F(ManagedCodexTest, AStepBudgetBelowTheDeadlineCapsTheExchange) {
+  // Deadlines far beyond the test's hang guard: only the budget can end it.
+  config_.deadlines.request = std::chrono::seconds(60);
+  config_.deadlines.client = std::chrono::seconds(90);
+  Remake();
+  ASSERT_TRUE(codex_->EnsureCredential(Human(), "diag_t").ok());
+  auto release = std::make_shared<absl::Notification>();
+  nyxid_.OnCodexExecute([release](const http::Request&) {
+    release->WaitForNotificationWithTimeout(absl::Seconds(30));
+    return FakeNyxid::Reply(200, json::object());
+  });
+  auto result = codex_->Execute(kUser, Args(), "k", "diag_t", std::chrono::milliseconds(300));
+  release->Notify();
+  // The budget, not a layer of the chain, ended it: the caller's own timeout.
+  EXPECT_EQ(ErrorCode(result), kManagedBudgetExhausted);
 }
 
 TEST_F(ManagedCodexTest, AnUnreachableProxyIsUnavailable) {

@@ -4,12 +4,15 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
+#include "absl/synchronization/notification.h"
 #include "aevatar/codex/managed_codex.h"
 #include "aevatar/runtime/codex_step_turns.h"
 #include "base/api_error.h"
 #include "codex/fake_nyxid.h"
 #include "runtime_fixture.h"
+#include "testing/poll.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -20,6 +23,7 @@ struct CodexCall {
   std::string user, key, prompt;
   int timeout_secs = 0;
   bool managed = false;
+  int64_t budget_ms = 0;
 };
 
 std::string CanaryYaml() {
@@ -55,9 +59,14 @@ class CodexStepTest : public testing::RuntimeFixture {
   void UseCodex(std::function<absl::StatusOr<ManagedCodexResult>(const CodexCall&)> answer) {
     answer_ = std::move(answer);
     codex_ = [this](const std::string& user, const CodexExecArgs& args, const std::string& key,
-                    const std::string&) -> absl::StatusOr<ManagedCodexResult> {
-      CodexCall call{user, key, args.prompt, args.timeout_secs,
-                     args.target == CodexTarget::kManagedSandbox};
+                    const std::string&,
+                    std::chrono::milliseconds budget) -> absl::StatusOr<ManagedCodexResult> {
+      CodexCall call{user,
+                     key,
+                     args.prompt,
+                     args.timeout_secs,
+                     args.target == CodexTarget::kManagedSandbox,
+                     budget.count()};
       calls_.push_back(call);
       return answer_(call);
     };
@@ -82,6 +91,10 @@ TEST_F(CodexStepTest, TheCanaryStepCallsCodexExecWithTheSpecsExactPayload) {
   EXPECT_TRUE(calls_[0].managed);
   EXPECT_EQ(calls_[0].prompt, "Reply with exactly CODEX_EXEC_READY");
   EXPECT_EQ(calls_[0].timeout_secs, 180);
+  // The exchange is capped by what is left of the step's 360 s, and the
+  // managed request deadline (300 s) fits inside it.
+  EXPECT_LE(calls_[0].budget_ms, 360'000);
+  EXPECT_GT(calls_[0].budget_ms, 300'000);
   // Not code_execute: nothing reached /executions.
   EXPECT_TRUE(executor_.exchanges().empty());
   const json output = StepOutput(run_id);
@@ -140,6 +153,39 @@ TEST_F(CodexStepTest, ARestartDuringTheExchangeReattachesWithTheSameKey) {
   EXPECT_EQ(EventCount(run_id, "step.submitted"), 1);
 }
 
+TEST_F(CodexStepTest, AStopDuringTheExchangeIsNotHeldUpAndTheRunStopsOnce) {
+  // The exchange asks for a stop from another thread and waits (bounded)
+  // for its answer: the run's lock must not be held while the exchange waits.
+  std::string run_id;
+  absl::Notification answered;
+  std::atomic<bool> stop_ok{false};
+  std::thread stopper;
+  bool answered_during_exchange = false;
+  UseCodex([&](const CodexCall&) -> absl::StatusOr<ManagedCodexResult> {
+    if (!stopper.joinable()) {
+      stopper = std::thread([&] {
+        stop_ok = runtime_->RequestStop(run_id, "user-1").ok();
+        answered.Notify();
+      });
+      answered_during_exchange = answered.WaitForNotificationWithTimeout(absl::Seconds(
+          std::chrono::duration_cast<std::chrono::seconds>(::aevatar::testing::kHangGuard)
+              .count()));
+    }
+    return Answer("CODEX_EXEC_READY");
+  });
+  run_id = Start();
+  RunUntil([&] { return Phase(run_id) == "stopped" || Phase(run_id) == "succeeded"; });
+  if (stopper.joinable()) stopper.join();  // after the turn: never while it holds the lock
+  EXPECT_TRUE(answered_during_exchange);
+  EXPECT_TRUE(stop_ok);
+  EXPECT_EQ(Phase(run_id), "stopped");
+  // The stale exchange turn was not committed; the stop's turn repeated the
+  // call with the same key (chrono-sandbox attaches it to the same run).
+  ASSERT_EQ(calls_.size(), 2u);
+  EXPECT_EQ(calls_[0].key, calls_[1].key);
+  EXPECT_EQ(EventCount(run_id, "step.completed"), 1);
+}
+
 TEST_F(CodexStepTest, ExtraModelTextFailsTheCanary) {
   UseCodex([](const CodexCall&) { return Answer("Sure! CODEX_EXEC_READY"); });
   const std::string run_id = Start();
@@ -176,6 +222,16 @@ TEST_F(CodexStepTest, ANonZeroExitAndATypedErrorEndTheStepTyped) {
   ASSERT_EQ(Phase(run_id), "failed");
   EXPECT_EQ(State(run_id)["steps"][0]["outcome_code"], kManagedProxyTimeout);
   EXPECT_FALSE(StepOutput(run_id)["diagnostic_id"].get<std::string>().empty());
+}
+
+TEST_F(CodexStepTest, AnExchangeEndedByTheStepsBudgetIsTheStepTimeout) {
+  UseCodex([](const CodexCall&) -> absl::StatusOr<ManagedCodexResult> {
+    return ManagedError(kManagedBudgetExhausted, "the caller's remaining budget ended it");
+  });
+  const std::string run_id = Start();
+  RunUntil([&] { return Phase(run_id) == "failed"; });
+  ASSERT_EQ(Phase(run_id), "failed");
+  EXPECT_EQ(State(run_id)["steps"][0]["outcome_code"], "codex_exec_step_timeout");
 }
 
 TEST_F(CodexStepTest, WithManagedCodexOffTheStepFailsBeforeAnyCall) {
@@ -233,8 +289,8 @@ TEST_F(CodexStepTest, TheStepReachesCodexExecuteThroughTheExactProxyRoute) {
               {CredentialKind::kHumanBearer, testing::kUser, testing::kHumanToken, true}, "diag_t")
           .ok());
   codex_ = [&](const std::string& user, const CodexExecArgs& args, const std::string& key,
-               const std::string& diagnostic_id) {
-    return managed.Execute(user, args, key, diagnostic_id);
+               const std::string& diagnostic_id, std::chrono::milliseconds budget) {
+    return managed.Execute(user, args, key, diagnostic_id, budget);
   };
   runtime_ = MakeRuntime();
   const std::string run_id = Start();

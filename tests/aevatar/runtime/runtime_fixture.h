@@ -149,8 +149,9 @@ class RuntimeFixture : public ::testing::Test {
     options.poll_interval_ms = 5;
     if (codex_) {
       options.codex = [this](const std::string& user, const CodexExecArgs& args,
-                             const std::string& key, const std::string& diagnostic_id) {
-        return codex_(user, args, key, diagnostic_id);
+                             const std::string& key, const std::string& diagnostic_id,
+                             std::chrono::milliseconds budget) {
+        return codex_(user, args, key, diagnostic_id, budget);
       };
     }
     return std::make_unique<WorkflowRuntime>(
