@@ -161,13 +161,8 @@ absl::Status ProgressCodexStep(const TurnDeps& deps, Turn& turn,
   json& state = turn.state();
   json& pending = state["pending"];
   const WorkflowStep& step = definition.steps[state.value("step_index", 0)];
-  auto sealed = deps.store->GetSealed(pending.value("material_ref", ""));
-  if (!sealed.ok()) return sealed.status();
-  auto material = UnsealJson(deps.vault_key, *sealed);
+  auto material = LoadPendingMaterial(deps, pending);
   if (!material.ok()) return material.status();
-  if ("sha256:" + base::Sha256Hex(material->dump()) != pending.value("material_digest", "")) {
-    return absl::DataLossError("the protected material does not match its digest");
-  }
   auto operation = PendingOperation::FromJson(pending["operation"]);
   if (!operation.ok()) return operation.status();
   const int64_t step_deadline = base::IntOr(pending, "deadline_ms", 0);

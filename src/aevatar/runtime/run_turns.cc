@@ -4,6 +4,7 @@
 
 #include "aevatar/runtime/turn.h"
 #include "base/crypto.h"
+#include "base/json_read.h"
 
 namespace aevatar::orchestrator {
 
@@ -19,6 +20,18 @@ absl::StatusOr<nlohmann::json> UnsealJson(const std::string& key, const std::str
   json value = json::parse(*plain, nullptr, false);
   if (value.is_discarded()) return absl::DataLossError("sealed material is corrupt");
   return value;
+}
+
+absl::StatusOr<json> LoadPendingMaterial(const TurnDeps& deps, const json& pending) {
+  auto sealed = deps.store->GetSealed(base::StringOr(pending, "material_ref", ""));
+  if (!sealed.ok()) return sealed.status();
+  auto material = UnsealJson(deps.vault_key, *sealed);
+  if (!material.ok()) return material.status();
+  if ("sha256:" + base::Sha256Hex(material->dump()) !=
+      base::StringOr(pending, "material_digest", "")) {
+    return absl::DataLossError("the protected material does not match its digest");
+  }
+  return material;
 }
 
 bool IsTerminalPhase(const std::string& phase) {

@@ -33,6 +33,12 @@ absl::Status ExecuteTurn(const TurnDeps& deps, const Callback& callback);
 std::string SealJson(const std::string& key, const nlohmann::json& value);
 absl::StatusOr<nlohmann::json> UnsealJson(const std::string& key, const std::string& sealed);
 
+// The material a pending step sealed before its side effect (`material_ref`),
+// unsealed and checked against the digest run state recorded
+// (`material_digest`); DataLoss when they differ.
+absl::StatusOr<nlohmann::json> LoadPendingMaterial(const TurnDeps& deps,
+                                                   const nlohmann::json& pending);
+
 // Terminal phases of a run.
 bool IsTerminalPhase(const std::string& phase);
 

@@ -254,13 +254,8 @@ absl::Status ProgressStep(const TurnDeps& deps, Turn& turn, const WorkflowDefini
   if (base::StringOr(pending, "tool", "") == "codex_exec") {
     return ProgressCodexStep(deps, turn, definition);
   }
-  auto sealed = deps.store->GetSealed(pending.value("material_ref", ""));
-  if (!sealed.ok()) return sealed.status();
-  auto material = UnsealJson(deps.vault_key, *sealed);
+  auto material = LoadPendingMaterial(deps, pending);
   if (!material.ok()) return material.status();
-  if ("sha256:" + base::Sha256Hex(material->dump()) != pending.value("material_digest", "")) {
-    return absl::DataLossError("the protected material does not match its digest");
-  }
   auto operation = PendingOperation::FromJson(pending["operation"]);
   if (!operation.ok()) return operation.status();
   auto credential = LoadCredential(deps, state);
