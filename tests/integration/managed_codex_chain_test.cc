@@ -182,8 +182,8 @@ TEST(ManagedCodexLoad, EightConcurrentRunsAllAnswerAndLeaveNothingBehind) {
   std::vector<std::future<http::ClientResponse>> runs;
   for (int i = 0; i < 8; ++i) {
     runs.push_back(std::async(std::launch::async, [&stack, &token, i] {
-      return stack->Exec(token, ManagedCodexStack::ManagedArgs(
-                                    absl::StrCat("Reply with exactly RUN-", i, "-OK")));
+      return stack->Exec(
+          token, ManagedCodexStack::ManagedArgs(absl::StrCat("Reply with exactly RUN-", i, "-OK")));
     }));
   }
   for (int i = 0; i < 8; ++i) {
