@@ -8,6 +8,7 @@
 
 #include <array>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -138,12 +139,17 @@ asio::awaitable<absl::Status> Exchange(Call& call) {
   stream.socket().set_option(tcp::no_delay(true), ec);
   if (call.tls == nullptr) co_return co_await Converse(stream, call);
 
-  TlsStream tls(std::move(stream), *call.tls);
-  if (absl::Status st = PrepareTlsStream(tls, call.url.host); !st.ok()) co_return st;
-  co_await tls.async_handshake(ssl::stream_base::client, NoThrow(ec));
+  std::optional<TlsStream> tls;
+  try {
+    tls.emplace(std::move(stream), *call.tls);
+  } catch (const boost::system::system_error& e) {  // Asio's answer to SSL_new failing
+    co_return absl::InternalError(absl::StrCat("TLS: ", e.what()));
+  }
+  if (absl::Status st = PrepareTlsStream(*tls, call.url.host); !st.ok()) co_return st;
+  co_await tls->async_handshake(ssl::stream_base::client, NoThrow(ec));
   if (ec == beast::error::timeout) co_return ErrorFor(ec, call, "TLS handshake");
-  if (ec) co_return TlsHandshakeError(tls, ec, Where(call.url));
-  co_return co_await Converse(tls, call);
+  if (ec) co_return TlsHandshakeError(*tls, ec, Where(call.url));
+  co_return co_await Converse(*tls, call);
 }
 
 absl::StatusOr<ClientResponse> RunExchange(const ClientRequest& request,
