@@ -157,9 +157,9 @@ absl::StatusOr<ClientResponse> RunExchange(const ClientRequest& request,
                                            const ChunkCallback& on_chunk) {
   absl::StatusOr<HttpUrl> url = ParseHttpUrl(request.url);
   if (!url.ok()) return url.status();
-  std::unique_ptr<ssl::context> tls;
+  std::shared_ptr<ssl::context> tls;
   if (url->tls) {
-    auto context = MakeClientTlsContext(request.ca_file);
+    auto context = SharedClientTlsContext(request.ca_file);
     if (!context.ok()) return context.status();
     tls = std::move(*context);
   }

@@ -4,9 +4,22 @@
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 
+#include <map>
+
+#include "absl/base/const_init.h"
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 
 namespace aevatar::http {
+namespace {
+
+ABSL_CONST_INIT absl::Mutex contexts_mu(absl::kConstInit);
+// ca_file -> its context; never destroyed (exchanges may run at exit).
+std::map<std::string, std::shared_ptr<ssl::context>>* contexts ABSL_GUARDED_BY(contexts_mu) =
+    nullptr;
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<ssl::context>> MakeClientTlsContext(const std::string& ca_file) {
   // Built from OpenSSL's own handle: Asio's constructors throw on failure.
@@ -31,6 +44,18 @@ absl::StatusOr<std::unique_ptr<ssl::context>> MakeClientTlsContext(const std::st
   if (ec)
     return absl::InternalError(absl::StrCat("cannot enable TLS verification: ", ec.message()));
   return context;
+}
+
+absl::StatusOr<std::shared_ptr<ssl::context>> SharedClientTlsContext(const std::string& ca_file) {
+  absl::MutexLock lock(&contexts_mu);
+  if (contexts == nullptr) contexts = new std::map<std::string, std::shared_ptr<ssl::context>>();
+  auto found = contexts->find(ca_file);
+  if (found != contexts->end()) return found->second;
+  auto made = MakeClientTlsContext(ca_file);
+  if (!made.ok()) return made.status();
+  std::shared_ptr<ssl::context> shared = std::move(*made);
+  contexts->emplace(ca_file, shared);
+  return shared;
 }
 
 absl::Status PrepareTlsStream(TlsStream& stream, const std::string& host) {

@@ -26,6 +26,13 @@ using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 // cannot make a context. Never throws.
 absl::StatusOr<std::unique_ptr<ssl::context>> MakeClientTlsContext(const std::string& ca_file);
 
+// Like MakeClientTlsContext, but built once per `ca_file` for the life of the
+// process and shared (building one parses the system store: tens of ms; a
+// configured context is safe to use from many threads). A failure is not
+// kept, so a repaired CA file is picked up by the next exchange; a changed
+// one only by a restart. Thread-safe.
+absl::StatusOr<std::shared_ptr<ssl::context>> SharedClientTlsContext(const std::string& ca_file);
+
 // Prepares `stream` for the handshake with `host` (the URL's host): SNI for
 // a DNS name (never for an IP literal) and the host name check. Unavailable
 // when OpenSSL refuses the name.
