@@ -1,17 +1,20 @@
 #include "http/client.h"
 
 // Each exchange runs a coroutine on a private io_context on the caller's
-// thread: resolve, connect, write, read, all under one absolute deadline
-// (beast::tcp_stream::expires_at). The context runs until that deadline at
+// thread: resolve, connect, (for https) TLS handshake, write, read, all under
+// one absolute deadline (beast::tcp_stream::expires_at, which also times the
+// TLS layer's reads and writes). The context runs until that deadline at
 // most, which also bounds the name lookup the stream's timer cannot cover.
 
 #include <array>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "http/beast_private.h"
+#include "http/tls_client.h"
 #include "http/url.h"
 
 namespace aevatar::http {
@@ -32,6 +35,7 @@ struct Call {
   Clock::time_point deadline;
   const HeadersCallback* on_headers;
   const ChunkCallback& on_chunk;
+  ssl::context* tls;  // https only
   ClientResponse response;
 };
 
@@ -70,29 +74,11 @@ bhttp::request<bhttp::string_body> BuildRequest(const ClientRequest& request, co
   return message;
 }
 
-asio::awaitable<absl::Status> Exchange(Call& call) {
-  auto executor = co_await asio::this_coro::executor;
+// Writes the request and reads the answer on a connected (and, for https,
+// handshaken) stream: beast::tcp_stream or TlsStream.
+template <class Stream>
+asio::awaitable<absl::Status> Converse(Stream& stream, Call& call) {
   beast::error_code ec;
-  std::vector<tcp::endpoint> endpoints;
-  asio::ip::address literal = asio::ip::make_address(call.url.host, ec);
-  if (!ec) {
-    endpoints.emplace_back(literal, call.url.port);  // no lookup, no resolver thread
-  } else {
-    tcp::resolver resolver(executor);
-    auto results =
-        co_await resolver.async_resolve(call.url.host, std::to_string(call.url.port), NoThrow(ec));
-    if (ec) {
-      co_return absl::UnavailableError(absl::StrCat("resolve ", call.url.host, ": ", ec.message()));
-    }
-    for (const auto& entry : results) endpoints.push_back(entry.endpoint());
-  }
-
-  beast::tcp_stream stream(executor);
-  stream.expires_at(call.deadline);
-  co_await stream.async_connect(endpoints, NoThrow(ec));
-  if (ec) co_return ErrorFor(ec, call, "connect");
-  stream.socket().set_option(tcp::no_delay(true), ec);
-
   bhttp::request<bhttp::string_body> message = BuildRequest(call.request, call.url);
   beast::error_code write_error;
   co_await bhttp::async_write(stream, message, NoThrow(write_error));
@@ -123,8 +109,47 @@ asio::awaitable<absl::Status> Exchange(Call& call) {
       co_return absl::CancelledError("response body consumer stopped the exchange");
     }
   }
-  stream.socket().shutdown(tcp::socket::shutdown_both, ec);
+  // One exchange per connection, so no TLS close_notify round trip: the
+  // body's framing already said where it ends.
+  beast::get_lowest_layer(stream).socket().shutdown(tcp::socket::shutdown_both, ec);
   co_return absl::OkStatus();
+}
+
+asio::awaitable<absl::Status> Exchange(Call& call) {
+  auto executor = co_await asio::this_coro::executor;
+  beast::error_code ec;
+  std::vector<tcp::endpoint> endpoints;
+  asio::ip::address literal = asio::ip::make_address(call.url.host, ec);
+  if (!ec) {
+    endpoints.emplace_back(literal, call.url.port);  // no lookup, no resolver thread
+  } else {
+    tcp::resolver resolver(executor);
+    auto results =
+        co_await resolver.async_resolve(call.url.host, std::to_string(call.url.port), NoThrow(ec));
+    if (ec) {
+      co_return absl::UnavailableError(absl::StrCat("resolve ", call.url.host, ": ", ec.message()));
+    }
+    for (const auto& entry : results) endpoints.push_back(entry.endpoint());
+  }
+
+  beast::tcp_stream stream(executor);
+  stream.expires_at(call.deadline);
+  co_await stream.async_connect(endpoints, NoThrow(ec));
+  if (ec) co_return ErrorFor(ec, call, "connect");
+  stream.socket().set_option(tcp::no_delay(true), ec);
+  if (call.tls == nullptr) co_return co_await Converse(stream, call);
+
+  std::optional<TlsStream> tls;
+  try {
+    tls.emplace(std::move(stream), *call.tls);
+  } catch (const boost::system::system_error& e) {  // Asio's answer to SSL_new failing
+    co_return absl::InternalError(absl::StrCat("TLS: ", e.what()));
+  }
+  if (absl::Status st = PrepareTlsStream(*tls, call.url.host); !st.ok()) co_return st;
+  co_await tls->async_handshake(ssl::stream_base::client, NoThrow(ec));
+  if (ec == beast::error::timeout) co_return ErrorFor(ec, call, "TLS handshake");
+  if (ec) co_return TlsHandshakeError(*tls, ec, Where(call.url));
+  co_return co_await Converse(*tls, call);
 }
 
 absl::StatusOr<ClientResponse> RunExchange(const ClientRequest& request,
@@ -132,8 +157,14 @@ absl::StatusOr<ClientResponse> RunExchange(const ClientRequest& request,
                                            const ChunkCallback& on_chunk) {
   absl::StatusOr<HttpUrl> url = ParseHttpUrl(request.url);
   if (!url.ok()) return url.status();
+  std::shared_ptr<ssl::context> tls;
+  if (url->tls) {
+    auto context = SharedClientTlsContext(request.ca_file);
+    if (!context.ok()) return context.status();
+    tls = std::move(*context);
+  }
   Clock::time_point deadline = Clock::now() + request.timeout;
-  Call call{request, *url, deadline, on_headers, on_chunk, {}};
+  Call call{request, *url, deadline, on_headers, on_chunk, tls.get(), {}};
 
   asio::io_context ioc(1);
   std::optional<absl::Status> result;
@@ -154,6 +185,11 @@ absl::StatusOr<ClientResponse> RunExchange(const ClientRequest& request,
 }
 
 }  // namespace
+
+absl::Status CheckCaFile(const std::string& path) {
+  if (path.empty()) return absl::InvalidArgumentError("no TLS CA file named");
+  return MakeClientTlsContext(path).status();
+}
 
 absl::StatusOr<ClientResponse> Fetch(const ClientRequest& request) {
   std::string body;

@@ -34,22 +34,29 @@ bool StartsWithIgnoreCase(std::string_view text, std::string_view prefix) {
 
 std::string HttpUrl::HostHeader() const {
   std::string name = host.find(':') != std::string::npos ? absl::StrCat("[", host, "]") : host;
-  return port == 80 ? name : absl::StrCat(name, ":", port);
+  return port == (tls ? 443 : 80) ? name : absl::StrCat(name, ":", port);
 }
 
 absl::StatusOr<HttpUrl> ParseHttpUrl(std::string_view url) {
-  constexpr std::string_view kScheme = "http://";
-  if (!StartsWithIgnoreCase(url, kScheme)) {
-    return absl::InvalidArgumentError("only http:// URLs are supported");
+  constexpr std::string_view kHttp = "http://";
+  constexpr std::string_view kHttps = "https://";
+  HttpUrl parsed;
+  std::string_view rest;
+  if (StartsWithIgnoreCase(url, kHttp)) {
+    rest = url.substr(kHttp.size());
+  } else if (StartsWithIgnoreCase(url, kHttps)) {
+    rest = url.substr(kHttps.size());
+    parsed.tls = true;
+    parsed.port = 443;
+  } else {
+    return absl::InvalidArgumentError("only http:// and https:// URLs are supported");
   }
-  std::string_view rest = url.substr(kScheme.size());
   if (size_t hash = rest.find('#'); hash != std::string_view::npos) rest = rest.substr(0, hash);
   size_t authority_end = rest.find_first_of("/?");
   std::string_view authority = rest.substr(0, authority_end);
   std::string_view target =
       authority_end == std::string_view::npos ? std::string_view() : rest.substr(authority_end);
 
-  HttpUrl parsed;
   if (authority.empty()) return absl::InvalidArgumentError("URL has no host");
   if (authority.find('@') != std::string_view::npos) {
     return absl::InvalidArgumentError("URL must not carry credentials");

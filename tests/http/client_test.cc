@@ -83,7 +83,7 @@ TEST(HttpClient, OversizedResponseIsResourceExhausted) {
 
 TEST(HttpClient, BadUrlIsInvalidArgument) {
   ClientRequest request;
-  request.url = "https://127.0.0.1/";
+  request.url = "ftp://127.0.0.1/";
   EXPECT_EQ(Fetch(request).status().code(), absl::StatusCode::kInvalidArgument);
 }
 

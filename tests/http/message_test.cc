@@ -126,12 +126,25 @@ TEST(HttpUrl, SplitsHostPortAndTarget) {
   ASSERT_TRUE(v6.ok());
   EXPECT_EQ(v6->host, "::1");
   EXPECT_EQ(v6->HostHeader(), "[::1]:9");
+  EXPECT_FALSE(v6->tls);
+}
+
+TEST(HttpUrl, HttpsDefaultsToPort443) {
+  auto url = ParseHttpUrl("HTTPS://provider.example/v1/responses");
+  ASSERT_TRUE(url.ok()) << url.status();
+  EXPECT_TRUE(url->tls);
+  EXPECT_EQ(url->port, 443);
+  EXPECT_EQ(url->target, "/v1/responses");
+  EXPECT_EQ(url->HostHeader(), "provider.example");
+  auto other_port = ParseHttpUrl("https://provider.example:80/");
+  ASSERT_TRUE(other_port.ok());
+  EXPECT_EQ(other_port->HostHeader(), "provider.example:80");
 }
 
 TEST(HttpUrl, RejectsOtherSchemesCredentialsAndBadPorts) {
-  for (const char* bad : {"https://example.com/", "ftp://x/", "http://", "http://u:p@host/",
-                          "http://host:0/", "http://host:65536/", "http://host:8x/",
-                          "http://host:/", "http://host/a b", "example.com"}) {
+  for (const char* bad : {"httpx://example.com/", "ftp://x/", "https://", "http://",
+                          "http://u:p@host/", "http://host:0/", "http://host:65536/",
+                          "http://host:8x/", "http://host:/", "http://host/a b", "example.com"}) {
     EXPECT_EQ(ParseHttpUrl(bad).status().code(), absl::StatusCode::kInvalidArgument) << bad;
   }
 }

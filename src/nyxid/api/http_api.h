@@ -29,6 +29,9 @@ struct HttpApiDeps {
   const TokenService* tokens = nullptr;
   const Authenticator* auth = nullptr;
   std::chrono::milliseconds proxy_timeout = kDefaultProxyTimeout;
+  // Extra CA certificates (PEM) trusted for https upstreams besides the
+  // system store; empty: the system store alone.
+  std::string upstream_ca_file;
 };
 
 // The broker's HTTP API (docs/nyxid.md):

@@ -11,6 +11,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "http/client.h"
 #include "http/server.h"
 #include "nyxid/api/http_api.h"
 #include "nyxid/bootstrap/bootstrap.h"
@@ -67,6 +68,11 @@ class Service : public NyxidService {
         config.public_url.rfind("https://", 0) != 0) {
       return absl::InvalidArgumentError("--public-url must be an http:// or https:// URL");
     }
+    if (!config.upstream_ca_file.empty()) {
+      if (absl::Status st = http::CheckCaFile(config.upstream_ca_file); !st.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("--upstream-ca-file: ", st.message()));
+      }
+    }
     if (absl::Status st = os::MakeDirectories(config.state_dir, 0700); !st.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("cannot create --state-dir: ", st.message()));
     }
@@ -86,8 +92,8 @@ class Service : public NyxidService {
     while (issuer.size() > 1 && issuer.back() == '/') issuer.pop_back();
     tokens_ = std::make_unique<TokenService>(keys_.get(), issuer, base::NowUnixSecs);
     auth_ = std::make_unique<Authenticator>(store_.get(), tokens_.get());
-    router_ =
-        BuildHttpApi({store_.get(), keys_.get(), tokens_.get(), auth_.get(), config.proxy_timeout});
+    router_ = BuildHttpApi({store_.get(), keys_.get(), tokens_.get(), auth_.get(),
+                            config.proxy_timeout, config.upstream_ca_file});
 
     http::ServerOptions options;
     options.host = listen->first;

@@ -22,6 +22,10 @@ struct ServiceConfig {
   // The proxy's deadline per upstream exchange, 1 ms..3600 s (default
   // kDefaultProxyTimeout, 315 s; tests of the deadline chain scale it down).
   std::chrono::milliseconds proxy_timeout = kDefaultProxyTimeout;
+  // A PEM file of CA certificates trusted for https upstreams (catalog and
+  // custom base URLs) in addition to the system store, e.g. a private CA.
+  // Empty: the system store alone. Checked at start-up.
+  std::string upstream_ca_file;
   int http_threads = 2;
 };
 

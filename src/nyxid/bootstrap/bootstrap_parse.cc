@@ -38,6 +38,12 @@ std::optional<std::vector<std::string>> OptScopes(const YAML::Node& node, const 
 
 constexpr size_t kMaxProviderKeyBytes = 4096;
 
+// An upstream base URL: http:// (loopback, a private network) or https://
+// (verified TLS: the system trust store plus `nyxid serve --upstream-ca-file`).
+bool IsUpstreamUrl(const std::string& url) {
+  return url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0;
+}
+
 // The llm-only fields: the provider key file and the model allowlist (a list
 // of non-empty names; absent = empty = every model refused).
 absl::Status ParseLlmFields(const YAML::Node& node, const std::string& where,
@@ -80,8 +86,8 @@ absl::StatusOr<CatalogService> ParseCatalog(const YAML::Node& node, size_t index
   auto kind = ParseServiceKind(Str(node, "kind", "http"));
   if (!kind.ok()) return Invalid(where, "kind must be http, llm or ssh");
   service.kind = *kind;
-  if (service.kind != ServiceKind::kSsh && service.base_url.rfind("http://", 0) != 0) {
-    return Invalid(where, "base_url must be an http:// URL");
+  if (service.kind != ServiceKind::kSsh && !IsUpstreamUrl(service.base_url)) {
+    return Invalid(where, "base_url must be an http:// or https:// URL");
   }
   const YAML::Node policy = node["default_policy"] ? node["default_policy"] : node;
   service.default_policy.forward_access_token =
@@ -112,8 +118,9 @@ absl::StatusOr<BootstrapRoute> ParseRoute(const YAML::Node& node, size_t index) 
     route.catalog_service_id = node["catalog_service_id"].as<std::string>();
   }
   route.base_url = Str(node, "base_url");
-  if (!route.catalog_service_id && route.base_url.rfind("http://", 0) != 0) {
-    return Invalid(where, "a custom service (no catalog_service_id) needs an http:// base_url");
+  if (!route.catalog_service_id && !IsUpstreamUrl(route.base_url)) {
+    return Invalid(
+        where, "a custom service (no catalog_service_id) needs an http:// or https:// base_url");
   }
   route.slug = Str(node, "slug");
   route.label = Str(node, "label");

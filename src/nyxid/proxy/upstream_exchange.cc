@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
 #include "base/api_error.h"
+#include "base/log.h"
 #include "nyxid/proxy/proxy_headers.h"
 
 namespace aevatar::nyxid {
@@ -58,6 +59,10 @@ struct ConsumerGuard {
 };
 
 absl::Status TypedUpstreamError(const absl::Status& status) {
+  // The cause (e.g. a failed TLS verification) is for the operator's log
+  // only: it names the upstream's host, which callers never see.
+  base::Log(base::LogLevel::kWarn, "proxy.upstream_failed", "",
+            {{"cause", std::string(status.message())}});
   switch (status.code()) {
     case absl::StatusCode::kDeadlineExceeded:
       return base::ApiError(absl::StatusCode::kDeadlineExceeded, "PROXY_DEADLINE_EXCEEDED",

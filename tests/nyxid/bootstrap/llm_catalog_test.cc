@@ -80,10 +80,22 @@ TEST_F(LlmCatalog, ParsesTheLlmFields) {
   EXPECT_TRUE(no_models->catalog[0].model_allowlist.empty());  // every model refused
 }
 
+TEST_F(LlmCatalog, AcceptsHttpsBaseUrlsForLlmAndHttpServices) {
+  for (const std::string& fields : {
+           std::string("kind: llm, base_url: 'https://provider.example/v1', "
+                       "provider_api_key_file: /k"),
+           std::string("kind: http, base_url: 'https://service.example'"),
+       }) {
+    auto spec = ParseBootstrap(Catalog(fields));
+    ASSERT_TRUE(spec.ok()) << fields << ": " << spec.status();
+    EXPECT_EQ(spec->catalog[0].base_url.rfind("https://", 0), 0u) << fields;
+  }
+}
+
 TEST_F(LlmCatalog, RejectsIncompleteOrMisplacedLlmFields) {
   for (const std::string& fields : {
            std::string("kind: llm, base_url: 'http://h/v1'"),  // no key file
-           std::string("kind: llm, base_url: 'https://h/v1', provider_api_key_file: /k"),
+           std::string("kind: llm, base_url: 'ftp://h/v1', provider_api_key_file: /k"),
            std::string("kind: llm, provider_api_key_file: /k"),  // no base_url
            std::string("kind: llm, base_url: 'http://h', provider_api_key_file: /k, "
                        "model_allowlist: gpt-a"),

@@ -1,0 +1,97 @@
+#include "http/tls_client.h"
+
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
+
+#include <map>
+
+#include "absl/base/const_init.h"
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+
+namespace aevatar::http {
+namespace {
+
+ABSL_CONST_INIT absl::Mutex contexts_mu(absl::kConstInit);
+// ca_file -> its context; never destroyed (exchanges may run at exit).
+std::map<std::string, std::shared_ptr<ssl::context>>* contexts ABSL_GUARDED_BY(contexts_mu) =
+    nullptr;
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ssl::context>> MakeClientTlsContext(const std::string& ca_file) {
+  // Built from OpenSSL's own handle: Asio's constructors throw on failure.
+  SSL_CTX* native = SSL_CTX_new(TLS_client_method());
+  if (native == nullptr) return absl::InternalError("OpenSSL cannot create a TLS context");
+  auto context = std::make_unique<ssl::context>(native);  // owns `native` from here
+  if (SSL_CTX_set_min_proto_version(native, TLS1_2_VERSION) != 1) {
+    return absl::InternalError("OpenSSL refuses TLS 1.2 as the minimum version");
+  }
+  beast::error_code ec;
+  context->set_default_verify_paths(ec);
+  if (ec)
+    return absl::InternalError(absl::StrCat("cannot load the system trust store: ", ec.message()));
+  if (!ca_file.empty()) {
+    context->load_verify_file(ca_file, ec);
+    if (ec) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot load TLS CA file ", ca_file, ": ", ec.message()));
+    }
+  }
+  context->set_verify_mode(ssl::verify_peer, ec);
+  if (ec)
+    return absl::InternalError(absl::StrCat("cannot enable TLS verification: ", ec.message()));
+  return context;
+}
+
+absl::StatusOr<std::shared_ptr<ssl::context>> SharedClientTlsContext(const std::string& ca_file) {
+  absl::MutexLock lock(&contexts_mu);
+  if (contexts == nullptr) contexts = new std::map<std::string, std::shared_ptr<ssl::context>>();
+  auto found = contexts->find(ca_file);
+  if (found != contexts->end()) return found->second;
+  auto made = MakeClientTlsContext(ca_file);
+  if (!made.ok()) return made.status();
+  std::shared_ptr<ssl::context> shared = std::move(*made);
+  contexts->emplace(ca_file, shared);
+  return shared;
+}
+
+absl::Status PrepareTlsStream(TlsStream& stream, const std::string& host) {
+  beast::error_code ec;
+  asio::ip::make_address(host, ec);
+  const bool is_address = !ec;
+  // RFC 6066: SNI carries DNS names only.
+  if (!is_address && SSL_set_tlsext_host_name(stream.native_handle(), host.c_str()) != 1) {
+    return absl::UnavailableError(absl::StrCat("TLS: cannot send server name ", host));
+  }
+  // Asio's check names no reason when the name does not match; recording
+  // OpenSSL's own code makes the handshake error say so.
+  ssl::host_name_verification check(host);
+  stream.set_verify_callback(
+      [check](bool preverified, ssl::verify_context& context) {
+        const bool ok = check(preverified, context);
+        if (preverified && !ok) {
+          X509_STORE_CTX_set_error(context.native_handle(), X509_V_ERR_HOSTNAME_MISMATCH);
+        }
+        return ok;
+      },
+      ec);
+  if (ec)
+    return absl::UnavailableError(absl::StrCat("TLS: cannot set verification: ", ec.message()));
+  return absl::OkStatus();
+}
+
+absl::Status TlsHandshakeError(TlsStream& stream, const beast::error_code& ec,
+                               const std::string& where) {
+  const long result = SSL_get_verify_result(stream.native_handle());
+  if (result != X509_V_OK) {
+    return absl::UnavailableError(absl::StrCat("TLS verification of ", where,
+                                               " failed: ", X509_verify_cert_error_string(result)));
+  }
+  return absl::UnavailableError(
+      absl::StrCat("TLS handshake with ", where, " failed: ", ec.message()));
+}
+
+}  // namespace aevatar::http

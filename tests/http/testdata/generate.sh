@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Regenerates the TLS test fixtures (test keys only, never used outside tests):
+#   ca.pem                   a private test CA (its key is discarded)
+#   server.pem / server.key  signed by it for DNS:localhost and IP:127.0.0.1
+#   other.pem / other.key    signed by it for DNS:other.example only (the
+#                            wrong-host-name case)
+# Valid for 100 years so the tests never depend on today's date.
+set -euo pipefail
+cd "$(dirname "$0")"
+days=36500
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days "$days" \
+  -subj "/CN=aevatar test CA" -keyout ca.key -out ca.pem \
+  -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign"
+leaf() {  # name subject-alt-names
+  openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$1" \
+    -keyout "$1.key" -out "$1.csr" -addext "subjectAltName=$2" \
+    -addext "extendedKeyUsage=serverAuth" -addext "basicConstraints=critical,CA:FALSE"
+  openssl x509 -req -in "$1.csr" -CA ca.pem -CAkey ca.key -CAcreateserial -days "$days" \
+    -copy_extensions copyall -out "$1.pem"
+  rm "$1.csr"
+}
+leaf server "DNS:localhost,IP:127.0.0.1"
+leaf other "DNS:other.example"
+rm -f ca.srl ca.key  # nothing else is ever signed with it
