@@ -28,6 +28,7 @@
 #include "nyxid_fixture.h"
 #include "os/fd_limit.h"
 #include "service_process.h"
+#include "testing/proc_file.h"
 
 namespace aevatar::testing {
 namespace {
@@ -47,8 +48,7 @@ pid_t FindProcess(const std::string& needle) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string cmdline = testing::ReadProcFile(entry.path() / "cmdline");
     pid_t pid = std::atoi(name.c_str());
     if (pid != ::getpid() && cmdline.find(needle) != std::string::npos) return pid;
   }

@@ -16,6 +16,7 @@
 
 #include "http/client.h"
 #include "nlohmann/json.hpp"
+#include "testing/proc_file.h"
 
 namespace aevatar::testing {
 
@@ -33,8 +34,7 @@ std::vector<pid_t> ProcessesMatching(const std::string& needle) {
        it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(it->path() / "cmdline", std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string cmdline = ReadProcFile(it->path() / "cmdline");
     if (cmdline.find(needle) != std::string::npos) pids.push_back(std::stoi(name));
   }
   return pids;

@@ -9,6 +9,7 @@
 #include "os/process.h"
 #include "os/unique_fd.h"
 #include "testing/poll.h"
+#include "testing/proc_file.h"
 
 namespace aevatar::os {
 namespace {
@@ -63,8 +64,7 @@ TEST(OutputPump, CapsEachStreamAndCountsTheRest) {
 bool WaitForExec(pid_t pid, const std::string& argv0) {
   const std::string path = "/proc/" + std::to_string(pid) + "/cmdline";
   return aevatar::testing::PollUntil([&] {
-    std::ifstream in(path, std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string cmdline = aevatar::testing::ReadProcFile(path);
     return cmdline.rfind(argv0 + '\0', 0) == 0;
   });
 }

@@ -22,6 +22,7 @@
 #include "sandbox/gvisor_oci_config.h"
 #include "sandbox/gvisor_runsc.h"
 #include "sandbox/runtime.h"
+#include "testing/proc_file.h"
 
 namespace aevatar::sandbox {
 namespace {
@@ -168,8 +169,7 @@ class GvisorBackendTest : public ::testing::Test {
     for (const auto& entry : fs::directory_iterator("/proc")) {
       const std::string pid = entry.path().filename();
       if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-      std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const std::string cmdline = testing::ReadProcFile(entry.path() / "cmdline");
       if (absl::StrContains(cmdline, base_)) found.push_back("process " + pid);
     }
     // Every hierarchy: runsc also adds the run to ones the engine does not use.

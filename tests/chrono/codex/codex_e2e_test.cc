@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "codex_stack.h"
 #include "gtest/gtest.h"
+#include "testing/proc_file.h"
 
 namespace aevatar::testing {
 namespace {
@@ -69,8 +70,7 @@ std::vector<pid_t> ChildrenOf(pid_t pid) {
        it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(it->path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string stat = testing::ReadProcFile(it->path() / "stat");
     // "pid (comm) state ppid …"; comm may hold spaces, so parse after ')'.
     const size_t close = stat.rfind(')');
     if (close == std::string::npos) continue;
