@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "managed_codex_stack.h"
 #include "nyxid_fixture.h"
+#include "testing/gvisor_codex.h"
 
 namespace aevatar::testing {
 namespace {
@@ -60,6 +61,9 @@ TEST_P(ManagedCodex, TheCanaryAnswersExactlyThroughEveryLayer) {
 }
 
 TEST_P(ManagedCodex, CodexRunsTheModelsCommandInItsWorkspace) {
+  if (GetParam() == "gvisor" && !testing::GvisorCodexCommandsEnabled()) {
+    GTEST_SKIP() << testing::kGvisorCodexCommandSkip;
+  }
   Ready();
   const std::string prompt =
       "Run `git rev-parse --is-inside-work-tree && printf 'print(6*7)\\n' > six.py && "
@@ -73,6 +77,9 @@ TEST_P(ManagedCodex, CodexRunsTheModelsCommandInItsWorkspace) {
 }
 
 TEST_P(ManagedCodex, NothingInsideTheRunReachesAnythingButTheModelRoute) {
+  if (GetParam() == "gvisor" && !testing::GvisorCodexCommandsEnabled()) {
+    GTEST_SKIP() << testing::kGvisorCodexCommandSkip;
+  }
   Ready();
   const auto port_of = [](const std::string& url) { return url.substr(url.rfind(':') + 1); };
   // Each probe prints OPEN-<name> only when the connection succeeds.

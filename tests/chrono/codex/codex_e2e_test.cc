@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "codex_stack.h"
 #include "gtest/gtest.h"
+#include "testing/gvisor_codex.h"
 #include "testing/proc_file.h"
 
 namespace aevatar::testing {
@@ -129,6 +130,9 @@ TEST_P(CodexE2eTest, AnswerIsTheLastAgentMessageAndTheRouteGetsTheCallersToken) 
 // A command Codex runs (at the model's request) probes the network and the
 // credentials: only the relay is reachable, and the token is nowhere inside.
 TEST_P(CodexE2eTest, FromInsideOnlyTheRelayIsReachableAndTheTokenIsAbsent) {
+  if (GetParam() == "gvisor" && !testing::GvisorCodexCommandsEnabled()) {
+    GTEST_SKIP() << testing::kGvisorCodexCommandSkip;
+  }
   const std::string chrono_port = std::to_string(stack_->chrono().service().port());
   const std::string nyxid_port = stack_->nyxid().base_url().substr(17);
   const std::string model_port = std::to_string(stack_->model_port());
