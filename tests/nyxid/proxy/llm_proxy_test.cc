@@ -19,7 +19,6 @@ namespace aevatar::testing {
 namespace {
 
 constexpr char kPassword[] = "alice-password-1";
-constexpr char kModel[] = "gpt-double-1";
 constexpr char kLlmSlug[] = "chrono-llm-public";
 const std::string kBody = R"({"model":"gpt-double-1","input":"hello","stream":true})";
 
