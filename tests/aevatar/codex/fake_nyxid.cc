@@ -79,9 +79,9 @@ FakeNyxid::~FakeNyxid() {
 
 std::string FakeNyxid::url() const { return "http://127.0.0.1:" + std::to_string(server_->port()); }
 
-void FakeNyxid::SetRoutes(json routes) {
+void FakeNyxid::SetRoutes(std::vector<json> routes) {
   absl::MutexLock lock(&state_->mu);
-  state_->routes = std::move(routes);
+  state_->routes = json(std::move(routes));
 }
 
 void FakeNyxid::OnCodexExecute(CodexHandler handler) {

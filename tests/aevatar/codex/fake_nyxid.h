@@ -37,7 +37,9 @@ class FakeNyxid {
   std::string url() const;
 
   // The inventory GET /api/v1/keys returns (a list of route objects).
-  void SetRoutes(nlohmann::json routes);
+  // A vector, not a json: with one element, `{route}` as a json is the route
+  // itself under clang and an array under GCC.
+  void SetRoutes(std::vector<nlohmann::json> routes);
   // A chrono-sandbox route of kUser meeting the managed contract, and a
   // chrono-llm-public route; tests edit the fields they break.
   static nlohmann::json ChronoRoute();
