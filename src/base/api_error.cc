@@ -20,6 +20,10 @@ absl::Status ApiError(absl::StatusCode code, std::string api_code, std::string d
   return status;
 }
 
+absl::Status Forbidden(std::string api_code, std::string detail) {
+  return ApiError(absl::StatusCode::kPermissionDenied, std::move(api_code), std::move(detail), 403);
+}
+
 std::string ApiCode(const absl::Status& status) {
   if (auto payload = status.GetPayload(kCodeUrl)) return std::string(*payload);
   return absl::AsciiStrToUpper(absl::StatusCodeToString(status.code()));

@@ -18,6 +18,9 @@ namespace aevatar::base {
 absl::Status ApiError(absl::StatusCode code, std::string api_code, std::string detail,
                       std::optional<int> http_status = std::nullopt);
 
+// ApiError(kPermissionDenied, api_code, detail, 403).
+absl::Status Forbidden(std::string api_code, std::string detail);
+
 // Returns the typed code of `status`, or a generic one derived from its
 // absl code ("INVALID_ARGUMENT", "INTERNAL", …) when none was attached.
 std::string ApiCode(const absl::Status& status);

@@ -36,10 +36,15 @@ absl::Status TokenError(std::string api_code, std::string detail) {
   return ApiError(absl::StatusCode::kUnauthenticated, std::move(api_code), std::move(detail), 401);
 }
 
+absl::Status MalformedToken(std::string detail) {
+  return TokenError("TOKEN_MALFORMED", std::move(detail));
+}
+
 }  // namespace jws_internal
 
 namespace {
 
+using jws_internal::MalformedToken;
 using jws_internal::ParseStrictObject;
 using jws_internal::TokenError;
 
@@ -48,10 +53,6 @@ using jws_internal::TokenError;
 constexpr size_t kMaxTokenBytes = 16 * 1024;
 constexpr char kAlg[] = "EdDSA";
 constexpr size_t kSignatureBytes = 64;
-
-absl::Status Malformed(std::string detail) {
-  return TokenError("TOKEN_MALFORMED", std::move(detail));
-}
 
 }  // namespace
 
@@ -69,40 +70,40 @@ std::string SignJws(const nlohmann::json& claims, std::string_view kid,
 }
 
 absl::StatusOr<VerifiedJws> VerifyJws(std::string_view token, const KeyLookup& lookup) {
-  if (token.size() > kMaxTokenBytes) return Malformed("the token is too large");
+  if (token.size() > kMaxTokenBytes) return MalformedToken("the token is too large");
   const size_t first_dot = token.find('.');
   const size_t second_dot =
       first_dot == std::string_view::npos ? first_dot : token.find('.', first_dot + 1);
   if (second_dot == std::string_view::npos ||
       token.find('.', second_dot + 1) != std::string_view::npos) {
-    return Malformed("the token must have exactly three segments");
+    return MalformedToken("the token must have exactly three segments");
   }
   const std::string_view header_b64 = token.substr(0, first_dot);
   const std::string_view claims_b64 = token.substr(first_dot + 1, second_dot - first_dot - 1);
   const std::string_view signature_b64 = token.substr(second_dot + 1);
 
   absl::StatusOr<std::string> header_json = Base64UrlDecode(header_b64);
-  if (!header_json.ok()) return Malformed("the token header is not base64url");
+  if (!header_json.ok()) return MalformedToken("the token header is not base64url");
   std::optional<nlohmann::json> header = ParseStrictObject(*header_json);
-  if (!header) return Malformed("the token header is not a JSON object");
+  if (!header) return MalformedToken("the token header is not a JSON object");
 
   const auto alg = header->find("alg");
   if (alg == header->end() || !alg->is_string() || alg->get<std::string>() != kAlg) {
     return TokenError("TOKEN_ALGORITHM_REJECTED", "only EdDSA-signed tokens are accepted");
   }
   // We implement no JWS extensions, so any critical one must be refused (RFC 7515 §4.1.11).
-  if (header->contains("crit")) return Malformed("the token names critical header extensions");
+  if (header->contains("crit")) return MalformedToken("the token names critical header extensions");
   const auto kid = header->find("kid");
   if (kid == header->end() || !kid->is_string() || kid->get<std::string>().empty()) {
-    return Malformed("the token header has no kid");
+    return MalformedToken("the token header has no kid");
   }
 
   absl::StatusOr<std::string> signature = Base64UrlDecode(signature_b64);
   if (!signature.ok() || signature->size() != kSignatureBytes) {
-    return Malformed("the token signature is not a base64url Ed25519 signature");
+    return MalformedToken("the token signature is not a base64url Ed25519 signature");
   }
   absl::StatusOr<std::string> claims_json = Base64UrlDecode(claims_b64);
-  if (!claims_json.ok()) return Malformed("the token claims are not base64url");
+  if (!claims_json.ok()) return MalformedToken("the token claims are not base64url");
 
   if (!lookup) return absl::InternalError("VerifyJws called without a key lookup");
   absl::StatusOr<Jwk> key = lookup(kid->get<std::string>());
@@ -119,7 +120,7 @@ absl::StatusOr<VerifiedJws> VerifyJws(std::string_view token, const KeyLookup& l
   }
 
   std::optional<nlohmann::json> claims = ParseStrictObject(*claims_json);
-  if (!claims) return Malformed("the token claims are not a JSON object");
+  if (!claims) return MalformedToken("the token claims are not a JSON object");
   return VerifiedJws{std::move(*header), std::move(*claims)};
 }
 

@@ -13,11 +13,8 @@
 namespace aevatar::base {
 namespace {
 
+using jws_internal::MalformedToken;
 using jws_internal::TokenError;
-
-absl::Status Malformed(std::string detail) {
-  return TokenError("TOKEN_MALFORMED", std::move(detail));
-}
 
 // Reads the NumericDate claim `name` (RFC 7519 §2: seconds, possibly
 // fractional). Returns nullopt when absent; non-numbers are malformed.
@@ -34,21 +31,22 @@ absl::StatusOr<std::optional<int64_t>> NumericDate(const nlohmann::json& claims,
   if (it->is_number_integer()) return std::clamp(it->get<int64_t>(), kMin, kMax);
   if (it->is_number_float()) {
     const double value = it->get<double>();
-    if (!std::isfinite(value)) return Malformed(absl::StrCat("the ", name, " claim is not finite"));
+    if (!std::isfinite(value))
+      return MalformedToken(absl::StrCat("the ", name, " claim is not finite"));
     const double clamped =
         std::clamp(std::floor(value), static_cast<double>(kMin), static_cast<double>(kMax));
     return static_cast<int64_t>(clamped);
   }
-  return Malformed(absl::StrCat("the ", name, " claim is not a number"));
+  return MalformedToken(absl::StrCat("the ", name, " claim is not a number"));
 }
 
 // True when `aud` (a string, or an array of strings) names `audience`.
 absl::StatusOr<bool> AudienceMatches(const nlohmann::json& aud, const std::string& audience) {
   if (aud.is_string()) return aud.get<std::string>() == audience;
-  if (!aud.is_array()) return Malformed("the aud claim is not a string or an array");
+  if (!aud.is_array()) return MalformedToken("the aud claim is not a string or an array");
   bool found = false;
   for (const nlohmann::json& entry : aud) {
-    if (!entry.is_string()) return Malformed("the aud claim holds a non-string");
+    if (!entry.is_string()) return MalformedToken("the aud claim holds a non-string");
     found = found || entry.get<std::string>() == audience;
   }
   return found;
@@ -57,14 +55,14 @@ absl::StatusOr<bool> AudienceMatches(const nlohmann::json& aud, const std::strin
 }  // namespace
 
 absl::Status VerifyClaims(const nlohmann::json& claims, const ClaimRequirements& requirements) {
-  if (!claims.is_object()) return Malformed("the token claims are not a JSON object");
+  if (!claims.is_object()) return MalformedToken("the token claims are not a JSON object");
   const int64_t now = requirements.now_unix;
   const int64_t leeway = std::clamp<int64_t>(requirements.leeway_secs, 0, 24 * 3600);
 
   absl::StatusOr<std::optional<int64_t>> exp = NumericDate(claims, "exp");
   if (!exp.ok()) return exp.status();
   // A token without an expiry would be a bearer credential forever.
-  if (!exp->has_value()) return Malformed("the token has no exp claim");
+  if (!exp->has_value()) return MalformedToken("the token has no exp claim");
   // RFC 7519 §4.1.4: reject on or after exp.
   if (now - leeway >= **exp) {
     return TokenError("TOKEN_EXPIRED", "the token has expired");
@@ -102,7 +100,7 @@ absl::Status VerifyClaims(const nlohmann::json& claims, const ClaimRequirements&
   if (requirements.required_scopes.empty()) return absl::OkStatus();
   const auto scope = claims.find("scope");
   if (scope != claims.end() && !scope->is_string()) {
-    return Malformed("the scope claim is not a string");
+    return MalformedToken("the scope claim is not a string");
   }
   const std::vector<std::string> granted =
       scope == claims.end() ? std::vector<std::string>{} : ParseScopes(scope->get<std::string>());

@@ -22,6 +22,9 @@ std::optional<nlohmann::json> ParseStrictObject(std::string_view text);
 // must not contain the token, a kid or key material.
 absl::Status TokenError(std::string api_code, std::string detail);
 
+// TokenError("TOKEN_MALFORMED", detail).
+absl::Status MalformedToken(std::string detail);
+
 }  // namespace aevatar::base::jws_internal
 
 #endif  // AEVATAR_BASE_JWS_INTERNAL_H_

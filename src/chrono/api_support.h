@@ -3,6 +3,7 @@
 
 // Shared plumbing of the executor's HTTP handlers (private to src/chrono).
 
+#include <cstddef>
 #include <string>
 
 #include "absl/status/status.h"
@@ -29,6 +30,9 @@ struct RequestNote {
 http::Response Problem(const absl::Status& status, RequestNote& note);
 
 http::Response Json(int status, const nlohmann::json& body);
+
+// An Idempotency-Key header is 1..255 characters.
+inline constexpr size_t kMaxIdempotencyKeyLength = 255;
 
 // The scope every executor route requires of the delegation token.
 inline constexpr char kExecuteScope[] = "sandbox:execute";

@@ -16,7 +16,6 @@ namespace {
 
 using base::ApiError;
 
-constexpr size_t kMaxIdempotencyKeyLength = 255;
 // Seconds a caller should wait before polling an active operation again.
 constexpr char kPollAfterSecs[] = "1";
 

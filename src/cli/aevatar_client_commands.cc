@@ -9,28 +9,13 @@
 #include "base/json_read.h"
 #include "cli/aevatar_commands.h"
 #include "cli/aevatar_session.h"
+#include "cli/read_file.h"
 #include "cli/server_replies.h"
 
 namespace aevatar::cli {
 namespace {
 
 constexpr int kBadArguments = 2;
-
-bool ReadWholeFile(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream text;
-  text << in.rdbuf();
-  out = text.str();
-  return true;
-}
-
-// A reply body as JSON, or null when it is not JSON (every read below is a
-// typed json_read accessor, so null just reads as "absent").
-nlohmann::json ParsedOrNull(const std::string& body) {
-  auto parsed = base::ParseJson(body);
-  return parsed.ok() ? *std::move(parsed) : nlohmann::json();
-}
 
 int Fail(const std::string& message, int code = 1) {
   std::cerr << "aevatar: " << message << "\n";

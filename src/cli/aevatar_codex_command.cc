@@ -6,6 +6,7 @@
 #include "CLI/CLI.hpp"
 #include "base/json_read.h"
 #include "cli/aevatar_session.h"
+#include "cli/server_replies.h"
 
 namespace aevatar::cli {
 namespace {
@@ -14,11 +15,6 @@ namespace {
 // longer run), so the CLI sees aevatar's typed timeout instead of its own.
 std::chrono::milliseconds ExecTimeout(int timeout_secs) {
   return std::chrono::seconds(std::max(180, timeout_secs) + 180);
-}
-
-nlohmann::json ParsedOrNull(const std::string& body) {
-  auto parsed = base::ParseJson(body);
-  return parsed.ok() ? *std::move(parsed) : nlohmann::json();
 }
 
 int PrintStatus(const http::ClientResponse& response, bool as_json) {

@@ -8,6 +8,8 @@
 #include "CLI/CLI.hpp"
 #include "base/json_read.h"
 #include "cli/aevatar_session.h"
+#include "cli/read_file.h"
+#include "cli/server_replies.h"
 
 namespace aevatar::cli {
 namespace {
@@ -15,25 +17,9 @@ namespace {
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-int Fail(const std::string& message, int code = 1) {
+int WorkflowFail(const std::string& message, int code = 1) {
   std::cerr << "aevatar workflow: " << message << "\n";
   return code;
-}
-
-bool ReadFile(const std::string& path, std::string& out) {
-  std::ifstream in(path);
-  if (!in) return false;
-  std::ostringstream text;
-  text << in.rdbuf();
-  out = text.str();
-  return true;
-}
-
-// A reply body as JSON, or null when it is not JSON; every read of it is a
-// typed json_read accessor, so null reads as "absent".
-json ParsedOrNull(std::string_view body) {
-  auto parsed = base::ParseJson(body);
-  return parsed.ok() ? *std::move(parsed) : json();
 }
 
 void PrintRun(const json& run) {
@@ -111,7 +97,7 @@ int FollowStream(const AevatarSession& session, const json& body) {
         }
         return true;
       });
-  if (!response.ok()) return Fail(std::string(response.status().message()));
+  if (!response.ok()) return WorkflowFail(std::string(response.status().message()));
   if (status != 200) return PrintProblem(*response);
   return final_status == "succeeded" ? 0 : 1;
 }
@@ -139,10 +125,10 @@ WorkflowCommands AddWorkflowCommand(CLI::App& app, WorkflowOptions& options) {
 
 int RunWorkflowCommand(const WorkflowCommands& commands, const WorkflowOptions& options) {
   auto session = LoadSession(options.url);
-  if (!session.ok()) return Fail(std::string(session.status().message()));
+  if (!session.ok()) return WorkflowFail(std::string(session.status().message()));
   if (commands.save->parsed()) {
     std::string yaml;
-    if (!ReadFile(options.file, yaml)) return Fail("cannot read " + options.file, 2);
+    if (!ReadWholeFile(options.file, yaml)) return WorkflowFail("cannot read " + options.file, 2);
     auto r = CallAevatar(*session, "POST", "/api/workflows", json{{"workflow_yaml", yaml}}.dump());
     if (r.status != 201) return PrintProblem(r);
     const json saved = ParsedOrNull(r.body);
@@ -155,16 +141,16 @@ int RunWorkflowCommand(const WorkflowCommands& commands, const WorkflowOptions& 
     json body = {{"inputs", json::object()}, {"wait", options.wait}};
     if (!options.file.empty()) {
       std::string yaml;
-      if (!ReadFile(options.file, yaml)) return Fail("cannot read " + options.file, 2);
+      if (!ReadWholeFile(options.file, yaml)) return WorkflowFail("cannot read " + options.file, 2);
       body["workflow_yaml"] = yaml;
     } else if (!options.workflow_id.empty()) {
       body["workflow_id"] = options.workflow_id;
     } else {
-      return Fail("give a workflow id or --file FILE", 2);
+      return WorkflowFail("give a workflow id or --file FILE", 2);
     }
     for (const std::string& pair : options.inputs) {
       size_t eq = pair.find('=');
-      if (eq == std::string::npos) return Fail("--input wants K=V", 2);
+      if (eq == std::string::npos) return WorkflowFail("--input wants K=V", 2);
       body["inputs"][pair.substr(0, eq)] = pair.substr(eq + 1);
     }
     if (options.wait == "stream") return FollowStream(*session, body);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "CLI/CLI.hpp"
+#include "cli/read_file.h"
 #include "os/unique_fd.h"
 #include "sandbox/engine.h"
 #include "sandbox/result_json.h"
@@ -17,20 +18,6 @@ namespace {
 constexpr int kBadArguments = 2;
 constexpr int kSandboxFailure = 125;
 constexpr int kWallTimeoutExit = 124;
-
-// False for anything but a readable regular file (a directory opens fine
-// with ifstream and reads as empty, which would run an empty program).
-bool ReadWholeFile(const std::string& path, std::string& out) {
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) return false;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) return false;
-  out = buf.str();
-  return true;
-}
 
 int BadArgument(const std::string& message) {
   std::cerr << "chrono-sandbox run: " << message << "\n";

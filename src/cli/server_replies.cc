@@ -24,6 +24,11 @@ absl::Status ReadText(const nlohmann::json& object, std::string_view key, std::s
 
 }  // namespace
 
+nlohmann::json ParsedOrNull(std::string_view body) {
+  auto parsed = base::ParseJson(body);
+  return parsed.ok() ? *std::move(parsed) : nlohmann::json();
+}
+
 std::string DescribeProblem(int http_status, std::string_view body) {
   auto problem = base::ParseProblemJson(body);
   if (!problem.ok()) return absl::StrCat("error: HTTP ", http_status, "\n");

@@ -14,6 +14,10 @@
 // never an uncaught nlohmann exception that aborts the CLI. Pure functions.
 namespace aevatar::cli {
 
+// A reply body as JSON, or null when it is not JSON: every read of it is a
+// typed json_read accessor, so null reads as "absent".
+nlohmann::json ParsedOrNull(std::string_view body);
+
 // "error: CODE: detail\n" then "remediation: …\n" when there is one and
 // "diagnostic id: …\n", for an error reply with `http_status` and `body`.
 // A body that is not problem+json gives "error: HTTP <status>\n".

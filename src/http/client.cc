@@ -115,7 +115,7 @@ asio::awaitable<absl::Status> Converse(Stream& stream, Call& call) {
   co_return absl::OkStatus();
 }
 
-asio::awaitable<absl::Status> Exchange(Call& call) {
+asio::awaitable<absl::Status> ExchangeOnce(Call& call) {
   auto executor = co_await asio::this_coro::executor;
   beast::error_code ec;
   std::vector<tcp::endpoint> endpoints;
@@ -169,7 +169,7 @@ absl::StatusOr<ClientResponse> RunExchange(const ClientRequest& request,
   asio::io_context ioc(1);
   std::optional<absl::Status> result;
   std::exception_ptr failure;
-  asio::co_spawn(ioc, Exchange(call), [&](std::exception_ptr e, absl::Status status) {
+  asio::co_spawn(ioc, ExchangeOnce(call), [&](std::exception_ptr e, absl::Status status) {
     failure = e;
     result = std::move(status);
   });

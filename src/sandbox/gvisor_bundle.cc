@@ -13,20 +13,12 @@
 #include "os/process.h"
 #include "sandbox/rootfs_plan.h"
 #include "sandbox/runtime.h"
+#include "sandbox/sandbox_etc.h"
 
 namespace aevatar::sandbox {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The same generated /etc as the native backend's (rootfs_plan.cc); keep the
-// two in step so a program sees one identity whichever backend runs it.
-constexpr char kPasswd[] =
-    "root:x:0:0:root:/root:/usr/sbin/nologin\n"
-    "sandbox:x:65534:65534:sandbox:/workspace:/bin/bash\n";
-constexpr char kGroup[] = "root:x:0:\nsandbox:x:65534:\n";
-constexpr char kHosts[] = "127.0.0.1 localhost sandbox\n::1 localhost\n";
-constexpr char kNsswitch[] = "passwd: files\ngroup: files\nhosts: files\n";
 
 constexpr fs::perms kMode0755 = fs::perms::owner_all | fs::perms::group_read |
                                 fs::perms::group_exec | fs::perms::others_read |
@@ -141,11 +133,11 @@ absl::Status GvisorRunDir::LayOutRootfs() {
     }
   }
   const std::pair<const char*, const char*> etc_files[] = {
-      {"passwd", kPasswd},
-      {"group", kGroup},
-      {"hosts", kHosts},
+      {"passwd", etc::kPasswd},
+      {"group", etc::kGroup},
+      {"hosts", etc::kHosts},
       {"hostname", "sandbox\n"},
-      {"nsswitch.conf", kNsswitch},
+      {"nsswitch.conf", etc::kNsswitch},
       {"resolv.conf", ""},
   };
   for (const auto& [name, contents] : etc_files) {

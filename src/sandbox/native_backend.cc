@@ -33,16 +33,6 @@ constexpr int kNamespaceFlags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLON
 // more concurrent `chrono-sandbox run`s than this make cgroups of their own.
 constexpr size_t kSharedCgroupSlots = 8;
 
-// argv/envp as the NULL-terminated char* arrays execve wants; points into the
-// owning strings, which must outlive it.
-struct CArgv {
-  explicit CArgv(const std::vector<std::string>& items) {
-    for (const auto& item : items) ptrs.push_back(const_cast<char*>(item.c_str()));
-    ptrs.push_back(nullptr);
-  }
-  std::vector<char*> ptrs;
-};
-
 std::vector<os::ChildRlimit> BuildRlimits(const Limits& limits) {
   const auto cpu = static_cast<rlim_t>(EffectiveCpuLimitSecs(limits));
   return {
@@ -80,6 +70,22 @@ absl::Status HandOff(int channel, os::RunCgroup& cgroup, int netns_fd) {
   return os::SendHandoff(channel, *procs, netns_fd);
 }
 
+}  // namespace
+
+// Types the NativeBackend's nested classes hold: named, not anonymous, so
+// those classes' linkage stays external (GCC's -Wsubobject-linkage).
+namespace native_internal {
+
+// argv/envp as the NULL-terminated char* arrays execve wants; points into the
+// owning strings, which must outlive it.
+struct CArgv {
+  explicit CArgv(const std::vector<std::string>& items) {
+    for (const auto& item : items) ptrs.push_back(const_cast<char*>(item.c_str()));
+    ptrs.push_back(nullptr);
+  }
+  std::vector<char*> ptrs;
+};
+
 // A run cgroup taken from the pool, given back when this goes.
 class LeasedCgroup {
  public:
@@ -98,7 +104,10 @@ class LeasedCgroup {
   std::unique_ptr<os::RunCgroup> cgroup_;
 };
 
-}  // namespace
+}  // namespace native_internal
+
+using native_internal::CArgv;
+using native_internal::LeasedCgroup;
 
 absl::StatusOr<std::unique_ptr<NativeBackend>> NativeBackend::Create(size_t prepared_namespaces,
                                                                      bool one_shot,

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "os/process.h"
+#include "sandbox/sandbox_etc.h"
 
 namespace aevatar::sandbox {
 namespace {
@@ -14,13 +15,6 @@ namespace {
 using Kind = os::FsStep::Kind;
 
 constexpr unsigned long kNoSuidNoDev = MS_NOSUID | MS_NODEV;
-
-constexpr char kPasswd[] =
-    "root:x:0:0:root:/root:/usr/sbin/nologin\n"
-    "sandbox:x:65534:65534:sandbox:/workspace:/bin/bash\n";
-constexpr char kGroup[] = "root:x:0:\nsandbox:x:65534:\n";
-constexpr char kHosts[] = "127.0.0.1 localhost sandbox\n::1 localhost\n";
-constexpr char kNsswitch[] = "passwd: files\ngroup: files\nhosts: files\n";
 
 }  // namespace
 
@@ -117,11 +111,11 @@ void RootfsPlan::AddEtc() {
                       .data_len = std::char_traits<char>::length(contents),
                       .mode = 0644});
   };
-  file("passwd", kPasswd);
-  file("group", kGroup);
-  file("hosts", kHosts);
+  file("passwd", etc::kPasswd);
+  file("group", etc::kGroup);
+  file("hosts", etc::kHosts);
   file("hostname", "sandbox\n");
-  file("nsswitch.conf", kNsswitch);
+  file("nsswitch.conf", etc::kNsswitch);
   file("resolv.conf", "");
 }
 

@@ -13,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kUsers[] = R"yaml(
+constexpr char kWorkflowUsers[] = R"yaml(
 users:
   - {username: alice, password: pw-alice}
 user_services:
@@ -44,7 +44,7 @@ std::string SqliteQuery(const std::string& db, const std::string& sql) {
 class AevatarWorkflow : public ::testing::Test {
  protected:
   void StartStack(std::vector<std::string> nyxid_args = {}) {
-    stack_ = std::make_unique<AevatarStack>(kUsers, std::move(nyxid_args),
+    stack_ = std::make_unique<AevatarStack>(kWorkflowUsers, std::move(nyxid_args),
                                             std::vector<std::string>{"--stop-window-ms", "8000"});
     ASSERT_TRUE(stack_->ok());
     token_ = stack_->Login("alice");

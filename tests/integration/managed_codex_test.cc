@@ -66,12 +66,14 @@ TEST_P(ManagedCodex, CodexRunsTheModelsCommandInItsWorkspace) {
   }
   Ready();
   const std::string prompt =
-      "Run `git rev-parse --is-inside-work-tree && printf 'print(6*7)\\n' > six.py && "
-      "python3 six.py && pwd` and report its output";
+      "Run `git rev-parse --is-inside-work-tree && echo \"CLEAN[$(git status --porcelain)]\" && "
+      "printf 'print(6*7)\\n' > six.py && python3 six.py && pwd` and report its output";
   auto reply = stack_->Exec(alice_, ManagedCodexStack::ManagedArgs(prompt));
   ASSERT_EQ(reply.status, 200) << reply.body;
   const std::string output = JsonOf(reply).value("output", "");
   EXPECT_TRUE(absl::StrContains(output, "true")) << output;
+  // An empty repository: the run script and .aevatar/ are not in its tree.
+  EXPECT_TRUE(absl::StrContains(output, "CLEAN[]")) << output;
   EXPECT_TRUE(absl::StrContains(output, "42")) << output;
   EXPECT_TRUE(absl::StrContains(output, "/workspace")) << output;
 }

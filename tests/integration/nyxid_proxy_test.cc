@@ -13,7 +13,7 @@ namespace {
 
 constexpr char kAlicePassword[] = "alice-PLANTED-password-7731";
 
-std::string Bootstrap(uint16_t chrono_port) {
+std::string ProxyBootstrap(uint16_t chrono_port) {
   return std::string(R"yaml(
 users:
   - {username: alice, password: ")yaml") +
@@ -51,7 +51,7 @@ class NyxidProxy : public ::testing::Test {
          chrono_dir_->path() + "/state", "--jwks-url", nyxid_url + "/.well-known/jwks.json",
          "--nyxid-base-url", nyxid_url, "--workers", "2"},
         chrono_dir_->path() + "/chrono.log");
-    nyxid_ = new NyxidFixture(Bootstrap(chrono_->port()), {}, nyxid_port);
+    nyxid_ = new NyxidFixture(ProxyBootstrap(chrono_->port()), {}, nyxid_port);
     alice_ = nyxid_->Login("alice", kAlicePassword);
     route_ = nyxid_->KeyBySlug(alice_, "chrono-sandbox").value("id", "");
   }

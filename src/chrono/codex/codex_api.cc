@@ -12,7 +12,6 @@ namespace {
 
 using base::ApiError;
 
-constexpr size_t kMaxIdempotencyKeyLength = 255;
 constexpr size_t kMaxBodyBytes = 128 << 10;
 // Room kept under kMaxBodyBytes for the members other than `output`.
 constexpr size_t kBodySlack = 4 << 10;

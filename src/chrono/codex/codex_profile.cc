@@ -7,21 +7,19 @@ namespace aevatar::chrono {
 // bash reads the script through an open descriptor, so deleting the file
 // first keeps it out of the repository Codex sees. `set -eu`: any failed
 // preparation step ends the run with a nonzero exit before Codex starts.
-// Codex identifies the OS at start by running `lsb_release -a` twice (on
-// Debian a shell script of seven more processes each; about a second under
-// gVisor's ptrace platform): .aevatar/bin, first on PATH, answers it with
-// /bin/false, and Codex falls back to reading /etc/os-release.
+// Every process costs tens of milliseconds under gVisor's ptrace platform,
+// so the script starts two (rm, mkdir): the empty repository is the few
+// files `git init` would write, made with bash builtins.
 const char kCodexRunScript[] = R"(set -eu
 rm -f -- "$0"
 cd /workspace
-git init -q
-mkdir -p .aevatar/codex-home .aevatar/bin
-ln -s /bin/false .aevatar/bin/lsb_release
-printf '.aevatar/\n' >> .git/info/exclude
-cat > .aevatar/prompt.txt
+mkdir -p .git/objects .git/refs/heads .git/refs/tags .git/info .aevatar/codex-home
+printf 'ref: refs/heads/main\n' > .git/HEAD
+printf '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n' > .git/config
+printf '.aevatar/\n' > .git/info/exclude
 printf '%s' "$AEVATAR_CODEX_CONFIG" > .aevatar/codex-home/config.toml
 unset AEVATAR_CODEX_CONFIG
-exec codex --ask-for-approval never exec --ephemeral --json - < .aevatar/prompt.txt
+exec codex --ask-for-approval never exec --ephemeral --json -
 )";
 
 namespace {
@@ -86,9 +84,14 @@ sandbox::RunSpec BuildCodexRunSpec(const CodexRunInput& input) {
   spec.source = kCodexRunScript;
   spec.stdin_data = input.prompt;
   spec.backend = input.backend;
-  spec.server_files = {{input.codex_host_path, kSandboxCodexPath}};
+  // Codex identifies the OS at start by running `lsb_release -a` twice (on
+  // Debian a shell script of seven more processes each; about a second under
+  // gVisor's ptrace platform): /bin/false answers it, and Codex falls back to
+  // reading /etc/os-release.
+  spec.server_files = {{input.codex_host_path, kSandboxCodexPath},
+                       {"/bin/false", kSandboxLsbReleasePath}};
   spec.server_env = {
-      {"PATH", "/workspace/.aevatar/bin:/opt/codex/bin:/usr/local/bin:/usr/bin:/bin"},
+      {"PATH", "/opt/codex/bin:/usr/local/bin:/usr/bin:/bin"},
       {"CODEX_HOME", kSandboxCodexHome},
       {"AEVATAR_CODEX_CONFIG", CodexConfigToml(input.model, input.relay_port)},
       {kCodexTokenEnv, input.token},

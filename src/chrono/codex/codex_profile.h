@@ -12,9 +12,8 @@
 // The fixed, caller-proof shape of one managed Codex run (DESIGN §6): the
 // server-owned script, the runtime-written Codex config and the run's
 // environment, files and limits. Nothing a caller sends reaches any of it
-// except the prompt, which arrives as the run's stdin data and is written to
-// /workspace/.aevatar/prompt.txt, then fed to Codex's stdin: it is never a
-// flag, a config value, a file name or a line of the script.
+// except the prompt, which is the run's stdin data and so Codex's stdin: it
+// is never a flag, a config value, a file name or a line of the script.
 namespace aevatar::chrono {
 
 // Where the Codex binary appears inside the sandbox (a read-only bind).
@@ -22,14 +21,17 @@ inline constexpr char kSandboxCodexPath[] = "/opt/codex/bin/codex";
 // Codex's private home: inside the workspace (not under $TMPDIR, which
 // Codex refuses), excluded from the Git work tree.
 inline constexpr char kSandboxCodexHome[] = "/workspace/.aevatar/codex-home";
+// /bin/false, first on PATH as `lsb_release` (read-only bind).
+inline constexpr char kSandboxLsbReleasePath[] = "/opt/codex/bin/lsb_release";
 // The environment variable Codex reads the model credential from.
 inline constexpr char kCodexTokenEnv[] = "NYXID_LLM_TOKEN";
 
 // The script the run executes (bash, a constant). It deletes itself, makes
-// /workspace an empty Git repository, writes the prompt (stdin) and the
-// config ($AEVATAR_CODEX_CONFIG, then unset) under .aevatar/ and replaces
-// itself with exactly
-//   codex --ask-for-approval never exec --ephemeral --json - < prompt.txt
+// /workspace an empty Git repository, writes the config
+// ($AEVATAR_CODEX_CONFIG, then unset) under .aevatar/ and replaces itself
+// with exactly
+//   codex --ask-for-approval never exec --ephemeral --json -
+// which reads the prompt from the run's stdin.
 extern const char kCodexRunScript[];
 
 // Returns InvalidArgument unless `model` is 1..128 characters of
@@ -44,10 +46,9 @@ absl::Status ValidateCodexModelName(std::string_view model);
 std::string CodexConfigToml(std::string_view model, uint16_t relay_port);
 
 // The whole run: bash with kCodexRunScript, the prompt as stdin, the Codex
-// binary at kSandboxCodexPath, `token` (the relay's run key) as
-// NYXID_LLM_TOKEN (server_env), and
-// limits that fit Codex (a 1 GiB memory cgroup, 512 pids for its threads,
-// 4 MiB of captured output per stream).
+// binary at kSandboxCodexPath, /bin/false at kSandboxLsbReleasePath, `token` (the relay's run key)
+// as NYXID_LLM_TOKEN (server_env), and limits that fit Codex (a 1 GiB memory cgroup, 512 pids for
+// its threads, 4 MiB of captured output per stream).
 struct CodexRunInput {
   std::string codex_host_path;
   std::string model;

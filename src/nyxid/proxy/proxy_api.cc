@@ -31,11 +31,6 @@ absl::Status NotFound(std::string code, std::string detail) {
   return base::ApiError(absl::StatusCode::kNotFound, std::move(code), std::move(detail), 404);
 }
 
-absl::Status Forbidden(std::string code, std::string detail) {
-  return base::ApiError(absl::StatusCode::kPermissionDenied, std::move(code), std::move(detail),
-                        403);
-}
-
 // The still-encoded path after /api/v1/proxy/{slug}/, from the raw target.
 std::string RawRest(const http::Request& request, const std::string& slug) {
   std::string_view target = request.target;
@@ -64,7 +59,7 @@ absl::StatusOr<UserService> ResolveRoute(const HttpApiDeps& deps, const Principa
   if (route->slug != slug) {
     return NotFound("ROUTE_SLUG_MISMATCH", "the user service does not carry this slug");
   }
-  if (!route->active) return Forbidden("ROUTE_INACTIVE", "the user service is not active");
+  if (!route->active) return base::Forbidden("ROUTE_INACTIVE", "the user service is not active");
   if (absl::Status st = CheckUsable(caller, *route); !st.ok()) return st;
   if (absl::Status st = CheckCredentialAllowed(caller, *route); !st.ok()) return st;
   return route;

@@ -4,14 +4,6 @@
 #include "nyxid/tokens/agent_keys.h"
 
 namespace aevatar::nyxid {
-namespace {
-
-absl::Status Forbidden(std::string code, std::string detail) {
-  return base::ApiError(absl::StatusCode::kPermissionDenied, std::move(code), std::move(detail),
-                        403);
-}
-
-}  // namespace
 
 std::optional<OrgRole> RoleIn(const Principal& caller, const std::string& org_id) {
   for (const Membership& membership : caller.memberships) {
@@ -47,19 +39,20 @@ absl::Status CheckVisible(const Principal& caller, const UserService& route) {
 absl::Status CheckUsable(const Principal& caller, const UserService& route) {
   if (absl::Status visible = CheckVisible(caller, route); !visible.ok()) return visible;
   if (CanUse(caller, route)) return absl::OkStatus();
-  return Forbidden("ROUTE_USE_DENIED",
-                   "the organisation does not allow its members to use this service");
+  return base::Forbidden("ROUTE_USE_DENIED",
+                         "the organisation does not allow its members to use this service");
 }
 
 absl::Status CheckWritable(const Principal& caller, const UserService& route) {
   if (absl::Status visible = CheckVisible(caller, route); !visible.ok()) return visible;
   if (route.auto_connected) {
-    return Forbidden("USER_SERVICE_AUTO_CONNECTED",
-                     "an auto-connected service is managed by the platform and cannot be changed");
+    return base::Forbidden(
+        "USER_SERVICE_AUTO_CONNECTED",
+        "an auto-connected service is managed by the platform and cannot be changed");
   }
   if (CanWrite(caller, route)) return absl::OkStatus();
-  return Forbidden("USER_SERVICE_WRITE_FORBIDDEN",
-                   "only the owner or an organisation admin may change this service");
+  return base::Forbidden("USER_SERVICE_WRITE_FORBIDDEN",
+                         "only the owner or an organisation admin may change this service");
 }
 
 absl::Status CheckCredentialAllowed(const Principal& caller, const UserService& route) {
@@ -70,33 +63,36 @@ absl::Status CheckCredentialAllowed(const Principal& caller, const UserService& 
       if (caller.agent_key && AgentKeyAllowsRoute(*caller.agent_key, route)) {
         return absl::OkStatus();
       }
-      return Forbidden("AGENT_KEY_SERVICE_NOT_ALLOWED",
-                       "this agent key is not allowed to use this service");
+      return base::Forbidden("AGENT_KEY_SERVICE_NOT_ALLOWED",
+                             "this agent key is not allowed to use this service");
     case CredentialKind::kDelegation:
       if (!caller.HasScope(kProxyScope)) {
-        return Forbidden("TOKEN_SCOPE_MISSING", "the delegation token lacks the scope proxy:*");
+        return base::Forbidden("TOKEN_SCOPE_MISSING",
+                               "the delegation token lacks the scope proxy:*");
       }
       if (route.policy.inject_delegation_token) {
-        return Forbidden("DELEGATION_CANNOT_MINT",
-                         "a delegation token cannot be used to mint another delegation token");
+        return base::Forbidden(
+            "DELEGATION_CANNOT_MINT",
+            "a delegation token cannot be used to mint another delegation token");
       }
       return absl::OkStatus();
   }
-  return Forbidden("CREDENTIAL_KIND_REJECTED", "this credential kind is not accepted");
+  return base::Forbidden("CREDENTIAL_KIND_REJECTED", "this credential kind is not accepted");
 }
 
 absl::Status RequireHumanToken(const Principal& caller) {
   if (caller.kind == CredentialKind::kAccess) return absl::OkStatus();
-  return Forbidden("HUMAN_TOKEN_REQUIRED",
-                   "this operation requires a human access token, not an agent key or a "
-                   "delegation token");
+  return base::Forbidden("HUMAN_TOKEN_REQUIRED",
+                         "this operation requires a human access token, not an agent key or a "
+                         "delegation token");
 }
 
 absl::Status RequireAccountRead(const Principal& caller) {
   if (caller.kind != CredentialKind::kDelegation || caller.HasScope(kAccountReadScope)) {
     return absl::OkStatus();
   }
-  return Forbidden("TOKEN_SCOPE_MISSING", "the delegation token lacks the scope account:read");
+  return base::Forbidden("TOKEN_SCOPE_MISSING",
+                         "the delegation token lacks the scope account:read");
 }
 
 }  // namespace aevatar::nyxid

@@ -1,5 +1,6 @@
 #include "nlohmann/json.hpp"
 #include "nyxid/store/sqlite_nyxid_store.h"
+#include "nyxid/store/sqlite_rows.h"
 
 // Users, organisations, memberships, Agent Keys and registered clients.
 namespace aevatar::nyxid {
@@ -37,18 +38,9 @@ AgentKeyRecord KeyFromRow(const store::Statement& row) {
   return key;
 }
 
-// Runs `statement` and returns the row built by `from_row`, or NotFound.
-template <typename T, typename FromRow>
-absl::StatusOr<T> One(absl::StatusOr<store::Statement> statement, FromRow from_row,
-                      const char* what) {
-  if (!statement.ok()) return statement.status();
-  auto has_row = statement->Step();
-  if (!has_row.ok()) return has_row.status();
-  if (!*has_row) return absl::NotFoundError(std::string(what) + " not found");
-  return from_row(*statement);
-}
-
 }  // namespace
+
+using sqlite_rows::One;
 
 absl::Status SqliteNyxidStore::InsertUser(const User& user) {
   absl::MutexLock lock(&mu_);

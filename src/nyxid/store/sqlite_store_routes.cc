@@ -2,6 +2,7 @@
 #include "base/crypto.h"
 #include "nlohmann/json.hpp"
 #include "nyxid/store/sqlite_nyxid_store.h"
+#include "nyxid/store/sqlite_rows.h"
 
 // Catalog services and UserService routes.
 namespace aevatar::nyxid {
@@ -82,29 +83,10 @@ UserService RouteFromRow(const store::Statement& row) {
   return route;
 }
 
-template <typename T, typename FromRow>
-absl::StatusOr<std::vector<T>> All(absl::StatusOr<store::Statement> statement, FromRow from_row) {
-  if (!statement.ok()) return statement.status();
-  std::vector<T> rows;
-  while (true) {
-    auto has_row = statement->Step();
-    if (!has_row.ok()) return has_row.status();
-    if (!*has_row) break;
-    rows.push_back(from_row(*statement));
-  }
-  return rows;
-}
-
-template <typename T, typename FromRow>
-absl::StatusOr<T> One(absl::StatusOr<store::Statement> statement, FromRow from_row,
-                      const char* what) {
-  auto rows = All<T>(std::move(statement), from_row);
-  if (!rows.ok()) return rows.status();
-  if (rows->empty()) return absl::NotFoundError(std::string(what) + " not found");
-  return std::move(rows->front());
-}
-
 }  // namespace
+
+using sqlite_rows::All;
+using sqlite_rows::One;
 
 absl::Status SqliteNyxidStore::PutCatalogService(const CatalogService& service) {
   const std::string kind(ServiceKindName(service.kind));

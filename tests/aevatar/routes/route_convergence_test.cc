@@ -7,12 +7,14 @@
 
 #include "absl/status/status.h"
 #include "aevatar/routes/route_resolution.h"
+#include "aevatar/routes/route_test_facts.h"
 #include "gtest/gtest.h"
 
 namespace aevatar::orchestrator {
 namespace {
 
-constexpr char kCatalog[] = "cs_chrono";
+using route_test::Alice;
+using route_test::kCatalog;
 
 // ScriptedNyxid is a test double of NyxID's route endpoints as one caller sees
 // them. Reads serve `inventory`; writes answer with the scripted status and,
@@ -91,10 +93,6 @@ class ScriptedNyxid : public RouteWriter {
     return out;
   }
 };
-
-CallerFacts Alice(std::map<std::string, std::string> orgs = {}) {
-  return CallerFacts{"u_alice", std::move(orgs)};
-}
 
 // An active personal chrono-sandbox route of alice that misses the contract
 // (no forwarded token, no sandbox:execute) and carries an unrelated scope.

@@ -1,16 +1,14 @@
 // The fail-closed code_execute route selection, one case per typed outcome.
 #include "aevatar/routes/route_resolution.h"
 
+#include "aevatar/routes/route_test_facts.h"
 #include "gtest/gtest.h"
 
 namespace aevatar::orchestrator {
 namespace {
 
-constexpr char kCatalog[] = "cs_chrono";
-
-CallerFacts Alice(std::map<std::string, std::string> orgs = {}) {
-  return CallerFacts{"u_alice", std::move(orgs)};
-}
+using route_test::Alice;
+using route_test::kCatalog;
 
 // A compliant, active, personal chrono-sandbox route owned by alice.
 RouteFacts Compliant(const std::string& id = "us_alice") {

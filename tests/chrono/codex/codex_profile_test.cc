@@ -7,13 +7,13 @@
 namespace aevatar::chrono {
 namespace {
 
-TEST(CodexProfile, ScriptRunsExactlyTheFixedCommandWithThePromptFileOnStdin) {
+TEST(CodexProfile, ScriptEndsInExactlyTheFixedCommandReadingThePromptFromStdin) {
   const std::string script = kCodexRunScript;
-  EXPECT_NE(script.find("\nexec codex --ask-for-approval never exec --ephemeral --json - < "
-                        ".aevatar/prompt.txt\n"),
-            std::string::npos);
-  EXPECT_NE(script.find("\ngit init -q\n"), std::string::npos);
-  EXPECT_NE(script.find("\ncat > .aevatar/prompt.txt\n"), std::string::npos);
+  const std::string command = "\nexec codex --ask-for-approval never exec --ephemeral --json -\n";
+  ASSERT_GE(script.size(), command.size());
+  EXPECT_EQ(script.substr(script.size() - command.size()), command);
+  EXPECT_NE(script.find("\nprintf 'ref: refs/heads/main\\n' > .git/HEAD\n"), std::string::npos);
+  EXPECT_NE(script.find("\nprintf '.aevatar/\\n' > .git/info/exclude\n"), std::string::npos);
   // No caller text is ever interpolated: the script has no variable but the
   // config and $0 (itself).
   for (size_t at = script.find('$'); at != std::string::npos; at = script.find('$', at + 1)) {
@@ -74,8 +74,10 @@ TEST(CodexProfile, RunSpecCarriesThePromptAsDataAndTheTokenOnlyAsServerEnv) {
     }
   }
   EXPECT_EQ(token_vars, 1);
-  ASSERT_EQ(spec.server_files.size(), 1u);
+  ASSERT_EQ(spec.server_files.size(), 2u);
   EXPECT_EQ(spec.server_files[0].sandbox_path, kSandboxCodexPath);
+  EXPECT_EQ(spec.server_files[1].host_path, "/bin/false");
+  EXPECT_EQ(spec.server_files[1].sandbox_path, kSandboxLsbReleasePath);
   EXPECT_EQ(spec.limits.wall_timeout_secs, 42);
   EXPECT_GE(spec.limits.max_pids, 256u);
   EXPECT_GE(spec.limits.memory_bytes, 512ull << 20);

@@ -15,7 +15,7 @@
 namespace aevatar::testing {
 namespace {
 
-constexpr char kBody[] = R"({"model":"gpt-double-1","input":"hello","stream":true})";
+constexpr char kStreamingRequest[] = R"({"model":"gpt-double-1","input":"hello","stream":true})";
 
 class LlmProxyHttps : public ::testing::Test {
  protected:
@@ -49,7 +49,7 @@ class LlmProxyHttps : public ::testing::Test {
     const std::string route = nyxid.KeyBySlug(token, "chrono-llm-public").value("id", "");
     EXPECT_FALSE(route.empty());
     return nyxid.Call("POST", "/api/v1/proxy/chrono-llm-public/responses?_nyxid_via=" + route,
-                      token, kBody, {{"Accept", "text/event-stream"}});
+                      token, kStreamingRequest, {{"Accept", "text/event-stream"}});
   }
 
   RecordingUpstream upstream_;
