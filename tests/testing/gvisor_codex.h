@@ -7,9 +7,9 @@
 namespace aevatar::testing {
 
 // Under Debian's gVisor (20221219, ptrace platform) a Codex run whose model
-// has Codex execute a command sometimes never sees the command exit when the
-// host is loaded (parallel test runs), and the run ends timed_out at its
-// deadline (docs/chrono-sandbox.md, "Known limitation"). CI skips those cases
+// has Codex execute a command sometimes never reaps the command's exited
+// shell (no pidfd_open there; the SIGCHLD path loses it), and the run ends
+// timed_out at its deadline (docs/chrono-sandbox.md). CI skips those cases
 // on gVisor, saying so; the same cases run on the native backend, gVisor's
 // network isolation is tested with plain programs (GivenNetnsTest), and
 // AEVATAR_GVISOR_CODEX_COMMANDS=1 runs them here too.
