@@ -20,6 +20,9 @@ CLI::App* AddUpCommand(CLI::App& app, UpOptions& options) {
   up->add_option("--llm-api-key-file", options.llm.api_key_file,
                  "the provider's API key (a 0600 file; NyxID seals it and injects it upstream)");
   up->add_option("--llm-model", options.llm.model, "the model Codex asks the provider for");
+  up->add_option("--llm-ca-file", options.llm.ca_file,
+                 "PEM CA certificate(s) that verify an https --llm-upstream (a private CA; "
+                 "default: the system trust store)");
   up->add_option("--codex-backend", options.llm.codex_backend,
                  "isolation of managed Codex runs: gvisor (default) or native")
       ->check(CLI::IsMember({"gvisor", "native"}));
@@ -28,6 +31,10 @@ CLI::App* AddUpCommand(CLI::App& app, UpOptions& options) {
 
 int RunUpCommand(const UpOptions& options) {
   const LlmUpstreamOptions& llm = options.llm;
+  if (!llm.ca_file.empty() && llm.base_url.empty()) {
+    std::cerr << "aevatar up: --llm-ca-file needs --llm-upstream\n";
+    return 2;
+  }
   if (!llm.base_url.empty() && (llm.api_key_file.empty() || llm.model.empty())) {
     std::cerr << "aevatar up: --llm-upstream needs --llm-api-key-file and --llm-model\n";
     return 2;

@@ -24,9 +24,10 @@ namespace aevatar::cli {
 // base URL. NyxID keeps the key (sealed) and injects it upstream; no sandbox
 // or caller ever sees it. Without an upstream, codex_exec readiness says so.
 struct LlmUpstreamOptions {
-  std::string base_url;                  // e.g. https://provider.example/v1; empty: none
-  std::string api_key_file;              // the provider key, a private file (0600)
-  std::string model;                     // the one model Codex is configured with
+  std::string base_url;      // e.g. https://provider.example/v1; empty: none
+  std::string api_key_file;  // the provider key, a private file (0600)
+  std::string model;         // the one model Codex is configured with
+  std::string ca_file;       // PEM CA(s) an https upstream is verified against; empty: system store
   std::string codex_backend = "gvisor";  // isolation of managed Codex runs: gvisor | native
 };
 
