@@ -59,9 +59,13 @@ class AevatarUpLlm : public ::testing::Test {
     const std::string state = dir_.path() + "/" + name;
     const uint16_t base = PickFreePortRange(3);
     std::vector<std::string> argv = {
-        BinaryPath("aevatar"), "up", "--state-dir", state, "--port-base", std::to_string(base),
-        "--llm-upstream", "https://127.0.0.1:" + std::to_string(front_->port()) + "/v1",
-        "--llm-api-key-file", key_file_, "--llm-model", kModel, "--codex-backend", "native"};
+        BinaryPath("aevatar"), "up",
+        "--state-dir",         state,
+        "--port-base",         std::to_string(base),
+        "--llm-upstream",      "https://127.0.0.1:" + std::to_string(front_->port()) + "/v1",
+        "--llm-api-key-file",  key_file_,
+        "--llm-model",         kModel,
+        "--codex-backend",     "native"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     ServiceProcess up(argv, dir_.path() + "/" + name + ".log");
     if (!up.ok()) return "aevatar up did not start: " + up.ReadLog();
