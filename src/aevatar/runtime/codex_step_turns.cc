@@ -89,13 +89,7 @@ absl::Status CompleteCodexStep(const TurnDeps& deps, Turn& turn, const WorkflowS
     if (status == "succeeded") status = "failed";
     DiagnoseFailure(turn, step_state, code, detail);
   }
-  step_state["status"] = status;
-  step_state["output"] = output;
-  step_state["finished_at_ms"] = deps.now_ms;
-  state["step_outputs"][step.id] = output;
-  state["pending"] = nullptr;
-  AddEvent(turn, deps.now_ms, "step.completed",
-           {{"step_id", step.id}, {"status", status}, {"outcome_code", code}});
+  RecordStepFinished(turn, deps.now_ms, step.id, status, output);
   TerminalOutcome outcome;
   outcome.tool = "codex_exec";
   outcome.step_id = step.id;

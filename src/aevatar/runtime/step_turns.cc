@@ -118,16 +118,7 @@ void CompleteStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinition& de
     step_state["outcome_code"] = decision.outcome_code;
     DiagnoseFailure(turn, step_state, decision.outcome_code, decision.detail);
   }
-  step_state["status"] = status;
-  step_state["output"] = output;
-  step_state["finished_at_ms"] = deps.now_ms;
-  state["step_outputs"][step.id] = output;
-  // The pending operation is replaced by the completion in the same commit.
-  state["pending"] = nullptr;
-  AddEvent(turn, deps.now_ms, "step.completed",
-           {{"step_id", step.id},
-            {"status", status},
-            {"outcome_code", step_state.value("outcome_code", "")}});
+  RecordStepFinished(turn, deps.now_ms, step.id, status, output);
   TerminalOutcome outcome;
   outcome.step_id = step.id;
   outcome.operation = decision.pending;

@@ -57,6 +57,21 @@ json& CurrentStep(Turn& turn) {
   return state["steps"][state.value("step_index", 0)];
 }
 
+void RecordStepFinished(Turn& turn, int64_t now, const std::string& step_id,
+                        const std::string& status, const json& output) {
+  json& state = turn.state();
+  json& step_state = CurrentStep(turn);
+  step_state["status"] = status;
+  step_state["output"] = output;
+  step_state["finished_at_ms"] = now;
+  state["step_outputs"][step_id] = output;
+  state["pending"] = nullptr;
+  AddEvent(turn, now, "step.completed",
+           {{"step_id", step_id},
+            {"status", status},
+            {"outcome_code", step_state.value("outcome_code", "")}});
+}
+
 absl::StatusOr<WorkflowDefinition> LoadDefinition(const TurnDeps& deps, const json& state) {
   auto sealed = deps.store->GetSealed(state.value("definition_ref", ""));
   if (!sealed.ok()) return sealed.status();

@@ -38,6 +38,12 @@ absl::Status Commit(const TurnDeps& deps, Turn& turn);
 void ScheduleIn(Turn& turn, int64_t now, int64_t delay_ms);
 void FinishRun(Turn& turn, int64_t now, const std::string& phase, const std::string& outcome);
 nlohmann::json& CurrentStep(Turn& turn);
+// Records the current step as finished with `status` and `output`: its state,
+// the run's step outputs, the pending operation cleared (the completion
+// replaces it in the same commit) and a step.completed event carrying the
+// step's outcome_code. Tools set outcome_code on the step first.
+void RecordStepFinished(Turn& turn, int64_t now, const std::string& step_id,
+                        const std::string& status, const nlohmann::json& output);
 absl::StatusOr<WorkflowDefinition> LoadDefinition(const TurnDeps& deps,
                                                   const nlohmann::json& state);
 absl::StatusOr<std::string> LoadCredential(const TurnDeps& deps, const nlohmann::json& state);
