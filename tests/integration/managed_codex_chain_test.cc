@@ -19,6 +19,7 @@
 #include "managed_codex_stack.h"
 #include "nyxid_fixture.h"
 #include "testing/poll.h"
+#include "testing/proc_file.h"
 
 namespace aevatar::testing {
 namespace {
@@ -47,22 +48,7 @@ std::string CodeOf(const http::ClientResponse& reply) { return JsonOf(reply).val
 
 // The processes below `root` (by parent pid), from /proc.
 std::vector<pid_t> DescendantsOf(pid_t root) {
-  std::map<pid_t, pid_t> parent;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    if (!std::getline(stat, line)) continue;
-    // "pid (comm) state ppid …": comm may hold spaces and parentheses.
-    const size_t close = line.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(line.substr(close + 2));
-    char state = 0;
-    pid_t ppid = 0;
-    rest >> state >> ppid;
-    parent[std::stoi(name)] = ppid;
-  }
+  std::map<pid_t, pid_t> parent = ParentPids();
   std::vector<pid_t> below;
   for (const auto& [pid, ppid] : parent) {
     for (pid_t up = ppid; up > 1; up = parent.count(up) ? parent[up] : 0) {

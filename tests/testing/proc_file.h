@@ -1,8 +1,12 @@
 #ifndef AEVATAR_TESTS_TESTING_PROC_FILE_H_
 #define AEVATAR_TESTS_TESTING_PROC_FILE_H_
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 
 namespace aevatar::testing {
@@ -21,6 +25,27 @@ inline std::string ReadProcFile(const std::filesystem::path& path) {
     if (!in) break;
   }
   return contents;
+}
+
+// Every live process's parent: pid -> ppid, read from /proc/PID/stat. A
+// process that exits mid-scan is simply left out.
+inline std::map<pid_t, pid_t> ParentPids() {
+  std::map<pid_t, pid_t> parents;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = ReadProcFile(it->path() / "stat");
+    // "pid (comm) state ppid …": comm may hold spaces and parentheses.
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 1));
+    std::string state;
+    pid_t ppid = 0;
+    if (rest >> state >> ppid) parents[std::stoi(name)] = ppid;
+  }
+  return parents;
 }
 
 }  // namespace aevatar::testing

@@ -66,20 +66,8 @@ std::vector<std::string> GvisorRunDirsOf(pid_t pid) {
 // Live processes whose parent is `pid`.
 std::vector<pid_t> ChildrenOf(pid_t pid) {
   std::vector<pid_t> children;
-  std::error_code ec;
-  for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end;
-       it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string stat = testing::ReadProcFile(it->path() / "stat");
-    // "pid (comm) state ppid …"; comm may hold spaces, so parse after ')'.
-    const size_t close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(stat.substr(close + 1));
-    std::string state;
-    pid_t ppid = 0;
-    rest >> state >> ppid;
-    if (ppid == pid) children.push_back(std::stoi(name));
+  for (const auto& [child, parent] : testing::ParentPids()) {
+    if (parent == pid) children.push_back(child);
   }
   return children;
 }
