@@ -130,6 +130,7 @@ class Service : public ChronoService {
     auto codex_options = CodexOptions(config);
     if (!codex_options.ok()) return codex_options.status();
     codex_ = std::make_unique<CodexRunner>(std::move(*codex_options), engine_.get());
+    codex_->StartHomeTemplate();
     codex_attach_ = std::make_unique<CodexAttachRegistry>(base::NowUnixMs);
 
     HttpApiDeps deps{auth_.get(),   executor_.get(), store_.get(),

@@ -35,6 +35,7 @@ absl::StatusOr<RunResult> Engine::Run(const RunSpec& spec, const RunControl& con
   if (auto st = ValidateLimits(spec.limits, options_.max_limits); !st.ok()) return st;
   if (auto st = ValidateCallerEnv(spec.env); !st.ok()) return st;
   if (auto st = ValidateServerFiles(spec.server_files); !st.ok()) return st;
+  if (auto st = ValidateMemoryDirs(spec.memory_dirs); !st.ok()) return st;
   Backend* backend = native_.get();
   if (spec.backend == BackendKind::kGvisor) {
     auto gvisor = Gvisor();

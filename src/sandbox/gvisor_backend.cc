@@ -137,7 +137,8 @@ absl::StatusOr<RunResult> GvisorBackend::Run(const PreparedRun& run, const RunCo
   // then runsc's extra cgroups and the directory go.
   auto dir = GvisorRunDir::Create(scratch_base_dir_, run.runtime.source_path, spec.source);
   if (!dir.ok()) return dir.status();
-  if (auto st = dir->AddServerFileMountPoints(spec.server_files); !st.ok()) return st;
+  if (auto st = dir->AddServerFiles(spec.server_files); !st.ok()) return st;
+  if (auto st = dir->AddMemoryDirMountPoints(spec.memory_dirs); !st.ok()) return st;
   RunscCgroupSweeper sweeper(cgroup_roots_, cgroups_path);
   const os::CgroupLimits host_limits = GvisorHostLimits(limits);
   auto cgroup = cgroups_->Create(name, host_limits);
@@ -155,6 +156,7 @@ absl::StatusOr<RunResult> GvisorBackend::Run(const PreparedRun& run, const RunCo
   config.pids_limit = host_limits.max_pids;
   config.cgroups_path = cgroups_path;
   config.server_files = spec.server_files;
+  config.memory_dirs = spec.memory_dirs;
   // runsc (root) opens the namespace through our descriptor table.
   if (given_netns) {
     config.netns_path = absl::StrCat("/proc/", os::CurrentPid(), "/fd/", control.netns_fd);

@@ -91,7 +91,7 @@ absl::Status GvisorRunDir::WriteConfig(std::string_view text) const {
   return WriteFile(config_path(), text, fs::perms::owner_read | fs::perms::owner_write);
 }
 
-absl::Status GvisorRunDir::AddServerFileMountPoints(const std::vector<ServerFile>& files) const {
+absl::Status GvisorRunDir::AddServerFiles(const std::vector<ServerFile>& files) const {
   const std::string root = rootfs_dir();
   for (const ServerFile& file : files) {
     // The path is /opt/…, validated: build its directories one by one.
@@ -103,7 +103,18 @@ absl::Status GvisorRunDir::AddServerFileMountPoints(const std::vector<ServerFile
     }
     constexpr fs::perms kMode0444 =
         fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read;
-    if (auto st = WriteFile(root + file.sandbox_path, "", kMode0444); !st.ok()) return st;
+    // A bound file's mount point is empty; a written file is its contents.
+    const std::string_view contents = file.contents != nullptr ? *file.contents : "";
+    if (auto st = WriteFile(root + file.sandbox_path, contents, kMode0444); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GvisorRunDir::AddMemoryDirMountPoints(const std::vector<std::string>& names) const {
+  for (const std::string& name : names) {
+    if (auto st = MakeDir(absl::StrCat(workspace_dir(), "/", name), kMode0755); !st.ok()) {
+      return st;
+    }
   }
   return absl::OkStatus();
 }

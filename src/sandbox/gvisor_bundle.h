@@ -51,9 +51,14 @@ class GvisorRunDir {
   // binds them read-only.
   const std::vector<std::string>& host_dirs_to_bind() const { return host_dirs_to_bind_; }
 
-  // Makes the mount points of `files` (validated server files) in the
-  // rootfs: their parent directories (0755) and an empty file (0444) each.
-  absl::Status AddServerFileMountPoints(const std::vector<ServerFile>& files) const;
+  // Lays out `files` (validated server files) in the rootfs: their parent
+  // directories (0755) and a file (0444) each, empty as a bound file's
+  // mount point or holding a written file's contents.
+  absl::Status AddServerFiles(const std::vector<ServerFile>& files) const;
+
+  // Makes the mount point of each memory dir (validated names) in the
+  // workspace: the tmpfs the config mounts there covers it.
+  absl::Status AddMemoryDirMountPoints(const std::vector<std::string>& names) const;
 
   // Replaces config.json with `text`.
   absl::Status WriteConfig(std::string_view text) const;

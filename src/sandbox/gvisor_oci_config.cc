@@ -48,6 +48,7 @@ json Mounts(const OciConfigInput& input) {
     mounts.push_back(Mount(dir, "bind", dir, {"rbind", "ro", "nosuid", "nodev"}));
   }
   for (const ServerFile& file : input.server_files) {
+    if (file.contents != nullptr) continue;  // written into the rootfs itself
     mounts.push_back(
         Mount(file.sandbox_path, "bind", file.host_path, {"bind", "ro", "nosuid", "nodev"}));
   }
@@ -58,6 +59,11 @@ json Mounts(const OciConfigInput& input) {
   // see each other's files; RLIMIT_FSIZE bounds each file written there.
   mounts.push_back(
       Mount(kWorkspaceDir, "bind", input.workspace_dir, {"rbind", "rw", "nosuid", "nodev"}));
+  for (const std::string& name : input.memory_dirs) {
+    mounts.push_back(Mount(absl::StrCat(kWorkspaceDir, "/", name), "tmpfs", "tmpfs",
+                           {"nosuid", "nodev", "mode=0755", absl::StrCat("uid=", kSandboxUid),
+                            absl::StrCat("gid=", kSandboxGid), tmpfs_size}));
+  }
   return mounts;
 }
 

@@ -22,6 +22,7 @@ struct OciConfigInput {
   int64_t pids_limit = 0;                      // linux.resources.pids
   std::string cgroups_path;                    // linux.cgroupsPath, e.g. /chrono-sandbox/gvisor-1-2
   std::vector<ServerFile> server_files;        // bound read-only at their sandbox paths
+  std::vector<std::string> memory_dirs;        // a tmpfs each at /workspace/NAME
   // The network namespace the sandbox joins (e.g. /proc/PID/fd/N), with
   // runsc --network=host; "" gives gVisor a new, empty one.
   std::string netns_path;

@@ -152,8 +152,8 @@ NativeBackend::NativeBackend(os::UniqueFd init_exe, std::unique_ptr<os::CgroupMa
 class NativeBackend::InitPlan {
  public:
   InitPlan(const PreparedRun& run, const os::SeccompProgram& seccomp, bool handed_netns)
-      : rootfs_(run.spec->limits, run.runtime.source_path, run.spec->source,
-                run.spec->server_files),
+      : rootfs_(run.spec->limits, run.runtime.source_path, run.spec->source, run.spec->server_files,
+                run.spec->memory_dirs),
         rlimits_(BuildRlimits(run.spec->limits)),
         envp_(run.envp) {
     argvs_.reserve(run.runtime.stages.size());

@@ -19,8 +19,14 @@ constexpr unsigned long kNoSuidNoDev = MS_NOSUID | MS_NODEV;
 }  // namespace
 
 RootfsPlan::RootfsPlan(const Limits& limits, const std::string& source_path,
-                       const std::string& source, const std::vector<ServerFile>& server_files) {
-  root_options_ = "size=1m,nr_inodes=4096,mode=0755";
+                       const std::string& source, const std::vector<ServerFile>& server_files,
+                       const std::vector<std::string>& memory_dirs) {
+  // 1 MiB holds the directories and /etc; written server files come on top.
+  uint64_t root_bytes = 1ull << 20;
+  for (const ServerFile& file : server_files) {
+    if (file.contents != nullptr) root_bytes += file.contents->size();
+  }
+  root_options_ = absl::StrCat("size=", root_bytes, ",nr_inodes=4096,mode=0755");
   steps_.push_back({.kind = Kind::kMkdir, .path = Under("/usr"), .mode = 0755});
   steps_.push_back(
       {.kind = Kind::kBindRo, .path = Under("/usr"), .source = "/usr", .flags = kNoSuidNoDev});
@@ -46,14 +52,20 @@ RootfsPlan::RootfsPlan(const Limits& limits, const std::string& source_path,
                     .fstype = "tmpfs",
                     .flags = kNoSuidNoDev,
                     .data = Keep(tmpfs_size + ",mode=1777")});
-  steps_.push_back({.kind = Kind::kMkdir, .path = Under("/workspace"), .mode = 0755});
-  steps_.push_back({.kind = Kind::kMount,
-                    .path = Under("/workspace"),
-                    .source = "tmpfs",
-                    .fstype = "tmpfs",
-                    .flags = kNoSuidNoDev,
-                    .data = Keep(absl::StrCat(tmpfs_size, ",mode=0755,uid=", kSandboxUid,
-                                              ",gid=", kSandboxGid))});
+  // The workspace and each memory dir: the program's own tmpfs.
+  const char* workspace_options =
+      Keep(absl::StrCat(tmpfs_size, ",mode=0755,uid=", kSandboxUid, ",gid=", kSandboxGid));
+  auto add_workspace_tmpfs = [&](const std::string& path) {
+    steps_.push_back({.kind = Kind::kMkdir, .path = Under(path), .mode = 0755});
+    steps_.push_back({.kind = Kind::kMount,
+                      .path = Under(path),
+                      .source = "tmpfs",
+                      .fstype = "tmpfs",
+                      .flags = kNoSuidNoDev,
+                      .data = workspace_options});
+  };
+  add_workspace_tmpfs("/workspace");
+  for (const std::string& name : memory_dirs) add_workspace_tmpfs("/workspace/" + name);
   const std::string& kept_source = strings_.emplace_back(source);
   steps_.push_back({.kind = Kind::kWriteFile,
                     .path = Under(source_path),
@@ -95,6 +107,15 @@ void RootfsPlan::AddServerFile(const ServerFile& file) {
         {.kind = Kind::kMkdir, .path = Under(file.sandbox_path.substr(0, slash)), .mode = 0755});
   }
   const char* target = Under(file.sandbox_path);
+  if (file.contents != nullptr) {
+    contents_.push_back(file.contents);
+    steps_.push_back({.kind = Kind::kWriteFile,
+                      .path = target,
+                      .data = file.contents->data(),
+                      .data_len = file.contents->size(),
+                      .mode = 0444});
+    return;
+  }
   steps_.push_back({.kind = Kind::kTouch, .path = target, .mode = 0444});
   steps_.push_back({.kind = Kind::kBindRo,
                     .path = target,

@@ -2,6 +2,7 @@
 #define AEVATAR_SANDBOX_ROOTFS_PLAN_H_
 
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,14 +24,17 @@ inline constexpr char kRootMountPoint[] = "/tmp";
 //   /usr (and /bin, /lib*, /sbin links) read-only, nosuid, nodev from the host;
 //   a generated /etc (passwd, group, hosts; never the host's);
 //   a new /proc; a minimal /dev (null, zero, full, random, urandom, shm);
-//   size-limited tmpfs /tmp and /workspace; the source file in /workspace;
-//   each server file (RunSpec::server_files) bound read-only at its path
-//   under /opt, its parent directories made in the root tmpfs.
+//   size-limited tmpfs /tmp and /workspace, and one in /workspace per memory
+//   dir (RunSpec::memory_dirs); the source file in /workspace;
+//   each server file (RunSpec::server_files) bound or written read-only at
+//   its path under /opt, its parent directories made in the root tmpfs
+//   (which grows by the written files' sizes).
 // Owns every string the steps point to; do not copy after steps() is used.
 class RootfsPlan {
  public:
   RootfsPlan(const Limits& limits, const std::string& source_path, const std::string& source,
-             const std::vector<ServerFile>& server_files = {});
+             const std::vector<ServerFile>& server_files = {},
+             const std::vector<std::string>& memory_dirs = {});
   RootfsPlan(const RootfsPlan&) = delete;
   RootfsPlan& operator=(const RootfsPlan&) = delete;
 
@@ -48,6 +52,7 @@ class RootfsPlan {
   void AddServerFile(const ServerFile& file);
 
   std::deque<std::string> strings_;
+  std::vector<std::shared_ptr<const std::string>> contents_;  // written server files
   std::vector<os::FsStep> steps_;
   std::string root_options_;
 };

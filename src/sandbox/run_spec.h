@@ -2,6 +2,7 @@
 #define AEVATAR_SANDBOX_RUN_SPEC_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,13 +44,16 @@ struct EnvVar {
   std::string value;
 };
 
-// A host file the server shows read-only (nosuid, nodev) inside the sandbox,
-// e.g. the Codex binary. `sandbox_path` is absolute and lies under /opt/
-// (see ValidateServerFiles); its parent directories are made in the
-// sandbox's root.
+// A file the server shows read-only (nosuid, nodev) inside the sandbox:
+// either a host file bound there (`host_path`, e.g. the Codex binary) or
+// bytes written there (`contents`, e.g. the Codex home template); exactly
+// one of the two. `sandbox_path` is absolute and lies under /opt/ (see
+// ValidateServerFiles); its parent directories are made in the sandbox's
+// root.
 struct ServerFile {
   std::string host_path;
   std::string sandbox_path;
+  std::shared_ptr<const std::string> contents;
 };
 
 // One run, as the caller asked for it.
@@ -63,6 +67,12 @@ struct RunSpec {
   std::vector<EnvVar> server_env;
   // Host files the server makes visible read-only. Never from callers.
   std::vector<ServerFile> server_files;
+  // Directories directly in /workspace (names, e.g. ".aevatar") that are a
+  // tmpfs of their own, owned by the program, sized like /workspace. Under
+  // gVisor the workspace is a host directory, and every file operation there
+  // is a round trip to the gofer; in such a directory it stays in the
+  // sandbox's memory. Never from callers (see ValidateMemoryDirs).
+  std::vector<std::string> memory_dirs;
   Limits limits;
   BackendKind backend = BackendKind::kNative;
 };

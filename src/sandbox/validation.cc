@@ -1,5 +1,7 @@
 #include "sandbox/validation.h"
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "sandbox/rootfs_plan.h"
@@ -49,11 +51,14 @@ absl::Status ValidateCallerEnv(const std::vector<EnvVar>& env) {
 
 absl::Status ValidateServerFiles(const std::vector<ServerFile>& files) {
   for (const ServerFile& file : files) {
-    if (file.host_path.empty() || file.host_path[0] != '/') {
+    if (file.contents != nullptr) {
+      if (!file.host_path.empty()) {
+        return absl::InvalidArgumentError("a server file has either a host path or contents");
+      }
+    } else if (file.host_path.empty() || file.host_path[0] != '/') {
       return absl::InvalidArgumentError("a server file's host path must be absolute");
-    }
-    // The native backend mounts the new root over /tmp before the binds.
-    if (absl::StartsWith(file.host_path, absl::StrCat(kRootMountPoint, "/"))) {
+    } else if (absl::StartsWith(file.host_path, absl::StrCat(kRootMountPoint, "/"))) {
+      // The native backend mounts the new root over /tmp before the binds.
       return absl::InvalidArgumentError("a server file's host path must not lie under /tmp");
     }
     const std::string_view path = file.sandbox_path;
@@ -68,6 +73,25 @@ absl::Status ValidateServerFiles(const std::vector<ServerFile>& files) {
         return absl::InvalidArgumentError("a server file's sandbox path must be normal");
       }
       begin = end + 1;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateMemoryDirs(const std::vector<std::string>& names) {
+  if (names.size() > kMaxMemoryDirs) {
+    return absl::InvalidArgumentError(absl::StrCat("at most ", kMaxMemoryDirs, " memory dirs"));
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string& name = names[i];
+    const bool plain = std::all_of(name.begin(), name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    });
+    if (name.empty() || name.size() > 64 || !plain || name == "." || name == "..") {
+      return absl::InvalidArgumentError("a memory dir must be a plain name in /workspace");
+    }
+    if (std::find(names.begin(), names.begin() + i, name) != names.begin() + i) {
+      return absl::InvalidArgumentError("memory dirs must be distinct");
     }
   }
   return absl::OkStatus();

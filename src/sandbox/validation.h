@@ -18,11 +18,17 @@ constexpr size_t kMaxEnvBytes = 64 * 1024;
 // loader hijack (LD_*). Plain NAME=value pairs pass.
 absl::Status ValidateCallerEnv(const std::vector<EnvVar>& env);
 
-// Returns InvalidArgument unless every server file has an absolute host path
-// outside /tmp (kRootMountPoint, hidden by the native backend's new root) and a sandbox path of the
-// form /opt/NAME[/NAME...] (no "." or ".." segments, no empty segments): outside every directory
-// the rootfs mounts.
+// Returns InvalidArgument unless every server file has contents or (not
+// both) an absolute host path outside /tmp (kRootMountPoint, hidden by the native backend's new
+// root) and a sandbox path of the form /opt/NAME[/NAME...] (no "." or ".." segments, no empty
+// segments): outside every directory the rootfs mounts.
 absl::Status ValidateServerFiles(const std::vector<ServerFile>& files);
+
+// Returns InvalidArgument unless there are at most kMaxMemoryDirs memory
+// directories, each a distinct name of 1..64 characters of [A-Za-z0-9._-]
+// other than "." and "..".
+inline constexpr size_t kMaxMemoryDirs = 4;
+absl::Status ValidateMemoryDirs(const std::vector<std::string>& names);
 
 // Returns InvalidArgument when `limits` is out of range or above `maxima`.
 absl::Status ValidateLimits(const Limits& limits, const Limits& maxima);

@@ -111,10 +111,74 @@ TEST_P(GivenNetnsTest, ServerFileIsReadableAndReadOnly) {
       "echo x >> /opt/t/bin/data && echo WROTE\n"
       "touch /opt/t/bin/other 2>/dev/null && echo MADE\n"
       "exit 0\n";
-  spec.server_files = {{path, "/opt/t/bin/data"}};
+  spec.server_files = {{path, "/opt/t/bin/data", nullptr}};
   RunResult r = Run(spec, {});
   std::remove(path);
   EXPECT_EQ(r.stdout_data, "server file contents\n") << r.stderr_data;
+}
+
+// A written server file holds its bytes exactly (NULs and all, larger
+// than the native root's base 1 MiB) and is as read-only as a bound one.
+TEST_P(GivenNetnsTest, WrittenServerFileHoldsItsBytesReadOnly) {
+  auto contents = std::make_shared<std::string>(std::string("head\0tail\n", 10));
+  contents->append(3u << 20, 'x');
+  RunSpec spec;
+  spec.language = Language::kBash;
+  spec.source =
+      "wc -c < /opt/t/blob\n"
+      "head -c 10 /opt/t/blob | od -An -c | tr -s ' '\n"
+      "echo x >> /opt/t/blob && echo WROTE\n"
+      "exit 0\n";
+  spec.server_files = {{"", "/opt/t/blob", contents}};
+  RunResult r = Run(spec, {});
+  EXPECT_EQ(r.stdout_data, absl::StrCat(contents->size(), "\n h e a d \\0 t a i l \\n\n"))
+      << r.stderr_data;
+}
+
+// A memory dir is a tmpfs of its own in the workspace, the program's to
+// write (bash builtins only: coreutils' stat fails under Debian's gVisor).
+TEST_P(GivenNetnsTest, MemoryDirIsTheProgramsOwnTmpfsInTheWorkspace) {
+  RunSpec spec;
+  spec.language = Language::kBash;
+  spec.source =
+      "[ -O /workspace/.mem ] && echo OWNED\n"
+      "mkdir -p /workspace/.mem/a && echo data > /workspace/.mem/a/f && cat /workspace/.mem/a/f\n"
+      "while read -r line; do\n"
+      "  case \"$line\" in *' /workspace/.mem '*' - tmpfs '*) echo TMPFS;; esac\n"
+      "done < /proc/self/mountinfo\n"
+      "exit 0\n";
+  spec.memory_dirs = {".mem"};
+  RunResult r = Run(spec, {});
+  EXPECT_EQ(r.stdout_data, "OWNED\ndata\nTMPFS\n") << r.stderr_data;
+}
+
+TEST_P(GivenNetnsTest, MemoryDirsMustBePlainDistinctNames) {
+  RunSpec spec;
+  spec.language = Language::kBash;
+  spec.source = "exit 0";
+  spec.backend = GetParam();
+  for (const std::vector<std::string>& dirs :
+       std::vector<std::vector<std::string>>{{""},
+                                             {"."},
+                                             {".."},
+                                             {"a/b"},
+                                             {"/a"},
+                                             {std::string(65, 'a')},
+                                             {"a", "a"},
+                                             {"a", "b", "c", "d", "e"}}) {
+    spec.memory_dirs = dirs;
+    EXPECT_TRUE(absl::IsInvalidArgument(engine_->Run(spec, {}).status()))
+        << (dirs.empty() ? "" : dirs[0]);
+  }
+}
+
+TEST_P(GivenNetnsTest, ServerFileWithBothHostPathAndContentsIsRejected) {
+  RunSpec spec;
+  spec.language = Language::kBash;
+  spec.source = "exit 0";
+  spec.backend = GetParam();
+  spec.server_files = {{"/bin/true", "/opt/x", std::make_shared<std::string>("y")}};
+  EXPECT_TRUE(absl::IsInvalidArgument(engine_->Run(spec, {}).status()));
 }
 
 TEST_P(GivenNetnsTest, ServerFileOutsideOptIsRejected) {
@@ -123,11 +187,11 @@ TEST_P(GivenNetnsTest, ServerFileOutsideOptIsRejected) {
   spec.source = "exit 0";
   spec.backend = GetParam();
   for (const char* where : {"/usr/bin/x", "/opt/../etc/x", "/opt//x", "/opt/", "/workspace/x"}) {
-    spec.server_files = {{"/bin/true", where}};
+    spec.server_files = {{"/bin/true", where, nullptr}};
     EXPECT_TRUE(absl::IsInvalidArgument(engine_->Run(spec, {}).status())) << where;
   }
   for (const char* host : {"bin/true", "/tmp/x"}) {
-    spec.server_files = {{host, "/opt/x"}};
+    spec.server_files = {{host, "/opt/x", nullptr}};
     EXPECT_TRUE(absl::IsInvalidArgument(engine_->Run(spec, {}).status())) << host;
   }
 }

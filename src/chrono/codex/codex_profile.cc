@@ -8,12 +8,14 @@ namespace aevatar::chrono {
 // first keeps it out of the repository Codex sees. `set -eu`: any failed
 // preparation step ends the run with a nonzero exit before Codex starts.
 // Every process costs tens of milliseconds under gVisor's ptrace platform,
-// so the script starts two (rm, mkdir): the empty repository is the few
-// files `git init` would write, made with bash builtins.
+// so the script starts two (rm, mkdir), and tar when there is a home
+// template: the empty repository is the few files `git init` would write,
+// made with bash builtins.
 const char kCodexRunScript[] = R"(set -eu
 rm -f -- "$0"
 cd /workspace
 mkdir -p .git/objects .git/refs/heads .git/refs/tags .git/info .aevatar/codex-home
+if [ -f /opt/codex/home-template.tar ]; then tar -xf /opt/codex/home-template.tar --no-overwrite-dir -C .aevatar/codex-home; fi
 printf 'ref: refs/heads/main\n' > .git/HEAD
 printf '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n' > .git/config
 printf '.aevatar/\n' > .git/info/exclude
@@ -88,8 +90,11 @@ sandbox::RunSpec BuildCodexRunSpec(const CodexRunInput& input) {
   // Debian a shell script of seven more processes each; about a second under
   // gVisor's ptrace platform): /bin/false answers it, and Codex falls back to
   // reading /etc/os-release.
-  spec.server_files = {{input.codex_host_path, kSandboxCodexPath},
-                       {"/bin/false", kSandboxLsbReleasePath}};
+  spec.server_files = {{input.codex_host_path, kSandboxCodexPath, nullptr},
+                       {"/bin/false", kSandboxLsbReleasePath, nullptr}};
+  if (input.home_template != nullptr) {
+    spec.server_files.push_back({"", kSandboxHomeTemplatePath, input.home_template});
+  }
   spec.server_env = {
       {"PATH", "/opt/codex/bin:/usr/local/bin:/usr/bin:/bin"},
       {"CODEX_HOME", kSandboxCodexHome},
@@ -97,6 +102,8 @@ sandbox::RunSpec BuildCodexRunSpec(const CodexRunInput& input) {
       {kCodexTokenEnv, input.token},
       {"NO_COLOR", "1"},
   };
+  // Codex's home, its SQLite state above all, stays in the sandbox's memory.
+  spec.memory_dirs = {".aevatar"};
   spec.limits.wall_timeout_secs = input.timeout_secs;
   spec.limits.memory_bytes = kCodexMemoryBytes;
   spec.limits.max_pids = kCodexMaxPids;

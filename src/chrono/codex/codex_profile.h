@@ -2,6 +2,7 @@
 #define AEVATAR_CHRONO_CODEX_CODEX_PROFILE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,11 +24,15 @@ inline constexpr char kSandboxCodexPath[] = "/opt/codex/bin/codex";
 inline constexpr char kSandboxCodexHome[] = "/workspace/.aevatar/codex-home";
 // /bin/false, first on PATH as `lsb_release` (read-only bind).
 inline constexpr char kSandboxLsbReleasePath[] = "/opt/codex/bin/lsb_release";
+// The Codex home template (codex_home_template.h), when there is one: a tar
+// written read-only into the sandbox, unpacked into kSandboxCodexHome.
+inline constexpr char kSandboxHomeTemplatePath[] = "/opt/codex/home-template.tar";
 // The environment variable Codex reads the model credential from.
 inline constexpr char kCodexTokenEnv[] = "NYXID_LLM_TOKEN";
 
 // The script the run executes (bash, a constant). It deletes itself, makes
-// /workspace an empty Git repository, writes the config
+// /workspace an empty Git repository, unpacks the home template if the run
+// has one, writes the config
 // ($AEVATAR_CODEX_CONFIG, then unset) under .aevatar/ and replaces itself
 // with exactly
 //   codex --ask-for-approval never exec --ephemeral --json -
@@ -57,6 +62,8 @@ struct CodexRunInput {
   std::string token;  // the credential Codex presents to the relay
   int timeout_secs = 180;
   sandbox::BackendKind backend = sandbox::BackendKind::kGvisor;
+  // The home template's bytes, or null: Codex then makes its home itself.
+  std::shared_ptr<const std::string> home_template;
 };
 sandbox::RunSpec BuildCodexRunSpec(const CodexRunInput& input);
 

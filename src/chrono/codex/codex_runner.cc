@@ -53,6 +53,12 @@ absl::Status CodexRunner::Availability() const {
   return absl::OkStatus();
 }
 
+void CodexRunner::StartHomeTemplate() {
+  if (!Availability().ok()) return;
+  home_template_.StartMaking(engine_, BuildCodexHomeTemplateRunSpec(
+                                          options_.codex_path, options_.model, options_.backend));
+}
+
 int CodexRunner::running() const {
   absl::MutexLock lock(&mu_);
   return running_;
@@ -100,6 +106,7 @@ absl::StatusOr<CodexRunResult> CodexRunner::RunInSlot(const CodexRequest& reques
   input.token = run_key;
   input.timeout_secs = request.timeout_secs;
   input.backend = options_.backend;
+  input.home_template = home_template_.Get();
   sandbox::RunControl control;
   control.netns_fd = netns->netns.get();
   auto run = engine_->Run(BuildCodexRunSpec(input), control);

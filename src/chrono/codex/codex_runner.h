@@ -7,6 +7,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "chrono/codex/codex_home_template.h"
 #include "chrono/codex/codex_request.h"
 #include "sandbox/runner.h"
 
@@ -40,7 +41,8 @@ struct CodexRunResult {
 // Runs the managed Codex CLI once per request (DESIGN §6), thread-safe:
 //   1. a fresh network namespace with one loopback listener (the relay);
 //   2. the relay served by this process (codex_relay.h);
-//   3. the fixed run (codex_profile.h) on the engine, joined to that
+//   3. the fixed run (codex_profile.h) on the engine, starting from the
+//      home template once it is made (codex_home_template.h), joined to that
 //      namespace, with a random run key as NYXID_LLM_TOKEN: the relay
 //      swaps it for the delegation token, which never enters the sandbox;
 //   4. the relay stopped, the namespace and listener closed, the answer
@@ -64,6 +66,10 @@ class CodexRunner {
 
   int running() const;
 
+  // Starts making the Codex home template (codex_home_template.h) in the
+  // background when the runner is available; runs use it once it is made.
+  void StartHomeTemplate();
+
  private:
   absl::StatusOr<CodexRunResult> RunInSlot(const CodexRequest& request, const std::string& token);
 
@@ -71,6 +77,8 @@ class CodexRunner {
   sandbox::Runner* const engine_;
   mutable absl::Mutex mu_;
   int running_ ABSL_GUARDED_BY(mu_) = 0;
+  // Last: destroyed first, so a template run still going ends before the rest.
+  CodexHomeTemplate home_template_;
 };
 
 }  // namespace aevatar::chrono

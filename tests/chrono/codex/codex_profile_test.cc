@@ -1,7 +1,9 @@
 #include "chrono/codex/codex_profile.h"
 
+#include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace aevatar::chrono {
@@ -81,6 +83,23 @@ TEST(CodexProfile, RunSpecCarriesThePromptAsDataAndTheTokenOnlyAsServerEnv) {
   EXPECT_EQ(spec.limits.wall_timeout_secs, 42);
   EXPECT_GE(spec.limits.max_pids, 256u);
   EXPECT_GE(spec.limits.memory_bytes, 512ull << 20);
+}
+
+TEST(CodexProfile, AHomeTemplateIsWrittenReadOnlyAndUnpackedBeforeCodexStarts) {
+  CodexRunInput input;
+  input.codex_host_path = "/opt/aevatar/codex/bin/codex";
+  input.model = "m";
+  EXPECT_EQ(BuildCodexRunSpec(input).server_files.size(), 2u);
+  input.home_template = std::make_shared<const std::string>("tar bytes");
+  const sandbox::RunSpec spec = BuildCodexRunSpec(input);
+  ASSERT_EQ(spec.server_files.size(), 3u);
+  EXPECT_EQ(spec.server_files[2].sandbox_path, kSandboxHomeTemplatePath);
+  EXPECT_TRUE(spec.server_files[2].host_path.empty());
+  EXPECT_EQ(spec.server_files[2].contents, input.home_template);
+  const std::string script = kCodexRunScript;
+  const size_t unpack = script.find(absl::StrCat("tar -xf ", kSandboxHomeTemplatePath));
+  ASSERT_NE(unpack, std::string::npos);
+  EXPECT_LT(unpack, script.find("exec codex"));
 }
 
 }  // namespace
