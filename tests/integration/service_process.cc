@@ -40,9 +40,9 @@ std::vector<pid_t> ProcessesMatching(const std::string& needle) {
   return pids;
 }
 
-TempDir::TempDir() {
-  char tmpl[] = "/tmp/aevatar-test.XXXXXX";
-  path_ = ::mkdtemp(tmpl) ? tmpl : "";
+TempDir::TempDir(const std::string& parent) {
+  std::string tmpl = parent + "/aevatar-test.XXXXXX";
+  path_ = ::mkdtemp(tmpl.data()) ? tmpl : "";
 }
 
 TempDir::~TempDir() {

@@ -20,10 +20,10 @@ std::string BinaryPath(const std::string& name);
 // `needle`.
 std::vector<pid_t> ProcessesMatching(const std::string& needle);
 
-// A fresh private temporary directory, removed by the destructor.
+// A fresh private temporary directory in `parent`, removed by the destructor.
 class TempDir {
  public:
-  TempDir();
+  explicit TempDir(const std::string& parent = "/tmp");
   ~TempDir();
   const std::string& path() const { return path_; }
 
