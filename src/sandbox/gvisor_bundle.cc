@@ -1,5 +1,6 @@
 #include "sandbox/gvisor_bundle.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/errno_error.h"
 #include "os/process.h"
+#include "os/unique_fd.h"
 #include "sandbox/rootfs_plan.h"
 #include "sandbox/runtime.h"
 #include "sandbox/sandbox_etc.h"
@@ -42,10 +44,10 @@ absl::Status MakeDir(const std::string& path, fs::perms mode) {
 
 absl::Status WriteFile(const std::string& path, std::string_view contents, fs::perms mode) {
   {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-    out.close();
-    if (!out) return absl::InternalError("cannot write " + path);
+    os::UniqueFd out(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+    if (out.get() < 0) return base::ErrnoError("open " + path, errno);
+    if (auto st = os::WriteAll(out.get(), contents, path); !st.ok()) return st;
+    if (::close(out.release()) != 0) return base::ErrnoError("close " + path, errno);
   }
   std::error_code ec;
   fs::permissions(path, mode, fs::perm_options::replace, ec);
