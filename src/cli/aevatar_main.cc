@@ -7,7 +7,9 @@
 //   tools      the tools and their selection rules
 //   workflow   save | run | stop | show durable workflows
 //   codex      credential ensure | status, exec: managed codex_exec
+//   approvals  list | show | approve | deny: your durable approvals
 #include "CLI/CLI.hpp"
+#include "cli/aevatar_approvals_command.h"
 #include "cli/aevatar_codex_command.h"
 #include "cli/aevatar_commands.h"
 #include "cli/aevatar_workflow_command.h"
@@ -29,6 +31,8 @@ int main(int argc, char** argv) {
   WorkflowCommands workflow = AddWorkflowCommand(app, workflow_options);
   CodexOptions codex_options;
   CodexCommands codex = AddCodexCommand(app, codex_options);
+  ApprovalsOptions approvals_options;
+  ApprovalsCommands approvals = AddApprovalsCommand(app, approvals_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -50,5 +54,6 @@ int main(int argc, char** argv) {
   if (codex.ensure->parsed() || codex.status->parsed() || codex.exec->parsed()) {
     return RunCodexCommand(codex, codex_options);
   }
+  if (approvals.parsed()) return RunApprovalsCommand(approvals, approvals_options);
   return 2;
 }

@@ -41,6 +41,7 @@ http::Handler Logged(std::shared_ptr<const HttpApiDeps> deps, std::string route,
 void AddWorkflowRoutes(const AddRoute& add);
 // The managed codex_exec routes (codex_api.cc).
 void AddCodexRoutes(const AddRoute& add);
+void AddApprovalRoutes(const AddRoute& add);
 
 }  // namespace aevatar::orchestrator
 

@@ -14,6 +14,7 @@ class WorkflowRuntime;
 class WorkflowStore;
 class AuditLog;
 class ManagedCodex;
+class ApprovalStore;
 
 struct HttpApiDeps {
   const NyxidClient* nyxid;
@@ -26,6 +27,8 @@ struct HttpApiDeps {
   // Managed codex_exec; null when the operator turned it off (its routes
   // then answer managed_target_disabled).
   ManagedCodex* codex = nullptr;
+  // Durable human approvals; their routes are left out when null.
+  ApprovalStore* approvals = nullptr;
 };
 
 // Aevatar's HTTP API:
@@ -38,6 +41,8 @@ struct HttpApiDeps {
 //   workflows: POST /api/workflows, POST /api/workflows/{id}/bind,
 //     POST /api/workflow-runs, GET /api/workflow-runs/{id}[/events],
 //     POST /api/workflow-runs/{id}/stop, GET /api/audit?run_id= (workflow_api.cc)
+//   GET  /api/approvals[/{id}], POST /api/approvals/{id}/approve|deny
+//                                                 the caller's approvals (approvals_api.cc)
 //   GET  /api/info                                public: the NyxID URL to log in at
 //   GET  /healthz, /readyz
 // Errors are problem+json with a typed code, a diagnostic id and, for route

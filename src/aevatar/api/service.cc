@@ -7,6 +7,7 @@
 
 #include "aevatar/admission/ingress_auth.h"
 #include "aevatar/api/http_api.h"
+#include "aevatar/approvals/approval_store.h"
 #include "aevatar/audit/audit_log.h"
 #include "aevatar/audit/sqlite_audit_log.h"
 #include "aevatar/clients/executions_transport.h"
@@ -50,8 +51,17 @@ class Service : public AevatarService {
     auth_ = std::make_unique<IngressAuth>(nyxid_.get(), jwks_->AsLookup(), config.audience);
     if (absl::Status st = StartManagedCodex(config); !st.ok()) return st;
     if (absl::Status st = StartWorkflows(config); !st.ok()) return st;
-    router_ = BuildHttpApi({nyxid_.get(), auth_.get(), config.chrono_catalog_id, workflows_.get(),
-                            runtime_.get(), audit_.get(), codex_.get()});
+    // Durable approvals (approvals.db, calls sealed with the vault key).
+    auto vault_key = os::LoadOrCreateKeyFile(config.state_dir + "/vault.key", 32);
+    if (!vault_key.ok()) return vault_key.status();
+    auto approvals = OpenSqliteApprovalStore(config.state_dir + "/approvals.db", *vault_key);
+    if (!approvals.ok()) return approvals.status();
+    approvals_ = std::move(*approvals);
+    HttpApiDeps deps{nyxid_.get(),     auth_.get(),    config.chrono_catalog_id,
+                     workflows_.get(), runtime_.get(), audit_.get(),
+                     codex_.get()};
+    deps.approvals = approvals_.get();
+    router_ = BuildHttpApi(deps);
     http::ServerOptions options;
     options.host = listen->first;
     options.port = listen->second;
@@ -135,6 +145,7 @@ class Service : public AevatarService {
   std::unique_ptr<ManagedCredentialVault> vault_;
   std::unique_ptr<ManagedCodex> codex_;
   std::unique_ptr<WorkflowRuntime> runtime_;
+  std::unique_ptr<ApprovalStore> approvals_;
   std::unique_ptr<http::Router> router_;
   std::unique_ptr<http::Server> server_;
 };

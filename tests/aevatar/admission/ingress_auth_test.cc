@@ -7,6 +7,7 @@
 #include "base/crypto.h"
 #include "clients/canned_server.h"
 #include "gtest/gtest.h"
+#include "test_signer.h"
 
 // IngressAuth with claims and introspection answers of the wrong type: each
 // used to escape as nlohmann::json::type_error out of a request handler.
@@ -23,21 +24,11 @@ class IngressAuthTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(nyxid_.ok());
     client_ = std::make_unique<NyxidClient>(nyxid_.url(), "introspection-secret");
-    jwks_.Add(base::Jwk{"k1", pair_.public_key});
-    auth_ = std::make_unique<IngressAuth>(
-        client_.get(),
-        [this](std::string_view kid) -> absl::StatusOr<base::Jwk> {
-          if (const base::Jwk* key = jwks_.Find(kid)) return *key;
-          return absl::NotFoundError("no such key");
-        },
-        kAudience, std::chrono::seconds(0));
+    auth_ = std::make_unique<IngressAuth>(client_.get(), signer_.lookup(), kAudience,
+                                          std::chrono::seconds(0));
   }
 
-  json Claims() const {
-    const int64_t now = base::NowUnixSecs();
-    return {{"sub", "u_1"}, {"aud", "nyxid"},  {"token_kind", "access"}, {"scope", "account:read"},
-            {"iat", now},   {"exp", now + 300}};
-  }
+  static json Claims() { return TestSigner::AccessClaims("u_1"); }
 
   absl::StatusOr<Caller> WithBearer(const std::string& bearer) {
     http::Request request;
@@ -45,14 +36,11 @@ class IngressAuthTest : public ::testing::Test {
     return auth_->Authenticate(request);
   }
 
-  absl::StatusOr<Caller> WithClaims(const json& claims) {
-    return WithBearer(base::SignJws(claims, "k1", pair_.secret_key));
-  }
+  absl::StatusOr<Caller> WithClaims(const json& claims) { return WithBearer(signer_.Sign(claims)); }
 
   testing::CannedServer nyxid_;
   std::unique_ptr<NyxidClient> client_;
-  base::Ed25519KeyPair pair_ = base::GenerateEd25519KeyPair();
-  base::Jwks jwks_;
+  TestSigner signer_;
   std::unique_ptr<IngressAuth> auth_;
 };
 

@@ -1,8 +1,8 @@
 #include <memory>
 #include <string>
 
-#include "aevatar/api/http_api.h"
 #include "aevatar/codex/managed_codex.h"
+#include "api_fixture.h"
 #include "base/clock.h"
 #include "base/crypto.h"
 #include "base/jws.h"
@@ -20,62 +20,7 @@ using nlohmann::json;
 using testing::FakeNyxid;
 using testing::kUser;
 
-class CodexApiTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    ASSERT_TRUE(nyxid_.ok());
-    client_ = std::make_unique<NyxidClient>(nyxid_.url(), "");
-    jwks_.Add(base::Jwk{"k1", pair_.public_key});
-    auth_ = std::make_unique<IngressAuth>(
-        client_.get(),
-        [this](std::string_view kid) -> absl::StatusOr<base::Jwk> {
-          if (const base::Jwk* key = jwks_.Find(kid)) return *key;
-          return absl::NotFoundError("no such key");
-        },
-        "aevatar");
-    auto vault = OpenSqliteCredentialVault(":memory:", base::RandomBytes(32));
-    ASSERT_TRUE(vault.ok());
-    vault_ = std::move(*vault);
-    ManagedCodexConfig config;
-    config.policy.mode = EligibilityMode::kAll;
-    codex_ = std::make_unique<ManagedCodex>(client_.get(), vault_.get(), config, base::NowUnixMs);
-    HttpApiDeps deps{client_.get(), auth_.get(), "chrono-sandbox"};
-    deps.codex = codex_.get();
-    router_ = BuildHttpApi(deps);
-  }
-
-  std::string HumanToken() const {
-    const int64_t now = base::NowUnixSecs();
-    // The fake NyxID accepts kHumanToken; aevatar's ingress verifies this JWS.
-    return base::SignJws({{"sub", kUser},
-                          {"aud", "nyxid"},
-                          {"token_kind", "access"},
-                          {"scope", "account:read"},
-                          {"iat", now},
-                          {"exp", now + 300}},
-                         "k1", pair_.secret_key);
-  }
-
-  http::Response Call(const std::string& method, const std::string& path,
-                      const std::string& body = "") {
-    http::Request request;
-    request.method = method;
-    request.path = path;
-    request.target = path;
-    request.body = body;
-    request.headers.Set("Authorization", "Bearer " + HumanToken());
-    return router_->Handle(request);
-  }
-
-  FakeNyxid nyxid_;
-  std::unique_ptr<NyxidClient> client_;
-  base::Ed25519KeyPair pair_ = base::GenerateEd25519KeyPair();
-  base::Jwks jwks_;
-  std::unique_ptr<IngressAuth> auth_;
-  std::unique_ptr<ManagedCredentialVault> vault_;
-  std::unique_ptr<ManagedCodex> codex_;
-  std::unique_ptr<http::Router> router_;
-};
+class CodexApiTest : public AevatarApiTest {};
 
 TEST_F(CodexApiTest, EveryRejectedShapeIsATyped400WithoutAnyNetworkCall) {
   const json managed = {{"target", {{"kind", "managed_sandbox"}}},
