@@ -106,7 +106,10 @@ absl::Status GvisorRunDir::AddServerFiles(const std::vector<ServerFile>& files) 
     constexpr fs::perms kMode0444 =
         fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read;
     // A bound file's mount point is empty; a written file is its contents.
-    const std::string_view contents = file.contents != nullptr ? *file.contents : "";
+    // (Both arms are views: a std::string arm would make the result a
+    // temporary copy, and the view would dangle.)
+    const std::string_view contents =
+        file.contents != nullptr ? std::string_view(*file.contents) : std::string_view();
     if (auto st = WriteFile(root + file.sandbox_path, contents, kMode0444); !st.ok()) return st;
   }
   return absl::OkStatus();
