@@ -22,6 +22,7 @@
 #include "nlohmann/json.hpp"
 #include "service_process.h"
 #include "testing/proc_file.h"
+#include "testing/shell_run.h"
 #include "testing/sshd_server.h"
 
 namespace aevatar::testing {

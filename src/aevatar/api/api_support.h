@@ -42,6 +42,7 @@ void AddWorkflowRoutes(const AddRoute& add);
 // The managed codex_exec routes (codex_api.cc).
 void AddCodexRoutes(const AddRoute& add);
 void AddApprovalRoutes(const AddRoute& add);
+void AddUiRoutes(const AddRoute& add);
 
 }  // namespace aevatar::orchestrator
 

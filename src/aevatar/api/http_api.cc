@@ -74,6 +74,7 @@ std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
   if (deps.workflows != nullptr) AddWorkflowRoutes(add);
   AddCodexRoutes(add);
   if (deps.approvals != nullptr) AddApprovalRoutes(add);
+  AddUiRoutes(add);
   add("GET", "/api/tools", HandleTools);
   add("POST", "/api/tools/code_execute", HandleCodeExecute);
   add("GET", "/api/capabilities/code_execute/readiness", HandleReadiness);

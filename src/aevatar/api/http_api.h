@@ -43,6 +43,7 @@ struct HttpApiDeps {
 //     POST /api/workflow-runs/{id}/stop, GET /api/audit?run_id= (workflow_api.cc)
 //   GET  /api/approvals[/{id}], POST /api/approvals/{id}/approve|deny
 //                                                 the caller's approvals (approvals_api.cc)
+//   GET  /ui, /ui/app.js, /ui/style.css, POST /ui/login   the approvals page (ui_api.cc)
 //   GET  /api/info                                public: the NyxID URL to log in at
 //   GET  /healthz, /readyz
 // Errors are problem+json with a typed code, a diagnostic id and, for route

@@ -112,6 +112,11 @@ NyxidReply NyxidClient::ListAgentKeys(const std::string& bearer) const {
   return Exchange("GET", "/api/v1/agent-keys", bearer, "", {}, read_timeout_);
 }
 
+NyxidReply NyxidClient::Login(const std::string& username, const std::string& password) const {
+  const nlohmann::json body = {{"username", username}, {"password", password}};
+  return Exchange("POST", "/api/v1/auth/login", "", body.dump(), {}, read_timeout_);
+}
+
 NyxidReply NyxidClient::RevokeAgentKey(const std::string& bearer, const std::string& id) const {
   return Exchange("DELETE", "/api/v1/agent-keys/" + http::PercentEncode(id), bearer, "", {},
                   read_timeout_);

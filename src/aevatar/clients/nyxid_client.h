@@ -87,6 +87,10 @@ class NyxidClient {
   NyxidReply ListAgentKeys(const std::string& bearer) const;
   NyxidReply RevokeAgentKey(const std::string& bearer, const std::string& id) const;
 
+  // POST /api/v1/auth/login {username, password}: a human's password login
+  // (the /ui page's). The reply holds an access token: never log it.
+  NyxidReply Login(const std::string& username, const std::string& password) const;
+
   static constexpr size_t kDefaultMaxResponseBytes = 64 << 20;
 
  private:
