@@ -123,6 +123,22 @@ TEST(ApprovalsPage, APersonApprovesAndDeniesTheExactCallsInABrowser) {
     ASSERT_TRUE((*store)->Create(Pending(id, owner, prompt)).ok());
   }
 
+  // One finished workflow run of the demo user, through the CLI.
+  std::ofstream(dir.path() + "/ui-check.yaml")
+      << "workflow_id: ui-check\nsteps:\n  - id: hello\n    tool: code_execute\n"
+         "    arguments:\n      language: bash\n      timeout_secs: 60\n      source: |\n"
+         "        echo UI_RUN_OK\n";
+  const std::string cli = "XDG_CONFIG_HOME='" + dir.path() + "/cli' " + BinaryPath("aevatar") + " ";
+  ASSERT_EQ(RunShell(dir.path(), cli + "login --url " + aevatar +
+                                     " --username demo --credentials-file '" + state +
+                                     "/credentials.json'")
+                .exit_code,
+            0);
+  const ShellRun workflow =
+      RunShell(dir.path(), cli + "workflow run --file '" + dir.path() + "/ui-check.yaml'");
+  const std::string run_id = workflow.out.substr(0, workflow.out.find('\n'));
+  ASSERT_EQ(run_id.rfind("run_", 0), 0u) << workflow.out << workflow.err;
+
   const std::string artifacts = std::string(AEVATAR_BINARY_DIR) + "/ui-artifacts";
   std::filesystem::create_directories(artifacts);
   const json config = {{"url", aevatar},
@@ -133,7 +149,8 @@ TEST(ApprovalsPage, APersonApprovesAndDeniesTheExactCallsInABrowser) {
                        {"deny_id", "appr_deny"},
                        {"hostile_id", "appr_hostile"},
                        {"prompt", kPrompt},
-                       {"hostile_prompt", kHostilePrompt}};
+                       {"hostile_prompt", kHostilePrompt},
+                       {"run_id", run_id}};
   std::ofstream(dir.path() + "/config.json") << config.dump();
   const ShellRun run =
       RunShell(dir.path(), std::string("PLAYWRIGHT_CORE=") + kPlaywright + " timeout 120 node " +
@@ -149,7 +166,7 @@ TEST(ApprovalsPage, APersonApprovesAndDeniesTheExactCallsInABrowser) {
   EXPECT_EQ(state_of("appr_deny"), ApprovalState::kDenied);
   EXPECT_EQ(state_of("appr_hostile"), ApprovalState::kPending);
   for (const char* shot :
-       {"ui-login.png", "ui-approvals-pending.png", "ui-approvals-decided.png"}) {
+       {"ui-login.png", "ui-approvals-pending.png", "ui-approvals-decided.png", "ui-runs.png"}) {
     EXPECT_TRUE(std::filesystem::exists(artifacts + "/" + shot)) << shot;
   }
   // Neither the password nor the prompt reaches aevatar's log.

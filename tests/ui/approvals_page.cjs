@@ -4,9 +4,11 @@
 // Run by tests/integration/approvals_page_test.cc, which plants the
 // approvals and checks the store afterwards.
 //
+// It also reads the caller's finished workflow run and its events.
+//
 //   node approvals_page.cjs CONFIG_JSON
-//   CONFIG_JSON: {"url", "username", "password", "artifacts",
-//                 "approve_id", "deny_id", "hostile_id", "prompt", "hostile_prompt"}
+//   CONFIG_JSON: {"url", "username", "password", "artifacts", "approve_id",
+//                 "deny_id", "hostile_id", "prompt", "hostile_prompt", "run_id"}
 // Prints one JSON line: {"ok": true} or {"ok": false, "error": "..."}.
 "use strict";
 
@@ -80,6 +82,26 @@ async function main() {
       throw new Error("a decided approval still offers buttons");
     }
     await page.screenshot({ path: path.join(config.artifacts, "ui-approvals-decided.png"), fullPage: true });
+
+    // The workflow run, its steps, and its events streamed into the page.
+    const run = page.locator(`article.run[data-id="${config.run_id}"]`);
+    await run.waitFor();
+    await page.waitForFunction(
+      (id) => {
+        const node = document.querySelector(`article.run[data-id="${id}"] .state`);
+        return node && node.textContent === "succeeded";
+      },
+      config.run_id,
+      { timeout: 30000 },
+    );
+    if ((await run.locator("tr.step td").nth(2).textContent()) !== "succeeded") {
+      throw new Error("its step is not shown as succeeded");
+    }
+    await run.locator("button.watch").click();
+    await page.waitForSelector('#events li[data-type="run.end"]', { timeout: 15000 });
+    const types = await page.locator("#events li").evaluateAll((items) => items.map((i) => i.dataset.type));
+    if (types[0] !== "run.started") throw new Error("events begin with " + types[0]);
+    await page.screenshot({ path: path.join(config.artifacts, "ui-runs.png"), fullPage: true });
 
     // After logging out, the token is gone from the page.
     await page.click("#logout");

@@ -39,7 +39,8 @@ struct HttpApiDeps {
 //   POST|GET /api/managed-codex/credential        the managed credential lifecycle
 //   GET  /api/capabilities/codex_exec/readiness   read-only managed readiness
 //   workflows: POST /api/workflows, POST /api/workflows/{id}/bind,
-//     POST /api/workflow-runs, GET /api/workflow-runs/{id}[/events],
+//     POST /api/workflow-runs, GET /api/workflow-runs (the caller's, newest first),
+//     GET /api/workflow-runs/{id}[/events],
 //     POST /api/workflow-runs/{id}/stop, GET /api/audit?run_id= (workflow_api.cc)
 //   GET  /api/approvals[/{id}], POST /api/approvals/{id}/approve|deny
 //                                                 the caller's approvals (approvals_api.cc)

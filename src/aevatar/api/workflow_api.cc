@@ -248,6 +248,22 @@ http::Response HandleGetRun(const HttpApiDeps& deps, http::Request& request, Req
   return Json(200, RunReadModel(*run));
 }
 
+// GET /api/workflow-runs: the caller's runs, newest first.
+http::Response HandleListRuns(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
+  constexpr int kMaxListed = 50;
+  auto caller = Authenticated(deps, request, note);
+  if (!caller.ok()) return Problem(caller.status(), note);
+  auto ids = deps.workflows->RecentRunsOf(caller->user_id, kMaxListed);
+  if (!ids.ok()) return Problem(ids.status(), note);
+  json runs = json::array();
+  for (const std::string& id : *ids) {
+    auto run = deps.workflows->GetRun(id);
+    if (!run.ok()) return Problem(run.status(), note);
+    runs.push_back(RunReadModel(*run));
+  }
+  return Json(200, {{"runs", runs}});
+}
+
 http::Response HandleRunEvents(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
   auto caller = Authenticated(deps, request, note);
   if (!caller.ok()) return Problem(caller.status(), note);
@@ -302,6 +318,7 @@ void AddWorkflowRoutes(const AddRoute& add) {
   add("POST", "/api/workflows", HandleSaveWorkflow);
   add("POST", "/api/workflows/{id}/bind", HandleBindWorkflow);
   add("POST", "/api/workflow-runs", HandleStartRun);
+  add("GET", "/api/workflow-runs", HandleListRuns);
   add("GET", "/api/workflow-runs/{id}", HandleGetRun);
   add("GET", "/api/workflow-runs/{id}/events", HandleRunEvents);
   add("POST", "/api/workflow-runs/{id}/stop", HandleStopRun);

@@ -75,6 +75,18 @@ nlohmann::json ParseJson(const std::string& text) {
   return value.is_discarded() ? nlohmann::json(nullptr) : value;
 }
 
+// The first column (a run id) of every row `stmt` yields.
+absl::StatusOr<std::vector<std::string>> RunIds(absl::StatusOr<store::Statement> stmt) {
+  if (!stmt.ok()) return stmt.status();
+  std::vector<std::string> ids;
+  for (;;) {
+    auto row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return ids;
+    ids.push_back(stmt->ColumnText(0));
+  }
+}
+
 class SqliteWorkflowStore : public WorkflowStore {
  public:
   explicit SqliteWorkflowStore(Database db) : db_(std::move(db)) {}
@@ -169,19 +181,18 @@ class SqliteWorkflowStore : public WorkflowStore {
 
   absl::StatusOr<std::vector<std::string>> LiveRunsOf(const std::string& owner) override {
     absl::MutexLock lock(&mu_);
-    auto stmt = db_.Prepare(
+    return RunIds(db_.Prepare(
         "SELECT run_id FROM runs WHERE owner = ?1 AND phase NOT IN ('succeeded', 'failed', "
         "'stopped') ORDER BY created_at_ms",
-        {owner});
-    if (!stmt.ok()) return stmt.status();
-    std::vector<std::string> ids;
-    for (;;) {
-      auto row = stmt->Step();
-      if (!row.ok()) return row.status();
-      if (!*row) break;
-      ids.push_back(stmt->ColumnText(0));
-    }
-    return ids;
+        {owner}));
+  }
+
+  absl::StatusOr<std::vector<std::string>> RecentRunsOf(const std::string& owner,
+                                                        int limit) override {
+    absl::MutexLock lock(&mu_);
+    return RunIds(db_.Prepare(
+        "SELECT run_id FROM runs WHERE owner = ?1 ORDER BY created_at_ms DESC, run_id LIMIT ?2",
+        {owner, static_cast<int64_t>(limit)}));
   }
 
   absl::StatusOr<int64_t> CommitTurn(const TurnCommit& c) override {

@@ -84,6 +84,9 @@ class WorkflowStore {
   // The ids of `owner`'s runs that have not finished (phase not succeeded,
   // failed or stopped).
   virtual absl::StatusOr<std::vector<std::string>> LiveRunsOf(const std::string& owner) = 0;
+  // The ids of `owner`'s runs, newest first, at most `limit`.
+  virtual absl::StatusOr<std::vector<std::string>> RecentRunsOf(const std::string& owner,
+                                                                int limit) = 0;
   // Returns the committed version.
   virtual absl::StatusOr<int64_t> CommitTurn(const TurnCommit& commit) = 0;
   virtual absl::StatusOr<std::vector<RunEvent>> EventsAfter(const std::string& run_id,

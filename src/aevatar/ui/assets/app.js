@@ -1,4 +1,4 @@
-// The approvals page. The access token lives in sessionStorage and goes out
+// The approvals page (and the caller's workflow runs). The access token lives in sessionStorage and goes out
 // only as the Authorization header of same-origin API calls: no cookie, so
 // no request forged by another site carries it. Every text from the server
 // is set with textContent, never parsed as HTML.
@@ -94,6 +94,77 @@ function renderApproval(approval) {
   return card;
 }
 
+function renderRun(run) {
+  const card = el("article", "run");
+  card.dataset.id = run.run_id;
+  const title = el("h3", "", String(run.workflow_id) + " " + String(run.run_id));
+  title.append(el("span", "state state-" + run.status, run.status));
+  card.append(title);
+  card.append(el("p", "hint", "started " + String(run.created_at || "")));
+  const table = el("table");
+  const head = el("tr");
+  for (const name of ["step", "tool", "status", "outcome"]) head.append(el("th", "", name));
+  table.append(head);
+  for (const step of Array.isArray(run.steps) ? run.steps : []) {
+    const line = el("tr", "step");
+    for (const value of [step.id, step.tool, step.status, step.outcome_code || ""]) {
+      line.append(el("td", "", value === undefined ? "" : value));
+    }
+    table.append(line);
+  }
+  card.append(table);
+  const watch = el("button", "watch", "Events");
+  watch.type = "button";
+  watch.addEventListener("click", () => watchEvents(run.run_id));
+  card.append(watch);
+  return card;
+}
+
+// The run's events as they happen: the events route streams server-sent
+// events; fetch (unlike EventSource) can send the Authorization header.
+let watching = null;
+async function watchEvents(runId) {
+  if (watching) watching.abort();
+  watching = new AbortController();
+  $("events-view").hidden = false;
+  $("events-title").textContent = "Events of " + runId;
+  const list = $("events");
+  list.replaceChildren();
+  try {
+    const response = await fetch("/api/workflow-runs/" + encodeURIComponent(runId) + "/events", {
+      headers: { Authorization: "Bearer " + token(), Accept: "text/event-stream" },
+      signal: watching.signal,
+      cache: "no-store",
+    });
+    if (!response.ok || !response.body) throw new Error("HTTP " + response.status);
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let type = "";
+        let data = "";
+        for (const line of block.split("\n")) {
+          if (line.startsWith("event: ")) type = line.slice(7);
+          else if (line.startsWith("data: ")) data += line.slice(6);
+        }
+        const item = el("li", "event", type);
+        item.dataset.type = type;
+        item.title = data;
+        list.append(item);
+      }
+    }
+  } catch (e) {
+    if (e.name !== "AbortError") showError(e.message);
+  }
+}
+
 async function refresh() {
   try {
     const body = await api("GET", "/api/approvals");
@@ -102,6 +173,12 @@ async function refresh() {
     container.replaceChildren();
     if (approvals.length === 0) container.append(el("p", "hint", "No approvals."));
     for (const approval of approvals) container.append(renderApproval(approval));
+    const listed = await api("GET", "/api/workflow-runs");
+    const runs = listed && Array.isArray(listed.runs) ? listed.runs : [];
+    const runBox = $("runs");
+    runBox.replaceChildren();
+    if (runs.length === 0) runBox.append(el("p", "hint", "No workflow runs."));
+    for (const run of runs) runBox.append(renderRun(run));
     showError("");
   } catch (e) {
     showError(e.message);
@@ -121,6 +198,7 @@ async function decide(id, verb) {
 function showApprovals() {
   $("login-view").hidden = true;
   $("approvals-view").hidden = false;
+  $("runs-view").hidden = false;
   $("logout").hidden = false;
   refresh();
   clearInterval(refreshTimer);
@@ -130,7 +208,9 @@ function showApprovals() {
 function logout() {
   sessionStorage.removeItem(TOKEN_KEY);
   clearInterval(refreshTimer);
+  if (watching) watching.abort();
   $("approvals-view").hidden = true;
+  $("runs-view").hidden = true;
   $("logout").hidden = true;
   $("login-view").hidden = false;
 }
