@@ -1,7 +1,10 @@
 // aevatar codex credential ensure|status, aevatar codex exec.
 #include "cli/aevatar_codex_command.h"
 
+#include <algorithm>
+#include <chrono>
 #include <iostream>
+#include <thread>
 
 #include "CLI/CLI.hpp"
 #include "base/json_read.h"
@@ -14,7 +17,7 @@ namespace {
 // Past the server's managed request deadline (300 s plus the extension of a
 // longer run), so the CLI sees aevatar's typed timeout instead of its own.
 std::chrono::milliseconds ExecTimeout(int timeout_secs) {
-  return std::chrono::seconds(std::max(180, timeout_secs) + 180);
+  return std::chrono::seconds(std::max(300, timeout_secs) + 180);
 }
 
 int PrintStatus(const http::ClientResponse& response, bool as_json) {
@@ -33,6 +36,44 @@ int PrintStatus(const http::ClientResponse& response, bool as_json) {
             << base::StringOr(status, "execution_readiness_reason", "") << "\n";
   if (!ready) std::cout << "remediation: " << base::StringOr(status, "remediation", "") << "\n";
   return ready ? 0 : 1;
+}
+
+// private_ssh: ask, wait for a person's decision, then run the approved call.
+int RunPrivateSsh(const AevatarSession& session, const CodexOptions& options) {
+  nlohmann::json body = {
+      {"target",
+       {{"kind", "private_ssh"},
+        {"private_ssh", {{"service", options.ssh_service}, {"principal", options.ssh_principal}}}}},
+      {"prompt", options.prompt}};
+  if (options.timeout_secs > 0) body["timeout_secs"] = options.timeout_secs;
+  const std::string text = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const http::ClientResponse asked = CallAevatar(session, "POST", "/api/tools/codex_exec", text,
+                                                 ExecTimeout(options.timeout_secs));
+  if (asked.status != 202) return PrintProblem(asked);
+  const std::string id = base::StringOr(ParsedOrNull(asked.body), "approval_id", "");
+  std::cerr << "approval required: " << id << "\n"
+            << "  approve it with `aevatar approvals approve " << id << "` or at " << session.url
+            << "/ui; waiting up to " << options.approval_wait_secs << " s\n";
+  const auto until = std::chrono::steady_clock::now() +
+                     std::chrono::seconds(std::max(1, options.approval_wait_secs));
+  std::string state = "pending";
+  while (state == "pending" && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    const http::ClientResponse read = CallAevatar(session, "GET", "/api/approvals/" + id);
+    if (read.status != 200) return PrintProblem(read);
+    state = base::StringOr(ParsedOrNull(read.body), "state", "");
+  }
+  if (state != "approved") {
+    std::cerr << "aevatar: the approval is " << state << "; nothing ran\n";
+    return 1;
+  }
+  http::Headers headers;
+  headers.Set("Approval-Id", id);
+  const http::ClientResponse ran = CallAevatar(session, "POST", "/api/tools/codex_exec", text,
+                                               ExecTimeout(options.timeout_secs), headers);
+  if (ran.status != 200) return PrintProblem(ran);
+  std::cout << ran.body << "\n";
+  return 0;
 }
 
 }  // namespace
@@ -54,7 +95,15 @@ CodexCommands AddCodexCommand(CLI::App& app, CodexOptions& options) {
   }
   commands.exec = codex->add_subcommand("exec", "Hand a natural-language task to managed Codex");
   commands.exec->add_option("--prompt", options.prompt, "The task")->required();
-  commands.exec->add_option("--timeout-secs", options.timeout_secs, "1..600 (default 180)");
+  commands.exec->add_option("--timeout-secs", options.timeout_secs,
+                            "1..600 (default 180; private_ssh 300)");
+  CLI::Option* ssh = commands.exec->add_option("--private-ssh", options.ssh_service,
+                                               "Run on your host: the SSH service (slug or id)");
+  commands.exec->add_option("--principal", options.ssh_principal, "The SSH user on that host")
+      ->needs(ssh);
+  ssh->needs(commands.exec->get_option("--principal"));
+  commands.exec->add_option("--approval-wait-secs", options.approval_wait_secs,
+                            "How long to wait for the approval (default 900)");
   commands.exec->add_flag("--json", options.json, "Print the whole result as JSON");
   commands.exec->add_option("--url", options.url, "aevatar URL (default: the session's)");
   return commands;
@@ -73,10 +122,11 @@ int RunCodexCommand(const CodexCommands& commands, const CodexOptions& options) 
   if (commands.status->parsed()) {
     return PrintStatus(CallAevatar(*session, "GET", "/api/managed-codex/credential"), options.json);
   }
-  const nlohmann::json body = {{"target", {{"kind", "managed_sandbox"}}},
-                               {"workspace", {{"kind", "empty_git"}}},
-                               {"prompt", options.prompt},
-                               {"timeout_secs", options.timeout_secs}};
+  if (!options.ssh_service.empty()) return RunPrivateSsh(*session, options);
+  nlohmann::json body = {{"target", {{"kind", "managed_sandbox"}}},
+                         {"workspace", {{"kind", "empty_git"}}},
+                         {"prompt", options.prompt}};
+  if (options.timeout_secs > 0) body["timeout_secs"] = options.timeout_secs;
   const http::ClientResponse response =
       CallAevatar(*session, "POST", "/api/tools/codex_exec",
                   body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),

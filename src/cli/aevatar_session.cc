@@ -56,12 +56,14 @@ absl::StatusOr<AevatarSession> LoadSession(const std::string& url_override) {
 
 http::ClientResponse CallAevatar(const AevatarSession& session, const std::string& method,
                                  const std::string& path, const std::string& body,
-                                 std::chrono::milliseconds timeout) {
+                                 std::chrono::milliseconds timeout,
+                                 const http::Headers& extra_headers) {
   http::ClientRequest request;
   request.method = method;
   request.url = session.url + path;
   request.timeout = timeout;
   request.body = body;
+  request.headers = extra_headers;
   if (!body.empty()) request.headers.Set("Content-Type", "application/json");
   request.headers.Set("Authorization", "Bearer " + session.token);
   auto response = http::Fetch(request);

@@ -26,7 +26,8 @@ absl::StatusOr<AevatarSession> LoadSession(const std::string& url_override);
 // failed (the message is in the body).
 http::ClientResponse CallAevatar(const AevatarSession& session, const std::string& method,
                                  const std::string& path, const std::string& body = "",
-                                 std::chrono::milliseconds timeout = std::chrono::seconds(60));
+                                 std::chrono::milliseconds timeout = std::chrono::seconds(60),
+                                 const http::Headers& extra_headers = {});
 
 // Prints a problem+json error as "error: CODE: detail", its remediation and
 // diagnostic id, to stderr. Returns 1.

@@ -1,8 +1,10 @@
 // aevatar's managed codex_exec routes: the interactive tool call, the
 // explicit credential lifecycle and the read-only readiness.
 #include "aevatar/api/api_support.h"
+#include "aevatar/approvals/private_ssh_gate.h"
 #include "aevatar/codex/managed_codex.h"
 #include "base/api_error.h"
+#include "base/clock.h"
 #include "base/crypto.h"
 
 namespace aevatar::orchestrator {
@@ -32,6 +34,48 @@ absl::StatusOr<std::string> InteractiveKey(const http::Request& request) {
   return "codex_exec:" + given;
 }
 
+// private_ssh: the owner approves the exact call first (private_ssh_gate.h).
+// The first request answers 202 with a pending approval; the caller repeats
+// it with `Approval-Id` once a person decided. An approved call would go to
+// NyxID's SSH route through the owner's node, which this deployment does not
+// have yet: it ends in target_not_configured.
+http::Response HandlePrivateSsh(const HttpApiDeps& deps, const http::Request& request,
+                                const Caller& caller, const CodexExecArgs& args,
+                                RequestNote& note) {
+  if (deps.approvals == nullptr) {
+    return Problem(ManagedError(kTargetNotConfigured,
+                                "the private_ssh target is not configured on this aevatar host"),
+                   note);
+  }
+  const std::string approval_id = request.headers.Get("Approval-Id").value_or("");
+  if (approval_id.size() > 64 ||
+      approval_id.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+          std::string::npos) {
+    return Problem(base::ApiError(absl::StatusCode::kInvalidArgument, "APPROVAL_ID_INVALID",
+                                  "Approval-Id must be an approval id", 400),
+                   note);
+  }
+  auto gate = GatePrivateSsh(*deps.approvals, caller.user_id, args, approval_id, base::NowUnixMs());
+  if (!gate.ok()) return Problem(gate.status(), note);
+  if (!gate->approved) {
+    http::Response response =
+        Json(202, {{"status", "approval_required"},
+                   {"approval_id", gate->approval.id},
+                   {"call_digest", gate->approval.call_digest},
+                   {"expires_at_ms", gate->approval.expires_at_ms},
+                   {"remediation",
+                    "a person approves it (aevatar approvals approve ID, or the page /ui); then "
+                    "repeat this request with the header Approval-Id: ID"}});
+    response.headers.Set("Cache-Control", "no-store");
+    return response;
+  }
+  return Problem(ManagedError(kTargetNotConfigured,
+                              "the call is approved, but this deployment has no NyxID SSH route "
+                              "for private_ssh yet"),
+                 note);
+}
+
 http::Response HandleCodexExec(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
   auto caller = Authenticated(deps, request, note);
   if (!caller.ok()) return Problem(caller.status(), note);
@@ -39,9 +83,7 @@ http::Response HandleCodexExec(const HttpApiDeps& deps, http::Request& request, 
   auto args = ParseCodexExecArgs(request.body);
   if (!args.ok()) return Problem(args.status(), note);
   if (args->target == CodexTarget::kPrivateSsh) {
-    return Problem(ManagedError(kTargetNotConfigured,
-                                "the private_ssh target is not configured on this aevatar host"),
-                   note);
+    return HandlePrivateSsh(deps, request, *caller, *args, note);
   }
   if (deps.codex == nullptr) return Problem(Disabled(), note);
   auto key = InteractiveKey(request);

@@ -140,6 +140,7 @@ absl::Status ParseTarget(const json& root, CodexExecArgs& args) {
       return st;
     }
     args.target = CodexTarget::kPrivateSsh;
+    args.timeout_secs = kCodexPrivateDefaultTimeoutSecs;
     if (has_workspace) {
       return Bad(kCodexWorkspaceInvalid,
                  "private_ssh takes no field 'workspace' (the host's Git workspace is fixed)");

@@ -16,7 +16,7 @@
 //              "prompt": str, "timeout_secs"?: 1..600 (default 180)}
 //   private:  {"target": {"kind": "private_ssh",
 //                         "private_ssh": {"service": str, "principal": str}},
-//              "prompt": str, "timeout_secs"?: int}      (no workspace)
+//              "prompt": str, "timeout_secs"?: 1..600 (default 300)}  (no workspace)
 // Every other member, at any level, is rejected: obsolete root-level
 // `service`/`principal`, and anything a caller might use to choose a model,
 // image, path, provider, shell, flag or credential. Validation runs before
@@ -25,6 +25,8 @@
 namespace aevatar::orchestrator {
 
 inline constexpr int kCodexDefaultTimeoutSecs = 180;
+// private_ssh's default (spec): a real host's Codex takes longer.
+inline constexpr int kCodexPrivateDefaultTimeoutSecs = 300;
 inline constexpr int kCodexMaxTimeoutSecs = 600;
 // chrono-sandbox's bound on a prompt (contract §1).
 inline constexpr size_t kCodexMaxPromptBytes = 65536;

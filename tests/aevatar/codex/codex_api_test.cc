@@ -55,13 +55,46 @@ TEST_F(CodexApiTest, EveryRejectedShapeIsATyped400WithoutAnyNetworkCall) {
   EXPECT_EQ(nyxid_.Count(), 0) << "validation must precede every network call";
 }
 
-TEST_F(CodexApiTest, PrivateSshValidatesButIsNotConfigured) {
+TEST_F(CodexApiTest, PrivateSshRunsOnlyAfterItsOwnerApprovedTheExactCall) {
   const json body = {
       {"target",
        {{"kind", "private_ssh"}, {"private_ssh", {{"service", "s"}, {"principal", "p"}}}}},
       {"prompt", "hi"}};
-  http::Response response = Call("POST", "/api/tools/codex_exec", body.dump());
-  EXPECT_EQ(json::parse(response.body)["code"], kTargetNotConfigured);
+  auto call = [&](const json& sent, const std::string& approval_id,
+                  const std::string& subject = testing::kUser) {
+    http::Request request;
+    request.method = "POST";
+    request.path = request.target = "/api/tools/codex_exec";
+    request.body = sent.dump();
+    request.headers.Set("Authorization", "Bearer " + HumanToken(subject));
+    if (!approval_id.empty()) request.headers.Set("Approval-Id", approval_id);
+    return router_->Handle(request);
+  };
+  // The first request only asks: a pending approval of the exact call.
+  http::Response asked = call(body, "");
+  ASSERT_EQ(asked.status, 202) << asked.body;
+  const json pending = json::parse(asked.body);
+  EXPECT_EQ(pending["status"], "approval_required");
+  const std::string id = pending["approval_id"];
+  const json shown = json::parse(Call("GET", "/api/approvals/" + id).body);
+  EXPECT_EQ(shown["call"]["prompt"], "hi");
+  EXPECT_EQ(shown["call"]["timeout_secs"], 300);
+  // Still pending: asked again. Another call, or another user: refused.
+  EXPECT_EQ(call(body, id).status, 202);
+  json other = body;
+  other["prompt"] = "something else";
+  EXPECT_EQ(json::parse(call(other, id).body)["code"], "APPROVAL_CALL_MISMATCH");
+  EXPECT_EQ(json::parse(call(body, id, "user-2").body)["code"], "APPROVAL_NOT_FOUND");
+  EXPECT_EQ(json::parse(call(body, "../x").body)["code"], "APPROVAL_ID_INVALID");
+  // Approved: it would run; this deployment has no NyxID SSH route yet.
+  ASSERT_EQ(Call("POST", "/api/approvals/" + id + "/approve").status, 200);
+  EXPECT_EQ(json::parse(call(body, id).body)["code"], kTargetNotConfigured);
+  // Denied: never runs.
+  const std::string denied = json::parse(call(body, "").body)["approval_id"];
+  ASSERT_EQ(Call("POST", "/api/approvals/" + denied + "/deny").status, 200);
+  http::Response refused = call(body, denied);
+  EXPECT_EQ(refused.status, 403);
+  EXPECT_EQ(json::parse(refused.body)["code"], "APPROVAL_DENIED");
   EXPECT_EQ(nyxid_.Count(), 0);
 }
 

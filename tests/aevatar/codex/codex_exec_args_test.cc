@@ -53,6 +53,14 @@ TEST(CodexExecArgs, TimeoutDefaultsTo180AndAcceptsItsRange) {
   }
 }
 
+TEST(CodexExecArgs, PrivateSshTimeoutDefaultsTo300) {
+  json body = Private();
+  body.erase("timeout_secs");
+  auto args = ParseCodexExecArgs(body.dump());
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->timeout_secs, 300);
+}
+
 TEST(CodexExecArgs, AcceptsTheNestedPrivateSshShape) {
   auto args = ParseCodexExecArgs(Private().dump());
   ASSERT_TRUE(args.ok()) << args.status();

@@ -1,0 +1,60 @@
+#include "aevatar/approvals/private_ssh_gate.h"
+
+#include "base/api_error.h"
+#include "base/crypto.h"
+
+namespace aevatar::orchestrator {
+
+nlohmann::json PrivateSshCall(const CodexExecArgs& args) {
+  return {{"target",
+           {{"kind", "private_ssh"},
+            {"private_ssh", {{"service", args.ssh_service}, {"principal", args.ssh_principal}}}}},
+          {"prompt", args.prompt},
+          {"timeout_secs", args.timeout_secs}};
+}
+
+absl::StatusOr<PrivateSshGate> GatePrivateSsh(ApprovalStore& store, const std::string& owner,
+                                              const CodexExecArgs& args,
+                                              const std::string& approval_id, int64_t now_ms) {
+  const nlohmann::json call = PrivateSshCall(args);
+  if (approval_id.empty()) {
+    PrivateSshGate gate;
+    gate.approval.id = base::RandomId("appr_");
+    gate.approval.owner = owner;
+    gate.approval.tool = "codex_exec";
+    gate.approval.call = call;
+    gate.approval.call_digest = ApprovalCallDigest(call);
+    gate.approval.created_at_ms = now_ms;
+    gate.approval.expires_at_ms = now_ms + kPrivateSshApprovalTtlMs;
+    if (absl::Status st = store.Create(gate.approval); !st.ok()) return st;
+    return gate;
+  }
+  auto found = store.Get(owner, approval_id);
+  if (!found.ok()) return found.status();
+  if (!found->has_value()) {
+    return base::ApiError(absl::StatusCode::kNotFound, "APPROVAL_NOT_FOUND",
+                          "no such approval for this user", 404);
+  }
+  PrivateSshGate gate{false, **std::move(found)};
+  if (gate.approval.call_digest != ApprovalCallDigest(call)) {
+    return base::ApiError(absl::StatusCode::kFailedPrecondition, "APPROVAL_CALL_MISMATCH",
+                          "the approval is for another call; an approval holds one exact call",
+                          409);
+  }
+  switch (EffectiveState(gate.approval, now_ms)) {
+    case ApprovalState::kApproved:
+      gate.approved = true;
+      return gate;
+    case ApprovalState::kPending:
+      return gate;
+    case ApprovalState::kDenied:
+      return base::ApiError(absl::StatusCode::kPermissionDenied, "APPROVAL_DENIED",
+                            "the owner denied this call", 403);
+    case ApprovalState::kExpired:
+      break;
+  }
+  return base::ApiError(absl::StatusCode::kFailedPrecondition, "APPROVAL_EXPIRED",
+                        "the approval expired before it was decided", 410);
+}
+
+}  // namespace aevatar::orchestrator
