@@ -51,6 +51,13 @@ int RunPrivateSsh(const AevatarSession& session, const CodexOptions& options) {
                                                  ExecTimeout(options.timeout_secs));
   if (asked.status != 202) return PrintProblem(asked);
   const std::string id = base::StringOr(ParsedOrNull(asked.body), "approval_id", "");
+  // It becomes a path segment and a header: an id's characters only.
+  if (id.empty() || id.size() > 64 ||
+      id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+          std::string::npos) {
+    std::cerr << "aevatar: the server answered an invalid approval id\n";
+    return 1;
+  }
   std::cerr << "approval required: " << id << "\n"
             << "  approve it with `aevatar approvals approve " << id << "` or at " << session.url
             << "/ui; waiting up to " << options.approval_wait_secs << " s\n";

@@ -1,7 +1,8 @@
 // The /ui approvals page under `aevatar up`, driven by a real browser
 // (Debian's chromium through playwright-core: tests/ui/approvals_page.cjs).
 // The test plants three pending approvals of the demo user in aevatar's own
-// store (nothing creates them through the API yet), the browser logs in,
+// store (the ask -> approve -> run path is tested in codex_api_test), the
+// browser logs in,
 // approves one and denies another, and the store must say so; the page's
 // headers must forbid everything but this origin. Screenshots are kept in
 // build/ui-artifacts/.

@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "base/clock.h"
 #include "base/crypto.h"
@@ -131,6 +132,32 @@ class NyxidTokens : public ::testing::Test {
 SilentUpstream* NyxidTokens::silent_ = nullptr;
 NyxidFixture* NyxidTokens::fixture_ = nullptr;
 std::string NyxidTokens::alice_;
+
+// Password guessing: after five free failures an account name is locked
+// for 1 s, 2 s, 4 s, … (429 with Retry-After, before any hashing), the same
+// for an account that exists and one that does not, and the right password
+// does not get through a lock; once it passes, it clears the count.
+TEST_F(NyxidTokens, RepeatedBadLoginsAreThrottledAlikeForEveryAccountName) {
+  for (const char* name : {"root", "no-such-user"}) {
+    const std::string wrong = std::string(R"({"username":")") + name + R"(","password":"guess"})";
+    for (int i = 0; i < 6; ++i) {
+      ExpectProblem(f().Call("POST", "/api/v1/auth/login", "", wrong), 401, "LOGIN_FAILED");
+    }
+    const http::ClientResponse locked = f().Call("POST", "/api/v1/auth/login", "", wrong);
+    ExpectProblem(locked, 429, "LOGIN_THROTTLED");
+    EXPECT_EQ(locked.headers.Get("Retry-After").value_or(""), "1") << name;
+  }
+  const std::string right = R"({"username":"root","password":"root-password-1"})";
+  ExpectProblem(f().Call("POST", "/api/v1/auth/login", "", right), 429, "LOGIN_THROTTLED");
+  // Another account name from the same address is not locked by these.
+  ExpectProblem(
+      f().Call("POST", "/api/v1/auth/login", "", R"({"username":"alice","password":"x"})"), 401,
+      "LOGIN_FAILED");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  EXPECT_EQ(f().Call("POST", "/api/v1/auth/login", "", right).status, 200);
+  ExpectProblem(f().Call("POST", "/api/v1/auth/login", "", R"({"username":"root","password":"x"})"),
+                401, "LOGIN_FAILED");
+}
 
 TEST_F(NyxidTokens, LoginFailuresAreTyped) {
   ExpectProblem(

@@ -123,6 +123,11 @@ SshdServer::SshdServer(const std::string& dir,
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+    if (port_ == 0 && pid_ > 0) {  // neither listening nor gone: stop it before retrying
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+      pid_ = -1;
+    }
   }
   if (port_ == 0) {
     error_ = "sshd did not start: " + ReadProcFile(dir + "/sshd.log");

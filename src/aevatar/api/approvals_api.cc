@@ -48,6 +48,14 @@ http::Response Decide(const HttpApiDeps& deps, http::Request& request, RequestNo
                       bool approve) {
   auto caller = Authenticated(deps, request, note);
   if (!caller.ok()) return Problem(caller.status(), note);
+  // The agent that asked must not grant itself: approving takes the person's
+  // own access token (an Agent Key or a delegation token may only deny).
+  if (approve && caller->kind != CredentialKind::kHumanBearer) {
+    return Problem(
+        base::ApiError(absl::StatusCode::kPermissionDenied, "APPROVAL_NEEDS_HUMAN",
+                       "only the owner's own login can approve, not an agent's key", 403),
+        note);
+  }
   const int64_t now = base::NowUnixMs();
   auto decided = deps.approvals->Decide(caller->user_id, request.path_params["id"], approve, now);
   if (!decided.ok()) return Problem(decided.status(), note);

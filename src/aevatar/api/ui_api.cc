@@ -69,6 +69,20 @@ http::Response HandleLogin(const HttpApiDeps& deps, http::Request& request, Requ
     return Problem(LoginInvalid("username and password are 1 to 256 characters"), note);
   }
   const NyxidReply reply = deps.nyxid->Login(*username, *password);
+  if (reply.status == 429) {
+    http::Response throttled =
+        Problem(base::ApiError(absl::StatusCode::kResourceExhausted, "LOGIN_THROTTLED",
+                               "too many failed logins; retry later", 429),
+                note);
+    // NyxID's seconds, if they are plain seconds (its bytes are not trusted).
+    std::string wait = reply.headers.Get("Retry-After").value_or("");
+    if (wait.empty() || wait.size() > 5 ||
+        wait.find_first_not_of("0123456789") != std::string::npos) {
+      wait = "60";
+    }
+    throttled.headers.Set("Retry-After", wait);
+    return throttled;
+  }
   if (reply.status == 401 || reply.status == 403) {
     return Problem(base::ApiError(absl::StatusCode::kUnauthenticated, "LOGIN_FAILED",
                                   "NyxID refused these credentials", 401),

@@ -14,13 +14,16 @@ std::string_view ApprovalStateName(ApprovalState state) {
       return "denied";
     case ApprovalState::kExpired:
       return "expired";
+    case ApprovalState::kUsed:
+      return "used";
   }
   return "pending";
 }
 
 std::optional<ApprovalState> ParseApprovalState(std::string_view name) {
-  for (ApprovalState state : {ApprovalState::kPending, ApprovalState::kApproved,
-                              ApprovalState::kDenied, ApprovalState::kExpired}) {
+  for (ApprovalState state :
+       {ApprovalState::kPending, ApprovalState::kApproved, ApprovalState::kDenied,
+        ApprovalState::kExpired, ApprovalState::kUsed}) {
     if (ApprovalStateName(state) == name) return state;
   }
   return std::nullopt;

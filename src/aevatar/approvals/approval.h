@@ -13,7 +13,8 @@
 // binds the decision to that call's digest, expires, and is decided once.
 namespace aevatar::orchestrator {
 
-enum class ApprovalState { kPending, kApproved, kDenied, kExpired };
+// kUsed: approved, and the one run it allows has been started.
+enum class ApprovalState { kPending, kApproved, kDenied, kExpired, kUsed };
 std::string_view ApprovalStateName(ApprovalState state);
 std::optional<ApprovalState> ParseApprovalState(std::string_view name);
 

@@ -36,6 +36,14 @@ class ApprovalStore {
   // expired).
   virtual absl::StatusOr<Approval> Decide(const std::string& owner, const std::string& id,
                                           bool approve, int64_t now_ms) = 0;
+
+  // Marks the owner's approved approval `id` used, atomically: true for the
+  // one caller that changed it, false when it was not approved (already
+  // used, say). The run it allows starts only on true.
+  virtual absl::StatusOr<bool> Consume(const std::string& owner, const std::string& id) = 0;
+
+  // The owner's pending, unexpired approvals.
+  virtual absl::StatusOr<int64_t> CountPending(const std::string& owner, int64_t now_ms) = 0;
 };
 
 // A store in the SQLite file at `path` (":memory:" for tests); each call is

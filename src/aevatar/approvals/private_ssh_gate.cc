@@ -18,6 +18,13 @@ absl::StatusOr<PrivateSshGate> GatePrivateSsh(ApprovalStore& store, const std::s
                                               const std::string& approval_id, int64_t now_ms) {
   const nlohmann::json call = PrivateSshCall(args);
   if (approval_id.empty()) {
+    auto pending = store.CountPending(owner, now_ms);
+    if (!pending.ok()) return pending.status();
+    if (*pending >= kMaxPendingApprovals) {
+      return base::ApiError(absl::StatusCode::kResourceExhausted, "APPROVALS_PENDING_LIMIT",
+                            "too many approvals wait for a decision; decide or let them expire",
+                            429);
+    }
     PrivateSshGate gate;
     gate.approval.id = base::RandomId("appr_");
     gate.approval.owner = owner;
@@ -36,25 +43,33 @@ absl::StatusOr<PrivateSshGate> GatePrivateSsh(ApprovalStore& store, const std::s
                           "no such approval for this user", 404);
   }
   PrivateSshGate gate{false, **std::move(found)};
-  if (gate.approval.call_digest != ApprovalCallDigest(call)) {
+  if (ApprovalCallDigest(gate.approval.call) != ApprovalCallDigest(call)) {
     return base::ApiError(absl::StatusCode::kFailedPrecondition, "APPROVAL_CALL_MISMATCH",
                           "the approval is for another call; an approval holds one exact call",
                           409);
   }
   switch (EffectiveState(gate.approval, now_ms)) {
-    case ApprovalState::kApproved:
+    case ApprovalState::kApproved: {
+      auto consumed = store.Consume(owner, approval_id);
+      if (!consumed.ok()) return consumed.status();
+      if (!*consumed) break;  // another request used it first
       gate.approved = true;
+      gate.approval.state = ApprovalState::kUsed;
       return gate;
+    }
+    case ApprovalState::kUsed:
+      break;
     case ApprovalState::kPending:
       return gate;
     case ApprovalState::kDenied:
       return base::ApiError(absl::StatusCode::kPermissionDenied, "APPROVAL_DENIED",
                             "the owner denied this call", 403);
     case ApprovalState::kExpired:
-      break;
+      return base::ApiError(absl::StatusCode::kFailedPrecondition, "APPROVAL_EXPIRED",
+                            "the approval expired before it was decided", 410);
   }
-  return base::ApiError(absl::StatusCode::kFailedPrecondition, "APPROVAL_EXPIRED",
-                        "the approval expired before it was decided", 410);
+  return base::ApiError(absl::StatusCode::kFailedPrecondition, "APPROVAL_ALREADY_USED",
+                        "the approval allowed one run, which has started; ask again", 409);
 }
 
 }  // namespace aevatar::orchestrator

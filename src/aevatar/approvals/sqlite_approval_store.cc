@@ -29,6 +29,26 @@ CREATE TABLE approvals (
 ) STRICT;
 CREATE INDEX approvals_by_owner ON approvals (owner, created_at_ms DESC);
 )sql"},
+    // 'used': an approval allows one run. SQLite cannot alter a CHECK, so the
+    // table is rebuilt.
+    {2, R"sql(
+CREATE TABLE approvals_v2 (
+  id            TEXT    NOT NULL PRIMARY KEY CHECK (id <> ''),
+  owner         TEXT    NOT NULL CHECK (owner <> ''),
+  tool          TEXT    NOT NULL,
+  sealed_call   BLOB    NOT NULL,
+  call_digest   TEXT    NOT NULL,
+  state         TEXT    NOT NULL
+                CHECK (state IN ('pending', 'approved', 'denied', 'expired', 'used')),
+  created_at_ms INTEGER NOT NULL,
+  expires_at_ms INTEGER NOT NULL,
+  decided_at_ms INTEGER NOT NULL DEFAULT 0
+) STRICT;
+INSERT INTO approvals_v2 SELECT * FROM approvals;
+DROP TABLE approvals;
+ALTER TABLE approvals_v2 RENAME TO approvals;
+CREATE INDEX approvals_by_owner ON approvals (owner, created_at_ms DESC);
+)sql"},
 };
 
 constexpr char kColumns[] =
@@ -79,6 +99,23 @@ class SqliteApprovalStore final : public ApprovalStore {
       if (!approval.ok()) return approval.status();
       approvals.push_back(*std::move(approval));
     }
+  }
+
+  absl::StatusOr<bool> Consume(const std::string& owner, const std::string& id) override {
+    absl::MutexLock lock(&mu_);
+    auto changed = db_.Run(
+        "UPDATE approvals SET state = 'used' WHERE id = ?1 AND owner = ?2 AND state = 'approved'",
+        {id, owner});
+    if (!changed.ok()) return changed.status();
+    return *changed == 1;
+  }
+
+  absl::StatusOr<int64_t> CountPending(const std::string& owner, int64_t now_ms) override {
+    absl::MutexLock lock(&mu_);
+    return db_.QueryInt64(
+        "SELECT COUNT(*) FROM approvals WHERE owner = ?1 AND state = 'pending' AND "
+        "expires_at_ms > ?2",
+        {owner, now_ms});
   }
 
   absl::StatusOr<Approval> Decide(const std::string& owner, const std::string& id, bool approve,

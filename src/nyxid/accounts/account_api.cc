@@ -1,7 +1,10 @@
 // Login, identity, published keys and introspection.
+#include <optional>
+
 #include "base/api_error.h"
 #include "base/clock.h"
 #include "base/crypto.h"
+#include "nyxid/accounts/login_throttle.h"
 #include "nyxid/api/api_support.h"
 #include "nyxid/routes/route_access.h"
 #include "nyxid/tokens/agent_keys.h"
@@ -36,11 +39,32 @@ http::Response HandleLogin(const HttpApiDeps& deps, http::Request& request, Requ
                                   "username and password (strings) are required", 400),
                    note);
   }
-  auto user = deps.store->FindUserByName(username->get<std::string>());
+  const std::string& name = username->get_ref<const std::string&>();
+  LoginThrottle* throttle = deps.login_throttle;
+  if (throttle != nullptr) {
+    if (const int64_t wait_ms = throttle->RetryAfterMs(name, request.remote_address); wait_ms > 0) {
+      http::Response refused = Problem(
+          base::ApiError(absl::StatusCode::kResourceExhausted, "LOGIN_THROTTLED",
+                         "too many failed logins; retry after the Retry-After seconds", 429),
+          note);
+      refused.headers.Set("Retry-After", std::to_string((wait_ms + 999) / 1000));
+      return refused;
+    }
+  }
+  auto user = deps.store->FindUserByName(name);
   if (!user.ok() && !absl::IsNotFound(user.status())) return Problem(user.status(), note);
   const std::string& hash = user.ok() ? user->password_hash : DummyHash();
-  const bool verified = base::VerifyPassword(hash, password->get<std::string>());
-  if (!user.ok() || !verified) return Problem(LoginFailed(), note);
+  bool verified = false;
+  {
+    std::optional<LoginThrottle::HashSlot> slot;
+    if (throttle != nullptr) slot.emplace(*throttle);
+    verified = base::VerifyPassword(hash, password->get<std::string>());
+  }
+  if (!user.ok() || !verified) {
+    if (throttle != nullptr) throttle->RecordFailure(name, request.remote_address);
+    return Problem(LoginFailed(), note);
+  }
+  if (throttle != nullptr) throttle->RecordSuccess(name);
   note.credential_kind = "password";
   return Json(200, {{"access_token", deps.tokens->IssueAccess(user->id, user->username)},
                     {"token_type", "Bearer"},

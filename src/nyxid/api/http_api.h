@@ -23,6 +23,8 @@ namespace aevatar::nyxid {
 inline constexpr std::chrono::milliseconds kDefaultProxyTimeout = std::chrono::seconds(315);
 
 // Everything the handlers use; owned by the service and outliving the router.
+class LoginThrottle;
+
 struct HttpApiDeps {
   NyxidStore* store = nullptr;
   const KeyRing* keys = nullptr;
@@ -32,6 +34,8 @@ struct HttpApiDeps {
   // Extra CA certificates (PEM) trusted for https upstreams besides the
   // system store; empty: the system store alone.
   std::string upstream_ca_file;
+  // Password-guessing limits of the login; null: none (in-process tests).
+  LoginThrottle* login_throttle = nullptr;
 };
 
 // The broker's HTTP API (docs/nyxid.md):

@@ -82,6 +82,17 @@ TEST_F(ApprovalStoreTest, APendingApprovalSurvivesARestartAndIsDecidedOnce) {
   EXPECT_EQ((*store_->Get("alice-id", "appr_1"))->state, ApprovalState::kApproved);
 }
 
+TEST_F(ApprovalStoreTest, AnApprovedApprovalIsUsedOnce) {
+  ASSERT_TRUE(store_->Create(PendingApproval("appr_1", "alice-id")).ok());
+  EXPECT_FALSE(*store_->Consume("alice-id", "appr_1"));  // pending: nothing to use
+  ASSERT_TRUE(store_->Decide("alice-id", "appr_1", /*approve=*/true, kNow).ok());
+  EXPECT_FALSE(*store_->Consume("mallory-id", "appr_1"));
+  EXPECT_TRUE(*store_->Consume("alice-id", "appr_1"));
+  EXPECT_FALSE(*store_->Consume("alice-id", "appr_1"));
+  EXPECT_EQ((*store_->Get("alice-id", "appr_1"))->state, ApprovalState::kUsed);
+  EXPECT_EQ(*store_->CountPending("alice-id", kNow), 0);
+}
+
 TEST_F(ApprovalStoreTest, AnApprovalPastItsExpiryCannotBeDecided) {
   ASSERT_TRUE(store_->Create(PendingApproval("appr_1", "alice-id")).ok());
   const Approval pending = **store_->Get("alice-id", "appr_1");

@@ -81,6 +81,27 @@ TEST_F(ApprovalsApiTest, AnotherUserCanNeitherSeeNorDecideIt) {
   EXPECT_EQ(json::parse(Call("GET", "/api/approvals/appr_a").body)["state"], "pending");
 }
 
+// The agent that asked holds a delegation token (or an Agent Key): it may
+// read and deny, but approving takes the person's own login.
+TEST_F(ApprovalsApiTest, AnAgentCannotApproveItsOwnRequest) {
+  Plant("appr_a", 600'000);
+  nlohmann::json claims = TestSigner::AccessClaims(testing::kUser);
+  claims["token_kind"] = "delegation";
+  claims["aud"] = "aevatar";
+  auto as_agent = [&](const std::string& verb) {
+    http::Request request;
+    request.method = "POST";
+    request.path = request.target = "/api/approvals/appr_a/" + verb;
+    request.headers.Set("Authorization", "Bearer " + signer_.Sign(claims));
+    return router_->Handle(request);
+  };
+  http::Response approve = as_agent("approve");
+  EXPECT_EQ(approve.status, 403) << approve.body;
+  EXPECT_EQ(json::parse(approve.body)["code"], "APPROVAL_NEEDS_HUMAN");
+  EXPECT_EQ(json::parse(Call("GET", "/api/approvals/appr_a").body)["state"], "pending");
+  EXPECT_EQ(as_agent("deny").status, 200);
+}
+
 TEST_F(ApprovalsApiTest, WithoutATokenNothingIsShown) {
   Plant("appr_a", 600'000);
   http::Request request;

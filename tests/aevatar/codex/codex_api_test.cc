@@ -1,6 +1,7 @@
 #include <memory>
 #include <string>
 
+#include "aevatar/approvals/private_ssh_gate.h"
 #include "aevatar/codex/managed_codex.h"
 #include "api_fixture.h"
 #include "base/clock.h"
@@ -86,9 +87,12 @@ TEST_F(CodexApiTest, PrivateSshRunsOnlyAfterItsOwnerApprovedTheExactCall) {
   EXPECT_EQ(json::parse(call(other, id).body)["code"], "APPROVAL_CALL_MISMATCH");
   EXPECT_EQ(json::parse(call(body, id, "user-2").body)["code"], "APPROVAL_NOT_FOUND");
   EXPECT_EQ(json::parse(call(body, "../x").body)["code"], "APPROVAL_ID_INVALID");
-  // Approved: it would run; this deployment has no NyxID SSH route yet.
+  // Approved: it runs once (this deployment has no NyxID SSH route yet);
+  // the approval is then used.
   ASSERT_EQ(Call("POST", "/api/approvals/" + id + "/approve").status, 200);
   EXPECT_EQ(json::parse(call(body, id).body)["code"], kTargetNotConfigured);
+  EXPECT_EQ(json::parse(call(body, id).body)["code"], "APPROVAL_ALREADY_USED");
+  EXPECT_EQ(json::parse(Call("GET", "/api/approvals/" + id).body)["state"], "used");
   // Denied: never runs.
   const std::string denied = json::parse(call(body, "").body)["approval_id"];
   ASSERT_EQ(Call("POST", "/api/approvals/" + denied + "/deny").status, 200);
@@ -96,6 +100,21 @@ TEST_F(CodexApiTest, PrivateSshRunsOnlyAfterItsOwnerApprovedTheExactCall) {
   EXPECT_EQ(refused.status, 403);
   EXPECT_EQ(json::parse(refused.body)["code"], "APPROVAL_DENIED");
   EXPECT_EQ(nyxid_.Count(), 0);
+}
+
+TEST_F(CodexApiTest, PendingPrivateSshApprovalsAreBoundedPerOwner) {
+  const json body = {
+      {"target",
+       {{"kind", "private_ssh"}, {"private_ssh", {{"service", "s"}, {"principal", "p"}}}}},
+      {"prompt", "hi"}};
+  for (int64_t i = 0; i < kMaxPendingApprovals; ++i) {
+    ASSERT_EQ(Call("POST", "/api/tools/codex_exec", body.dump()).status, 202) << i;
+  }
+  http::Response over = Call("POST", "/api/tools/codex_exec", body.dump());
+  EXPECT_EQ(over.status, 429);
+  EXPECT_EQ(json::parse(over.body)["code"], "APPROVALS_PENDING_LIMIT");
+  // Another owner is not affected.
+  EXPECT_EQ(Call("POST", "/api/tools/codex_exec", body.dump(), "user-2").status, 202);
 }
 
 TEST_F(CodexApiTest, LifecycleThenExecutionThroughTheRouter) {

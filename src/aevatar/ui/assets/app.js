@@ -165,20 +165,33 @@ async function watchEvents(runId) {
   }
 }
 
+// What each list showed last: a list is rebuilt only when its data changed,
+// and approvals are shown oldest first, so a new request appears below the
+// ones being read and never moves a button under the pointer.
+const shown = { approvals: "", runs: "" };
+
+function replaceList(name, container, items, empty, render) {
+  const text = JSON.stringify(items);
+  if (text === shown[name]) return;
+  shown[name] = text;
+  container.replaceChildren();
+  if (items.length === 0) container.append(el("p", "hint", empty));
+  for (const item of items) container.append(render(item));
+}
+
 async function refresh() {
   try {
     const body = await api("GET", "/api/approvals");
-    const approvals = body && Array.isArray(body.approvals) ? body.approvals : [];
-    const container = $("approvals");
-    container.replaceChildren();
-    if (approvals.length === 0) container.append(el("p", "hint", "No approvals."));
-    for (const approval of approvals) container.append(renderApproval(approval));
-    const listed = await api("GET", "/api/workflow-runs");
-    const runs = listed && Array.isArray(listed.runs) ? listed.runs : [];
-    const runBox = $("runs");
-    runBox.replaceChildren();
-    if (runs.length === 0) runBox.append(el("p", "hint", "No workflow runs."));
-    for (const run of runs) runBox.append(renderRun(run));
+    const approvals = body && Array.isArray(body.approvals) ? body.approvals.slice().reverse() : [];
+    replaceList("approvals", $("approvals"), approvals, "No approvals.", renderApproval);
+    let runs = [];
+    try {
+      const listed = await api("GET", "/api/workflow-runs");
+      runs = listed && Array.isArray(listed.runs) ? listed.runs : [];
+    } catch (e) {
+      if (!/^NOT_FOUND/.test(e.message)) throw e;  // this aevatar runs no workflows
+    }
+    replaceList("runs", $("runs"), runs, "No workflow runs.", renderRun);
     showError("");
   } catch (e) {
     showError(e.message);
@@ -207,6 +220,7 @@ function showApprovals() {
 
 function logout() {
   sessionStorage.removeItem(TOKEN_KEY);
+  shown.approvals = shown.runs = "";
   clearInterval(refreshTimer);
   if (watching) watching.abort();
   $("approvals-view").hidden = true;

@@ -1,0 +1,100 @@
+#include "nyxid/accounts/login_throttle.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace aevatar::nyxid {
+namespace {
+
+std::string AccountKey(const std::string& username) { return "account:" + username; }
+std::string SourceKey(const std::string& source) { return "source:" + source; }
+
+}  // namespace
+
+LoginThrottle::LoginThrottle(LoginThrottleOptions options, base::UnixMsClock now_ms)
+    : options_(options), now_ms_(std::move(now_ms)) {}
+
+int64_t LoginThrottle::RemainingLocked(const std::string& key, int64_t now) {
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return 0;
+  return std::max<int64_t>(0, it->second.locked_until_ms - now);
+}
+
+int64_t LoginThrottle::RetryAfterMs(const std::string& username, const std::string& source) {
+  const int64_t now = now_ms_();
+  absl::MutexLock lock(&mu_);
+  return std::max(RemainingLocked(AccountKey(username), now),
+                  RemainingLocked(SourceKey(source), now));
+}
+
+void LoginThrottle::Fail(const std::string& key, int free_failures, int64_t now) {
+  Entry& entry = entries_[key];
+  if (now - entry.last_failure_ms >= options_.forget_after.count()) entry = Entry{};
+  ++entry.failures;
+  entry.last_failure_ms = now;
+  const int over = entry.failures - free_failures;
+  if (over <= 0) return;
+  // base, 2 base, 4 base, … up to max_delay (the shift is bounded first).
+  const int64_t delay = std::min<int64_t>(options_.max_delay.count(),
+                                          options_.base_delay.count() << std::min(over - 1, 20));
+  entry.locked_until_ms = now + delay;
+}
+
+void LoginThrottle::RecordFailure(const std::string& username, const std::string& source) {
+  const int64_t now = now_ms_();
+  absl::MutexLock lock(&mu_);
+  Fail(AccountKey(username), options_.account_free_failures, now);
+  Fail(SourceKey(source), options_.source_free_failures, now);
+  if (entries_.size() > options_.max_keys) Evict(now);
+}
+
+void LoginThrottle::RecordSuccess(const std::string& username) {
+  absl::MutexLock lock(&mu_);
+  entries_.erase(AccountKey(username));
+}
+
+// Drops keys nobody needs to remember (unlocked and quiet), then the
+// unlocked half that failed least recently. A locked key goes only when
+// locked keys alone exceed twice the bound: flooding other names must not
+// unlock an account under attack.
+void LoginThrottle::Evict(int64_t now) {
+  auto erase_if = [&](auto drop) {
+    for (auto it = entries_.begin(); it != entries_.end();) {
+      it = drop(it->second) ? entries_.erase(it) : std::next(it);
+    }
+  };
+  erase_if([&](const Entry& e) {
+    return e.locked_until_ms <= now && now - e.last_failure_ms >= options_.forget_after.count();
+  });
+  if (entries_.size() <= options_.max_keys) return;
+  std::vector<int64_t> times;
+  times.reserve(entries_.size());
+  for (const auto& [key, entry] : entries_) times.push_back(entry.last_failure_ms);
+  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+  const int64_t median = times[times.size() / 2];
+  erase_if([&](const Entry& e) { return e.locked_until_ms <= now && e.last_failure_ms <= median; });
+  if (entries_.size() <= 2 * options_.max_keys) return;
+  erase_if([&](const Entry& e) { return e.last_failure_ms <= median; });
+}
+
+size_t LoginThrottle::tracked_keys() {
+  absl::MutexLock lock(&mu_);
+  return entries_.size();
+}
+
+bool LoginThrottle::HasFreeHashSlot(LoginThrottle* throttle) {
+  return throttle->hashing_ < throttle->options_.max_concurrent_hashes;
+}
+
+LoginThrottle::HashSlot::HashSlot(LoginThrottle& throttle) : throttle_(throttle) {
+  absl::MutexLock lock(&throttle_.mu_);
+  throttle_.mu_.Await(absl::Condition(&LoginThrottle::HasFreeHashSlot, &throttle_));
+  ++throttle_.hashing_;
+}
+
+LoginThrottle::HashSlot::~HashSlot() {
+  absl::MutexLock lock(&throttle_.mu_);
+  --throttle_.hashing_;
+}
+
+}  // namespace aevatar::nyxid

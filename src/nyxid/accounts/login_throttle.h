@@ -1,0 +1,85 @@
+#ifndef AEVATAR_NYXID_ACCOUNTS_LOGIN_THROTTLE_H_
+#define AEVATAR_NYXID_ACCOUNTS_LOGIN_THROTTLE_H_
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "base/clock.h"
+
+// Slows password guessing at POST /api/v1/auth/login. Failures are counted
+// per account name (existing or not: a throttled answer tells nothing about
+// whether the account exists) and per source address; past a few free
+// failures each further one locks that key for exponentially longer, and a
+// locked key is answered 429 with Retry-After before any password hashing.
+// Hashing itself (Argon2id, ~150 ms of a core) runs at most
+// `max_concurrent_hashes` at a time, so bad logins cannot take every core.
+// Memory is bounded: at most `max_keys` keys are tracked. Thread-safe.
+namespace aevatar::nyxid {
+
+struct LoginThrottleOptions {
+  int account_free_failures = 5;
+  // Higher: many people can share an address (a NAT, or aevatar's /ui
+  // login, which reaches NyxID from aevatar's own address).
+  int source_free_failures = 20;
+  std::chrono::milliseconds base_delay{1000};
+  std::chrono::milliseconds max_delay{std::chrono::minutes(15)};
+  // A key without a failure for this long starts over.
+  std::chrono::milliseconds forget_after{std::chrono::minutes(15)};
+  size_t max_keys = 10000;
+  int max_concurrent_hashes = 2;
+};
+
+class LoginThrottle {
+ public:
+  LoginThrottle(LoginThrottleOptions options, base::UnixMsClock now_ms);
+
+  // Milliseconds until `username` from `source` may try again; 0: now.
+  int64_t RetryAfterMs(const std::string& username, const std::string& source);
+  void RecordFailure(const std::string& username, const std::string& source);
+  // A correct password clears the account's failures (not the source's: an
+  // attacker's own good login must not reset the address's count).
+  void RecordSuccess(const std::string& username);
+
+  // How many account names and addresses are remembered (<= about max_keys).
+  size_t tracked_keys();
+
+  // Holds one of the `max_concurrent_hashes` hashing slots while it lives.
+  class HashSlot {
+   public:
+    explicit HashSlot(LoginThrottle& throttle);
+    ~HashSlot();
+    HashSlot(const HashSlot&) = delete;
+    HashSlot& operator=(const HashSlot&) = delete;
+
+   private:
+    LoginThrottle& throttle_;
+  };
+
+ private:
+  struct Entry {
+    int failures = 0;
+    int64_t last_failure_ms = 0;
+    int64_t locked_until_ms = 0;
+  };
+
+  int64_t RemainingLocked(const std::string& key, int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Fail(const std::string& key, int free_failures, int64_t now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Evict(int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Await's condition; called with mu_ held.
+  static bool HasFreeHashSlot(LoginThrottle* throttle) ABSL_NO_THREAD_SAFETY_ANALYSIS;
+
+  const LoginThrottleOptions options_;
+  const base::UnixMsClock now_ms_;
+  absl::Mutex mu_;
+  std::map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);
+  int hashing_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace aevatar::nyxid
+
+#endif  // AEVATAR_NYXID_ACCOUNTS_LOGIN_THROTTLE_H_
