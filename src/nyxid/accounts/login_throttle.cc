@@ -57,13 +57,15 @@ void LoginThrottle::RecordSuccess(const std::string& username) {
 // unlocked half that failed least recently. A locked key goes only when
 // locked keys alone exceed twice the bound: flooding other names must not
 // unlock an account under attack.
+template <typename Drop>
+void LoginThrottle::EraseIf(Drop drop) {
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    it = drop(it->second) ? entries_.erase(it) : std::next(it);
+  }
+}
+
 void LoginThrottle::Evict(int64_t now) {
-  auto erase_if = [&](auto drop) {
-    for (auto it = entries_.begin(); it != entries_.end();) {
-      it = drop(it->second) ? entries_.erase(it) : std::next(it);
-    }
-  };
-  erase_if([&](const Entry& e) {
+  EraseIf([&](const Entry& e) {
     return e.locked_until_ms <= now && now - e.last_failure_ms >= options_.forget_after.count();
   });
   if (entries_.size() <= options_.max_keys) return;
@@ -72,9 +74,9 @@ void LoginThrottle::Evict(int64_t now) {
   for (const auto& [key, entry] : entries_) times.push_back(entry.last_failure_ms);
   std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
   const int64_t median = times[times.size() / 2];
-  erase_if([&](const Entry& e) { return e.locked_until_ms <= now && e.last_failure_ms <= median; });
+  EraseIf([&](const Entry& e) { return e.locked_until_ms <= now && e.last_failure_ms <= median; });
   if (entries_.size() <= 2 * options_.max_keys) return;
-  erase_if([&](const Entry& e) { return e.last_failure_ms <= median; });
+  EraseIf([&](const Entry& e) { return e.last_failure_ms <= median; });
 }
 
 size_t LoginThrottle::tracked_keys() {

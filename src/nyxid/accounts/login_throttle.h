@@ -70,6 +70,8 @@ class LoginThrottle {
   void Fail(const std::string& key, int free_failures, int64_t now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Evict(int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  template <typename Drop>
+  void EraseIf(Drop drop) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Await's condition; called with mu_ held.
   static bool HasFreeHashSlot(LoginThrottle* throttle) ABSL_NO_THREAD_SAFETY_ANALYSIS;
 
