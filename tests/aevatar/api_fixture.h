@@ -8,6 +8,7 @@
 #include "aevatar/approvals/approval_store.h"
 #include "aevatar/codex/managed_codex.h"
 #include "base/crypto.h"
+#include "base/login_throttle.h"
 #include "codex/fake_nyxid.h"
 #include "gtest/gtest.h"
 #include "test_signer.h"
@@ -17,7 +18,7 @@ namespace aevatar::orchestrator {
 // aevatar's real router and ingress auth in this process, in front of the
 // NyxID stand-in (codex/fake_nyxid.h): callers present human access tokens
 // signed by the test's key. Managed codex_exec is on for everyone; the
-// approval store is in memory.
+// approval store is in memory; /ui logins are throttled per client (5).
 class AevatarApiTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -36,6 +37,10 @@ class AevatarApiTest : public ::testing::Test {
     HttpApiDeps deps{client_.get(), auth_.get(), "chrono-sandbox"};
     deps.codex = codex_.get();
     deps.approvals = approvals_.get();
+    base::LoginThrottleOptions ui_login;
+    ui_login.source_free_failures = 5;
+    ui_login_throttle_ = std::make_unique<base::LoginThrottle>(ui_login, base::NowUnixMs);
+    deps.ui_login_throttle = ui_login_throttle_.get();
     router_ = BuildHttpApi(deps);
   }
 
@@ -62,6 +67,7 @@ class AevatarApiTest : public ::testing::Test {
   std::unique_ptr<IngressAuth> auth_;
   std::unique_ptr<ManagedCredentialVault> vault_;
   std::unique_ptr<ApprovalStore> approvals_;
+  std::unique_ptr<base::LoginThrottle> ui_login_throttle_;
   std::unique_ptr<ManagedCodex> codex_;
   std::unique_ptr<http::Router> router_;
 };

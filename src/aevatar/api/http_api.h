@@ -15,6 +15,13 @@ class WorkflowStore;
 class AuditLog;
 class ManagedCodex;
 class ApprovalStore;
+}  // namespace aevatar::orchestrator
+
+namespace aevatar::base {
+class LoginThrottle;
+}  // namespace aevatar::base
+
+namespace aevatar::orchestrator {
 
 struct HttpApiDeps {
   const NyxidClient* nyxid;
@@ -29,6 +36,10 @@ struct HttpApiDeps {
   ManagedCodex* codex = nullptr;
   // Durable human approvals; their routes are left out when null.
   ApprovalStore* approvals = nullptr;
+  // Per client: /ui logins all reach NyxID from aevatar's own address, so
+  // aevatar slows a guessing client itself, before NyxID's address count
+  // would lock every /ui user. Null: none.
+  base::LoginThrottle* ui_login_throttle = nullptr;
 };
 
 // Aevatar's HTTP API:

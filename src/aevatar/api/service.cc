@@ -19,6 +19,7 @@
 #include "base/clock.h"
 #include "base/jws.h"
 #include "base/log.h"
+#include "base/login_throttle.h"
 #include "http/server.h"
 #include "os/atomic_file.h"
 
@@ -61,6 +62,12 @@ class Service : public AevatarService {
                      workflows_.get(), runtime_.get(), audit_.get(),
                      codex_.get()};
     deps.approvals = approvals_.get();
+    // Stricter per client than NyxID's per-address count (20), so that one
+    // guessing client is slowed here long before it could lock /ui for all.
+    base::LoginThrottleOptions ui_login;
+    ui_login.source_free_failures = 5;
+    ui_login_throttle_ = std::make_unique<base::LoginThrottle>(ui_login, base::NowUnixMs);
+    deps.ui_login_throttle = ui_login_throttle_.get();
     router_ = BuildHttpApi(deps);
     http::ServerOptions options;
     options.host = listen->first;
@@ -146,6 +153,7 @@ class Service : public AevatarService {
   std::unique_ptr<ManagedCodex> codex_;
   std::unique_ptr<WorkflowRuntime> runtime_;
   std::unique_ptr<ApprovalStore> approvals_;
+  std::unique_ptr<base::LoginThrottle> ui_login_throttle_;
   std::unique_ptr<http::Router> router_;
   std::unique_ptr<http::Server> server_;
 };

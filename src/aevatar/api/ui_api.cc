@@ -8,6 +8,7 @@
 #include "aevatar/ui/ui_assets.h"
 #include "base/api_error.h"
 #include "base/json_read.h"
+#include "base/login_throttle.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -68,12 +69,22 @@ http::Response HandleLogin(const HttpApiDeps& deps, http::Request& request, Requ
       username->size() > kMaxCredentialChars || password->size() > kMaxCredentialChars) {
     return Problem(LoginInvalid("username and password are 1 to 256 characters"), note);
   }
+  base::LoginThrottle* throttle = deps.ui_login_throttle;
+  if (throttle != nullptr) {
+    if (const int64_t wait_ms = throttle->RetryAfterMs(*username, request.remote_address);
+        wait_ms > 0) {
+      http::Response refused = Problem(base::LoginThrottledError(), note);
+      refused.headers.Set("Retry-After", base::RetryAfterSeconds(wait_ms));
+      return refused;
+    }
+  }
   const NyxidReply reply = deps.nyxid->Login(*username, *password);
+  if (throttle != nullptr && (reply.status == 401 || reply.status == 403)) {
+    throttle->RecordFailure(*username, request.remote_address);
+  }
+  if (throttle != nullptr && reply.status == 200) throttle->RecordSuccess(*username);
   if (reply.status == 429) {
-    http::Response throttled =
-        Problem(base::ApiError(absl::StatusCode::kResourceExhausted, "LOGIN_THROTTLED",
-                               "too many failed logins; retry later", 429),
-                note);
+    http::Response throttled = Problem(base::LoginThrottledError(), note);
     // NyxID's seconds, if they are plain seconds (its bytes are not trusted).
     std::string wait = reply.headers.Get("Retry-After").value_or("");
     if (wait.empty() || wait.size() > 5 ||

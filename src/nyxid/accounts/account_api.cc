@@ -4,7 +4,7 @@
 #include "base/api_error.h"
 #include "base/clock.h"
 #include "base/crypto.h"
-#include "nyxid/accounts/login_throttle.h"
+#include "base/login_throttle.h"
 #include "nyxid/api/api_support.h"
 #include "nyxid/routes/route_access.h"
 #include "nyxid/tokens/agent_keys.h"
@@ -40,14 +40,11 @@ http::Response HandleLogin(const HttpApiDeps& deps, http::Request& request, Requ
                    note);
   }
   const std::string& name = username->get_ref<const std::string&>();
-  LoginThrottle* throttle = deps.login_throttle;
+  base::LoginThrottle* throttle = deps.login_throttle;
   if (throttle != nullptr) {
     if (const int64_t wait_ms = throttle->RetryAfterMs(name, request.remote_address); wait_ms > 0) {
-      http::Response refused = Problem(
-          base::ApiError(absl::StatusCode::kResourceExhausted, "LOGIN_THROTTLED",
-                         "too many failed logins; retry after the Retry-After seconds", 429),
-          note);
-      refused.headers.Set("Retry-After", std::to_string((wait_ms + 999) / 1000));
+      http::Response refused = Problem(base::LoginThrottledError(), note);
+      refused.headers.Set("Retry-After", base::RetryAfterSeconds(wait_ms));
       return refused;
     }
   }
@@ -56,7 +53,7 @@ http::Response HandleLogin(const HttpApiDeps& deps, http::Request& request, Requ
   const std::string& hash = user.ok() ? user->password_hash : DummyHash();
   bool verified = false;
   {
-    std::optional<LoginThrottle::HashSlot> slot;
+    std::optional<base::LoginThrottle::HashSlot> slot;
     if (throttle != nullptr) slot.emplace(*throttle);
     verified = base::VerifyPassword(hash, password->get<std::string>());
   }

@@ -11,6 +11,10 @@
 #include "nyxid/tokens/signing_keys.h"
 #include "nyxid/tokens/token_service.h"
 
+namespace aevatar::base {
+class LoginThrottle;
+}  // namespace aevatar::base
+
 namespace aevatar::nyxid {
 
 // The proxy's own deadline for one upstream exchange (connect, request, the
@@ -23,8 +27,6 @@ namespace aevatar::nyxid {
 inline constexpr std::chrono::milliseconds kDefaultProxyTimeout = std::chrono::seconds(315);
 
 // Everything the handlers use; owned by the service and outliving the router.
-class LoginThrottle;
-
 struct HttpApiDeps {
   NyxidStore* store = nullptr;
   const KeyRing* keys = nullptr;
@@ -35,7 +37,7 @@ struct HttpApiDeps {
   // system store; empty: the system store alone.
   std::string upstream_ca_file;
   // Password-guessing limits of the login; null: none (in-process tests).
-  LoginThrottle* login_throttle = nullptr;
+  base::LoginThrottle* login_throttle = nullptr;
 };
 
 // The broker's HTTP API (docs/nyxid.md):

@@ -11,9 +11,9 @@
 #include "absl/synchronization/mutex.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/login_throttle.h"
 #include "http/client.h"
 #include "http/server.h"
-#include "nyxid/accounts/login_throttle.h"
 #include "nyxid/api/http_api.h"
 #include "nyxid/bootstrap/bootstrap.h"
 #include "nyxid/routes/route_ops.h"
@@ -93,7 +93,8 @@ class Service : public NyxidService {
     while (issuer.size() > 1 && issuer.back() == '/') issuer.pop_back();
     tokens_ = std::make_unique<TokenService>(keys_.get(), issuer, base::NowUnixSecs);
     auth_ = std::make_unique<Authenticator>(store_.get(), tokens_.get());
-    login_throttle_ = std::make_unique<LoginThrottle>(LoginThrottleOptions{}, base::NowUnixMs);
+    login_throttle_ =
+        std::make_unique<base::LoginThrottle>(base::LoginThrottleOptions{}, base::NowUnixMs);
     HttpApiDeps deps{store_.get(), keys_.get(),          tokens_.get(),
                      auth_.get(),  config.proxy_timeout, config.upstream_ca_file};
     deps.login_throttle = login_throttle_.get();
@@ -118,7 +119,7 @@ class Service : public NyxidService {
   std::unique_ptr<NyxidStore> store_;
   std::unique_ptr<KeyRing> keys_;
   std::unique_ptr<TokenService> tokens_;
-  std::unique_ptr<LoginThrottle> login_throttle_;
+  std::unique_ptr<base::LoginThrottle> login_throttle_;
   std::unique_ptr<Authenticator> auth_;
   std::unique_ptr<http::Router> router_;
   std::unique_ptr<http::Server> server_;

@@ -1,7 +1,7 @@
 // LoginThrottle on a test clock: free failures, exponential locks, per
 // account and per source, forgetting, success, bounded memory and bounded
 // concurrent hashing.
-#include "nyxid/accounts/login_throttle.h"
+#include "base/login_throttle.h"
 
 #include <atomic>
 #include <thread>
@@ -9,7 +9,7 @@
 
 #include "gtest/gtest.h"
 
-namespace aevatar::nyxid {
+namespace aevatar::base {
 namespace {
 
 class LoginThrottleTest : public ::testing::Test {
@@ -102,4 +102,4 @@ TEST_F(LoginThrottleTest, AtMostTheConfiguredNumberOfHashesRunAtOnce) {
 }
 
 }  // namespace
-}  // namespace aevatar::nyxid
+}  // namespace aevatar::base

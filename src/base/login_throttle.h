@@ -1,5 +1,5 @@
-#ifndef AEVATAR_NYXID_ACCOUNTS_LOGIN_THROTTLE_H_
-#define AEVATAR_NYXID_ACCOUNTS_LOGIN_THROTTLE_H_
+#ifndef AEVATAR_BASE_LOGIN_THROTTLE_H_
+#define AEVATAR_BASE_LOGIN_THROTTLE_H_
 
 #include <chrono>
 #include <cstdint>
@@ -7,10 +7,12 @@
 #include <string>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "base/clock.h"
 
-// Slows password guessing at POST /api/v1/auth/login. Failures are counted
+// Slows password guessing (NyxID's POST /api/v1/auth/login, and aevatar's
+// /ui/login before it forwards to NyxID). Failures are counted
 // per account name (existing or not: a throttled answer tells nothing about
 // whether the account exists) and per source address; past a few free
 // failures each further one locks that key for exponentially longer, and a
@@ -18,7 +20,7 @@
 // Hashing itself (Argon2id, ~150 ms of a core) runs at most
 // `max_concurrent_hashes` at a time, so bad logins cannot take every core.
 // Memory is bounded: at most `max_keys` keys are tracked. Thread-safe.
-namespace aevatar::nyxid {
+namespace aevatar::base {
 
 struct LoginThrottleOptions {
   int account_free_failures = 5;
@@ -33,9 +35,14 @@ struct LoginThrottleOptions {
   int max_concurrent_hashes = 2;
 };
 
+// The refusal of a locked key: 429 LOGIN_THROTTLED (base::ApiError), sent
+// with Retry-After: RetryAfterSeconds(the wait).
+absl::Status LoginThrottledError();
+std::string RetryAfterSeconds(int64_t wait_ms);
+
 class LoginThrottle {
  public:
-  LoginThrottle(LoginThrottleOptions options, base::UnixMsClock now_ms);
+  LoginThrottle(LoginThrottleOptions options, UnixMsClock now_ms);
 
   // Milliseconds until `username` from `source` may try again; 0: now.
   int64_t RetryAfterMs(const std::string& username, const std::string& source);
@@ -76,12 +83,12 @@ class LoginThrottle {
   static bool HasFreeHashSlot(LoginThrottle* throttle) ABSL_NO_THREAD_SAFETY_ANALYSIS;
 
   const LoginThrottleOptions options_;
-  const base::UnixMsClock now_ms_;
+  const UnixMsClock now_ms_;
   absl::Mutex mu_;
   std::map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);
   int hashing_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
-}  // namespace aevatar::nyxid
+}  // namespace aevatar::base
 
-#endif  // AEVATAR_NYXID_ACCOUNTS_LOGIN_THROTTLE_H_
+#endif  // AEVATAR_BASE_LOGIN_THROTTLE_H_

@@ -1,9 +1,11 @@
-#include "nyxid/accounts/login_throttle.h"
+#include "base/login_throttle.h"
 
 #include <algorithm>
 #include <vector>
 
-namespace aevatar::nyxid {
+#include "base/api_error.h"
+
+namespace aevatar::base {
 namespace {
 
 std::string AccountKey(const std::string& username) { return "account:" + username; }
@@ -11,7 +13,14 @@ std::string SourceKey(const std::string& source) { return "source:" + source; }
 
 }  // namespace
 
-LoginThrottle::LoginThrottle(LoginThrottleOptions options, base::UnixMsClock now_ms)
+absl::Status LoginThrottledError() {
+  return ApiError(absl::StatusCode::kResourceExhausted, "LOGIN_THROTTLED",
+                  "too many failed logins; retry after the Retry-After seconds", 429);
+}
+
+std::string RetryAfterSeconds(int64_t wait_ms) { return std::to_string((wait_ms + 999) / 1000); }
+
+LoginThrottle::LoginThrottle(LoginThrottleOptions options, UnixMsClock now_ms)
     : options_(options), now_ms_(std::move(now_ms)) {}
 
 int64_t LoginThrottle::RemainingLocked(const std::string& key, int64_t now) {
@@ -99,4 +108,4 @@ LoginThrottle::HashSlot::~HashSlot() {
   --throttle_.hashing_;
 }
 
-}  // namespace aevatar::nyxid
+}  // namespace aevatar::base
