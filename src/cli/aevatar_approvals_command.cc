@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "CLI/CLI.hpp"
+#include "aevatar/approvals/approval.h"
 #include "base/json_read.h"
 #include "cli/aevatar_session.h"
 #include "cli/server_replies.h"
@@ -73,11 +74,7 @@ int RunApprovalsCommand(const ApprovalsCommands& commands, const ApprovalsOption
     return 1;
   }
   // The id becomes a path segment: nothing but an id's characters.
-  if (!options.id.empty() &&
-      (options.id.size() > 64 ||
-       options.id.find_first_not_of(
-           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
-           std::string::npos)) {
+  if (!options.id.empty() && !orchestrator::IsApprovalId(options.id)) {
     std::cerr << "aevatar: an approval id is 1 to 64 characters of [A-Za-z0-9_-]\n";
     return 2;
   }

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "CLI/CLI.hpp"
+#include "aevatar/approvals/approval.h"
 #include "base/json_read.h"
 #include "cli/aevatar_session.h"
 #include "cli/server_replies.h"
@@ -52,9 +53,7 @@ int RunPrivateSsh(const AevatarSession& session, const CodexOptions& options) {
   if (asked.status != 202) return PrintProblem(asked);
   const std::string id = base::StringOr(ParsedOrNull(asked.body), "approval_id", "");
   // It becomes a path segment and a header: an id's characters only.
-  if (id.empty() || id.size() > 64 ||
-      id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
-          std::string::npos) {
+  if (!orchestrator::IsApprovalId(id)) {
     std::cerr << "aevatar: the server answered an invalid approval id\n";
     return 1;
   }

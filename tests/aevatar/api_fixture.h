@@ -37,9 +37,8 @@ class AevatarApiTest : public ::testing::Test {
     HttpApiDeps deps{client_.get(), auth_.get(), "chrono-sandbox"};
     deps.codex = codex_.get();
     deps.approvals = approvals_.get();
-    base::LoginThrottleOptions ui_login;
-    ui_login.source_free_failures = 5;
-    ui_login_throttle_ = std::make_unique<base::LoginThrottle>(ui_login, base::NowUnixMs);
+    ui_login_throttle_ =
+        std::make_unique<base::LoginThrottle>(UiLoginThrottleOptions(), base::NowUnixMs);
     deps.ui_login_throttle = ui_login_throttle_.get();
     router_ = BuildHttpApi(deps);
   }

@@ -11,6 +11,11 @@ namespace aevatar::orchestrator {
 
 RequestNote::RequestNote() : diagnostic_id(http::NewDiagnosticId()) {}
 
+http::Response NoStore(http::Response response) {
+  response.headers.Set("Cache-Control", "no-store");
+  return response;
+}
+
 http::Response Json(int status, const nlohmann::json& body) {
   return http::JsonResponse(status,
                             body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));

@@ -28,6 +28,9 @@ using RouteHandler = http::Response (*)(const HttpApiDeps&, http::Request&, Requ
 using AddRoute = std::function<void(const char* method, const char* route, RouteHandler)>;
 
 http::Response Json(int status, const nlohmann::json& body);
+// `response` with Cache-Control: no-store (an answer holding a prompt, a
+// token or a credential status, which no cache may keep).
+http::Response NoStore(http::Response response);
 // problem+json with the note's diagnostic id and, when attached, a remediation.
 http::Response Problem(const absl::Status& status, RequestNote& note);
 absl::StatusOr<Caller> Authenticated(const HttpApiDeps& deps, const http::Request& request,

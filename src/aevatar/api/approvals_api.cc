@@ -12,12 +12,6 @@ using nlohmann::json;
 
 constexpr int kListLimit = 100;
 
-http::Response NoStore(http::Response response) {
-  // An approval shows the call, prompt included: never cached.
-  response.headers.Set("Cache-Control", "no-store");
-  return response;
-}
-
 http::Response HandleListApprovals(const HttpApiDeps& deps, http::Request& request,
                                    RequestNote& note) {
   auto caller = Authenticated(deps, request, note);

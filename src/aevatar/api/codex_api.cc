@@ -48,10 +48,7 @@ http::Response HandlePrivateSsh(const HttpApiDeps& deps, const http::Request& re
                    note);
   }
   const std::string approval_id = request.headers.Get("Approval-Id").value_or("");
-  if (approval_id.size() > 64 ||
-      approval_id.find_first_not_of(
-          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
-          std::string::npos) {
+  if (!approval_id.empty() && !IsApprovalId(approval_id)) {
     return Problem(base::ApiError(absl::StatusCode::kInvalidArgument, "APPROVAL_ID_INVALID",
                                   "Approval-Id must be an approval id", 400),
                    note);
@@ -59,16 +56,14 @@ http::Response HandlePrivateSsh(const HttpApiDeps& deps, const http::Request& re
   auto gate = GatePrivateSsh(*deps.approvals, caller.user_id, args, approval_id, base::NowUnixMs());
   if (!gate.ok()) return Problem(gate.status(), note);
   if (!gate->approved) {
-    http::Response response =
+    return NoStore(
         Json(202, {{"status", "approval_required"},
                    {"approval_id", gate->approval.id},
                    {"call_digest", gate->approval.call_digest},
                    {"expires_at_ms", gate->approval.expires_at_ms},
                    {"remediation",
                     "a person approves it (aevatar approvals approve ID, or the page /ui); then "
-                    "repeat this request with the header Approval-Id: ID"}});
-    response.headers.Set("Cache-Control", "no-store");
-    return response;
+                    "repeat this request with the header Approval-Id: ID"}}));
   }
   return Problem(ManagedError(kTargetNotConfigured,
                               "the call is approved, but this deployment has no NyxID SSH route "
@@ -111,9 +106,7 @@ http::Response HandleEnsureCredential(const HttpApiDeps& deps, http::Request& re
   if (deps.codex == nullptr) return Problem(Disabled(), note);
   auto status = deps.codex->EnsureCredential(*caller, note.diagnostic_id);
   if (!status.ok()) return Problem(status.status(), note);
-  http::Response response = Json(200, *status);
-  response.headers.Set("Cache-Control", "no-store");
-  return response;
+  return NoStore(Json(200, *status));
 }
 
 json DisabledStatus() {

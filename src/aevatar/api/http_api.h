@@ -19,6 +19,7 @@ class ApprovalStore;
 
 namespace aevatar::base {
 class LoginThrottle;
+struct LoginThrottleOptions;
 }  // namespace aevatar::base
 
 namespace aevatar::orchestrator {
@@ -62,6 +63,12 @@ struct HttpApiDeps {
 // problems, a remediation. One log line per request, never with payloads,
 // credentials or route ids.
 std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps);
+
+// The /ui login's per-client throttle (HttpApiDeps::ui_login_throttle):
+// NyxID's rules, but 5 free failures per client address instead of 20, so
+// one guessing client is slowed here long before NyxID's count for
+// aevatar's address could lock /ui for everyone.
+base::LoginThrottleOptions UiLoginThrottleOptions();
 
 }  // namespace aevatar::orchestrator
 

@@ -50,11 +50,12 @@ class Service : public AevatarService {
     nyxid_ = std::make_unique<NyxidClient>(config.nyxid_url, secret);
     jwks_ = std::make_unique<base::JwksCache>([this] { return nyxid_->FetchJwks(); });
     auth_ = std::make_unique<IngressAuth>(nyxid_.get(), jwks_->AsLookup(), config.audience);
-    if (absl::Status st = StartManagedCodex(config); !st.ok()) return st;
-    if (absl::Status st = StartWorkflows(config); !st.ok()) return st;
-    // Durable approvals (approvals.db, calls sealed with the vault key).
+    // The state directory's vault key seals the managed credentials, the
+    // workflow runtime's material and the approvals' calls.
     auto vault_key = os::LoadOrCreateKeyFile(config.state_dir + "/vault.key", 32);
     if (!vault_key.ok()) return vault_key.status();
+    if (absl::Status st = StartManagedCodex(config, *vault_key); !st.ok()) return st;
+    if (absl::Status st = StartWorkflows(config, *vault_key); !st.ok()) return st;
     auto approvals = OpenSqliteApprovalStore(config.state_dir + "/approvals.db", *vault_key);
     if (!approvals.ok()) return approvals.status();
     approvals_ = std::move(*approvals);
@@ -62,11 +63,8 @@ class Service : public AevatarService {
                      workflows_.get(), runtime_.get(), audit_.get(),
                      codex_.get()};
     deps.approvals = approvals_.get();
-    // Stricter per client than NyxID's per-address count (20), so that one
-    // guessing client is slowed here long before it could lock /ui for all.
-    base::LoginThrottleOptions ui_login;
-    ui_login.source_free_failures = 5;
-    ui_login_throttle_ = std::make_unique<base::LoginThrottle>(ui_login, base::NowUnixMs);
+    ui_login_throttle_ =
+        std::make_unique<base::LoginThrottle>(UiLoginThrottleOptions(), base::NowUnixMs);
     deps.ui_login_throttle = ui_login_throttle_.get();
     router_ = BuildHttpApi(deps);
     http::ServerOptions options;
@@ -84,7 +82,7 @@ class Service : public AevatarService {
  private:
   // Managed codex_exec: the policy from the operator flags and the sealed
   // credential vault (codex.db, sealed with the state directory's vault key).
-  absl::Status StartManagedCodex(const ServiceConfig& config) {
+  absl::Status StartManagedCodex(const ServiceConfig& config, const std::string& vault_key) {
     auto policy = ParseManagedCodexPolicy(config.managed_codex, config.managed_codex_allowlist);
     if (!policy.ok()) return policy.status();
     if (config.managed_request_deadline_ms < 1 ||
@@ -93,9 +91,7 @@ class Service : public AevatarService {
           "the managed request deadline must be positive and below the NyxID client deadline");
     }
     if (policy->mode == EligibilityMode::kOff) return absl::OkStatus();
-    auto vault_key = os::LoadOrCreateKeyFile(config.state_dir + "/vault.key", 32);
-    if (!vault_key.ok()) return vault_key.status();
-    auto vault = OpenSqliteCredentialVault(config.state_dir + "/codex.db", *vault_key);
+    auto vault = OpenSqliteCredentialVault(config.state_dir + "/codex.db", vault_key);
     if (!vault.ok()) return vault.status();
     vault_ = std::move(*vault);
     ManagedCodexConfig codex;
@@ -111,18 +107,16 @@ class Service : public AevatarService {
 
   // The durable workflow runtime: its store, the audit log and the vault key
   // live in the state directory; runs resume from there after a restart.
-  absl::Status StartWorkflows(const ServiceConfig& config) {
+  absl::Status StartWorkflows(const ServiceConfig& config, const std::string& vault_key) {
     auto store = OpenSqliteWorkflowStore(config.state_dir + "/workflows.db");
     if (!store.ok()) return store.status();
     workflows_ = std::move(*store);
     auto audit = OpenSqliteAuditLog(config.state_dir + "/audit.db");
     if (!audit.ok()) return audit.status();
     audit_ = std::move(*audit);
-    auto vault_key = os::LoadOrCreateKeyFile(config.state_dir + "/vault.key", 32);
-    if (!vault_key.ok()) return vault_key.status();
     WorkflowRuntime::Options options;
     options.stop_window_ms = config.stop_window_ms;
-    options.vault_key = *vault_key;
+    options.vault_key = vault_key;
     if (codex_ != nullptr) {
       const ManagedCodex* codex = codex_.get();
       options.codex = [codex](const std::string& user_id, const CodexExecArgs& args,

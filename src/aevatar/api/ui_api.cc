@@ -111,13 +111,17 @@ http::Response HandleLogin(const HttpApiDeps& deps, http::Request& request, Requ
                                            : token.status()),
                    note);
   }
-  http::Response response = Json(
-      200, {{"access_token", *token}, {"expires_in", base::IntOr(reply.body, "expires_in", 0)}});
-  response.headers.Set("Cache-Control", "no-store");
-  return response;
+  return NoStore(Json(
+      200, {{"access_token", *token}, {"expires_in", base::IntOr(reply.body, "expires_in", 0)}}));
 }
 
 }  // namespace
+
+base::LoginThrottleOptions UiLoginThrottleOptions() {
+  base::LoginThrottleOptions options;
+  options.source_free_failures = 5;
+  return options;
+}
 
 void AddUiRoutes(const AddRoute& add) {
   add("GET", "/ui", HandleIndex);

@@ -29,6 +29,12 @@ std::optional<ApprovalState> ParseApprovalState(std::string_view name) {
   return std::nullopt;
 }
 
+bool IsApprovalId(std::string_view id) {
+  return !id.empty() && id.size() <= 64 &&
+         id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") ==
+             std::string_view::npos;
+}
+
 std::string ApprovalCallDigest(const nlohmann::json& call) {
   return "sha256:" + base::Sha256Hex(call.dump());
 }

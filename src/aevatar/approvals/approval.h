@@ -33,6 +33,10 @@ struct Approval {
   int64_t decided_at_ms = 0;  // 0 while pending (and for an expiry)
 };
 
+// Whether `id` has an approval id's shape: 1 to 64 characters of
+// [A-Za-z0-9_-] (so it is safe as a path segment and a header value).
+bool IsApprovalId(std::string_view id);
+
 // The digest Approval::call_digest holds for `call`.
 std::string ApprovalCallDigest(const nlohmann::json& call);
 

@@ -43,7 +43,7 @@ absl::StatusOr<PrivateSshGate> GatePrivateSsh(ApprovalStore& store, const std::s
                           "no such approval for this user", 404);
   }
   PrivateSshGate gate{false, **std::move(found)};
-  if (ApprovalCallDigest(gate.approval.call) != ApprovalCallDigest(call)) {
+  if (gate.approval.call != call) {
     return base::ApiError(absl::StatusCode::kFailedPrecondition, "APPROVAL_CALL_MISMATCH",
                           "the approval is for another call; an approval holds one exact call",
                           409);
