@@ -83,9 +83,11 @@ absl::StatusOr<NyxidSession> ResolveNyxidSession(const NyxidGlobalOptions& optio
 
 absl::StatusOr<nlohmann::json> NyxidCall(const NyxidSession& session, const std::string& method,
                                          const std::string& path,
-                                         const std::optional<nlohmann::json>& body) {
+                                         const std::optional<nlohmann::json>& body,
+                                         std::chrono::milliseconds timeout) {
   http::ClientRequest request;
   request.method = method;
+  request.timeout = timeout;
   request.url = session.url + path;
   if (!session.credential.empty()) {
     request.headers.Set("Authorization", "Bearer " + session.credential);

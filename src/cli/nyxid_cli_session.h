@@ -1,6 +1,7 @@
 #ifndef AEVATAR_CLI_NYXID_CLI_SESSION_H_
 #define AEVATAR_CLI_NYXID_CLI_SESSION_H_
 
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -41,13 +42,14 @@ absl::StatusOr<std::string> ResolveNyxidUrl(const NyxidGlobalOptions& options);
 // Resolves URL and credential; FailedPrecondition when not logged in.
 absl::StatusOr<NyxidSession> ResolveNyxidSession(const NyxidGlobalOptions& options);
 
-// One JSON exchange with the broker (15 s deadline). Returns the answer, a
+// One JSON exchange with the broker (`timeout`, 15 s unless given). Returns the answer, a
 // JSON object (an empty body is {}); an answer that is not an object is
 // Internal. A problem+json answer becomes an error "CODE: detail (HTTP n,
 // diagnostic_id …)".
 absl::StatusOr<nlohmann::json> NyxidCall(const NyxidSession& session, const std::string& method,
                                          const std::string& path,
-                                         const std::optional<nlohmann::json>& body = std::nullopt);
+                                         const std::optional<nlohmann::json>& body = std::nullopt,
+                                         std::chrono::milliseconds timeout = std::chrono::seconds(15));
 
 // Prints `status` as "nyxid: <message>" on stderr; returns the exit code 1.
 int ReportNyxidError(const absl::Status& status);

@@ -1,6 +1,8 @@
 #ifndef AEVATAR_CLI_NYXID_COMMANDS_H_
 #define AEVATAR_CLI_NYXID_COMMANDS_H_
 
+#include <string>
+
 #include "cli/nyxid_cli_session.h"
 
 namespace CLI {
@@ -24,6 +26,19 @@ void AddNyxidServiceCommands(CLI::App& app, NyxidGlobalOptions& global, int& exi
 
 // nyxid agent-key create --label L [--allow SERVICE]…; list; revoke ID
 void AddNyxidAgentKeyCommands(CLI::App& app, NyxidGlobalOptions& global, int& exit_code);
+
+// nyxid service add-ssh --label L --host H --port N --via-node ID --node-key
+//   --principals U[,U…]  (registered by AddNyxidServiceCommands)
+
+// nyxid node register-token|register|list|delete, node ssh-credentials
+// add|rotate-host-key|list, node daemon run|start|status|stop|install
+void AddNyxidNodeCommands(CLI::App& app, NyxidGlobalOptions& global, int& exit_code);
+void AddNyxidNodeDaemonCommands(CLI::App& nodes, int& exit_code);
+// The node profile: `flag`, else $NYXID_PROFILE, else "default".
+std::string NodeProfileName(const std::string& flag);
+
+// nyxid ssh exec --service S --principal P [--timeout-secs N] [-- COMMAND]
+void AddNyxidSshCommands(CLI::App& app, NyxidGlobalOptions& global, int& exit_code);
 
 }  // namespace aevatar::cli
 

@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   aevatar::cli::AddNyxidAccountCommands(app, global, exit_code);
   aevatar::cli::AddNyxidServiceCommands(app, global, exit_code);
   aevatar::cli::AddNyxidAgentKeyCommands(app, global, exit_code);
+  aevatar::cli::AddNyxidNodeCommands(app, global, exit_code);
+  aevatar::cli::AddNyxidSshCommands(app, global, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -45,6 +45,40 @@ int RunServiceList(const NyxidGlobalOptions& global) {
   return 0;
 }
 
+struct AddSshOptions {
+  std::string label;
+  std::string host;
+  int port = 22;
+  std::string node_id;
+  bool node_key = false;
+  std::vector<std::string> principals;
+};
+
+int RunAddSsh(const NyxidGlobalOptions& global, const AddSshOptions& options) {
+  if (!options.node_key) {
+    std::cerr << "nyxid: --node-key is required: the node holds the private key, NyxID never "
+                 "does\n";
+    return 1;
+  }
+  auto session = ResolveNyxidSession(global);
+  if (!session.ok()) return ReportNyxidError(session.status());
+  const nlohmann::json body = {{"label", options.label},       {"host", options.host},
+                               {"port", options.port},         {"node_id", options.node_id},
+                               {"principals", options.principals}, {"node_key", true}};
+  auto service = NyxidCall(*session, "POST", "/api/v1/ssh-services", body);
+  if (!service.ok()) return ReportNyxidError(service.status());
+  if (global.output == "json") {
+    std::cout << service->dump(2) << "\n";
+  } else {
+    std::cout << "SSH service " << Text(*service, "slug") << " (" << Text(*service, "id")
+              << ") via node " << Text(*service, "node_id")
+              << "\nnext, on the node: nyxid node ssh-credentials add --service "
+              << Text(*service, "slug") << " --principal P --key-file K --host "
+              << Text(*service, "host") << " --port " << base::IntOr(*service, "port", 22) << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 void AddNyxidServiceCommands(CLI::App& app, NyxidGlobalOptions& global, int& exit_code) {
@@ -54,6 +88,21 @@ void AddNyxidServiceCommands(CLI::App& app, NyxidGlobalOptions& global, int& exi
   list->add_option("--output,-o", global.output, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
   list->callback([&global, &exit_code] { exit_code = RunServiceList(global); });
+
+  auto ssh = std::make_shared<AddSshOptions>();
+  CLI::App* add_ssh = service->add_subcommand("add-ssh", "a private SSH service via your node");
+  add_ssh->add_option("--label", ssh->label, "a readable name (its slug follows)")->required();
+  add_ssh->add_option("--host", ssh->host, "the SSH target's host, as the node sees it")
+      ->required();
+  add_ssh->add_option("--port", ssh->port, "the SSH target's port")->check(CLI::Range(1, 65535));
+  add_ssh->add_option("--via-node", ssh->node_id, "the node (nyxid node list)")->required();
+  add_ssh->add_flag("--node-key", ssh->node_key, "the node holds the key (required)");
+  add_ssh->add_option("--principals", ssh->principals, "Unix users a call may name")
+      ->required()
+      ->delimiter(',');
+  add_ssh->add_option("--output,-o", global.output, "table or json")
+      ->check(CLI::IsMember({"table", "json"}));
+  add_ssh->callback([&global, &exit_code, ssh] { exit_code = RunAddSsh(global, *ssh); });
 }
 
 }  // namespace aevatar::cli

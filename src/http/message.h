@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,8 @@
 // Plain HTTP message types shared by the server, the client and every service.
 // No Boost here: only src/http/*.cc include Boost.Beast.
 namespace aevatar::http {
+
+struct WebSocketUpgradeSpec;  // websocket.h
 
 // Header fields in arrival order; lookups are case-insensitive.
 class Headers {
@@ -56,6 +59,9 @@ struct Response {
   // headers, then calls this on the handler's thread with a writer, using
   // chunked transfer encoding (server-sent events, large proxied bodies).
   std::function<void(const ChunkWriter& write)> stream;
+  // When set, the request was a WebSocket upgrade the server completes and
+  // hands to a session (websocket.h: WebSocketUpgrade).
+  std::shared_ptr<const WebSocketUpgradeSpec> websocket;
 };
 
 // Returns the credential of an "Authorization: Bearer <credential>" header

@@ -21,6 +21,7 @@
 #include "http/problem.h"
 #include "http/server_framing.h"
 #include "http/server_state.h"
+#include "http/websocket_channel.h"
 
 namespace aevatar::http {
 
@@ -107,11 +108,62 @@ inline void StreamOnHandlerThread(const Ticket& ticket) {
   ex.stream_ok = ok;
 }
 
+// Runs `work` on the connection's strand and waits; false once the I/O is gone.
+template <typename Work>
+bool OnStrand(const Ticket& ticket, Work work) {
+  return RunOnStrand(ticket, [work = std::move(work)](auto done) mutable {
+    work();
+    done(beast::error_code(), 0);
+  });
+}
+
+// Turns the connection into a WebSocket and runs the handler's session on
+// this thread. The socket leaves the connection's stream (whose coroutine
+// then ends) for the channel, which this thread owns and destroys on the
+// strand, where its timers run.
+inline void WebSocketOnHandlerThread(const Ticket& ticket) {
+  Exchange& ex = *ticket.exchange;
+  const WebSocketUpgradeSpec& spec = *ex.response.websocket;
+  ex.streamed = true;  // the connection is the session's now and ends with it
+  ex.stream_ok = false;
+  std::shared_ptr<Shared> shared = ticket.shared;
+  ChannelEnd end{[shared] { return shared->stopping.load(); },
+                 [shared] { return shared->io_stopped.load(); }};
+  std::unique_ptr<WebSocketChannel> channel;
+  if (!OnStrand(ticket, [&] {
+        ex.stream->expires_never();
+        channel = std::make_unique<WebSocketChannel>(beast::tcp_stream(ex.stream->release_socket()),
+                                                     spec.options, end);
+      })) {
+    return;
+  }
+  bhttp::request<bhttp::empty_body> upgrade;
+  upgrade.method_string(ex.request.method);
+  upgrade.target(ex.request.target);
+  upgrade.version(11);
+  for (const auto& [name, value] : ex.request.headers.fields()) upgrade.insert(name, value);
+  beast::error_code ec = channel->Run(
+      [&](auto done) { channel->ws().async_accept(upgrade, [done](auto e) { done(e, 0); }); });
+  if (!ec) spec.session(*channel);
+  channel->Close();
+  if (shared->io_stopped) return;  // nothing runs on the strand: destroy it here
+  asio::post(ticket.strand, [owned = std::shared_ptr<WebSocketChannel>(std::move(channel))] {});
+}
+
 // The handler thread's whole job for one request.
 inline void RunExchange(Ticket& ticket) {
   Exchange& ex = *ticket.exchange;
   ex.response = CallHandler(ticket.shared->handler, ex.request);
-  if (ex.response.stream) StreamOnHandlerThread(ticket);
+  if (ex.response.websocket && !ex.head && IsWebSocketUpgrade(ex.request)) {
+    WebSocketOnHandlerThread(ticket);
+  } else if (ex.response.websocket) {
+    ex.response = ProblemResponse(
+        base::ApiError(absl::StatusCode::kInvalidArgument, "WEBSOCKET_UPGRADE_REQUIRED",
+                       "this endpoint takes a WebSocket upgrade", 400),
+        NewDiagnosticId());
+  } else if (ex.response.stream) {
+    StreamOnHandlerThread(ticket);
+  }
   asio::post(ticket.strand, std::move(ticket.resume));
 }
 

@@ -72,6 +72,20 @@ http::Response HandleResyncIdentity(const HttpApiDeps& deps, http::Request& requ
 http::Response HandleCatalog(const HttpApiDeps& deps, http::Request& request, RequestNote& note);
 // proxy_api.cc
 http::Response HandleProxy(const HttpApiDeps& deps, http::Request& request, RequestNote& note);
+// nodes/nodes_api.cc
+http::Response HandleNodeRegisterToken(const HttpApiDeps& deps, http::Request& request,
+                                       RequestNote& note);
+http::Response HandleNodeRegister(const HttpApiDeps& deps, http::Request& request,
+                                  RequestNote& note);
+http::Response HandleListNodes(const HttpApiDeps& deps, http::Request& request, RequestNote& note);
+http::Response HandleDeleteNode(const HttpApiDeps& deps, http::Request& request,
+                                RequestNote& note);
+http::Response HandleNodeSocket(const HttpApiDeps& deps, http::Request& request,
+                                RequestNote& note);
+// nodes/ssh_api.cc
+http::Response HandleAddSshService(const HttpApiDeps& deps, http::Request& request,
+                                   RequestNote& note);
+http::Response HandleSshExec(const HttpApiDeps& deps, http::Request& request, RequestNote& note);
 
 }  // namespace aevatar::nyxid
 

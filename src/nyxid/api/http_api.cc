@@ -145,6 +145,15 @@ std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
   for (const char* method : {"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}) {
     add(method, "/api/v1/proxy/{slug}/{path...}", HandleProxy);
   }
+  if (deps.nodes != nullptr && deps.hub != nullptr) {
+    add("POST", "/api/v1/nodes/register-token", HandleNodeRegisterToken);
+    add("POST", "/api/v1/nodes/register", HandleNodeRegister);
+    add("GET", "/api/v1/nodes", HandleListNodes);
+    add("DELETE", "/api/v1/nodes/{id}", HandleDeleteNode);
+    add("GET", "/api/v1/nodes/ws", HandleNodeSocket);
+    add("POST", "/api/v1/ssh-services", HandleAddSshService);
+    add("POST", "/api/v1/ssh/{service}/exec", HandleSshExec);
+  }
   add("GET", "/healthz", HandleHealth);
   add("GET", "/readyz", HandleReady);
   return router;

@@ -17,6 +17,9 @@ class LoginThrottle;
 
 namespace aevatar::nyxid {
 
+class NodeStore;
+class NodeHub;
+
 // The proxy's own deadline for one upstream exchange (connect, request, the
 // whole answer, streamed or not); past it the caller gets 504
 // PROXY_DEADLINE_EXCEEDED. 315 s is the NyxID ingress layer of the managed
@@ -38,6 +41,9 @@ struct HttpApiDeps {
   std::string upstream_ca_file;
   // Password-guessing limits of the login; null: none (in-process tests).
   base::LoginThrottle* login_throttle = nullptr;
+  // Nodes and SSH services (nodes/); null: those routes answer 501.
+  NodeStore* nodes = nullptr;
+  NodeHub* hub = nullptr;
 };
 
 // The broker's HTTP API (docs/nyxid.md):
@@ -46,7 +52,11 @@ struct HttpApiDeps {
 //   DELETE /api/v1/agent-keys/{id}, GET /api/v1/keys,
 //   GET|POST /api/v1/user-services, GET|PUT /api/v1/user-services/{id},
 //   POST /api/v1/services/{id}/resync-identity, GET /api/v1/catalog,
-//   ANY /api/v1/proxy/{slug}/{path...}, GET /healthz, GET /readyz.
+//   ANY /api/v1/proxy/{slug}/{path...}, GET /healthz, GET /readyz;
+//   nodes and SSH services: POST /api/v1/nodes/register-token,
+//   POST /api/v1/nodes/register, GET /api/v1/nodes, DELETE /api/v1/nodes/{id},
+//   GET /api/v1/nodes/ws, POST /api/v1/ssh-services,
+//   POST /api/v1/ssh/{service}/exec.
 // Errors are problem+json with a typed code and a diagnostic id; each request
 // logs one line (route pattern, status, code, diagnostic id, credential
 // kind), never a credential, body or route id.

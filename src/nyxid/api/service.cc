@@ -17,6 +17,8 @@
 #include "nyxid/api/http_api.h"
 #include "nyxid/bootstrap/bootstrap.h"
 #include "nyxid/routes/route_ops.h"
+#include "nyxid/nodes/node_hub.h"
+#include "nyxid/nodes/node_store.h"
 #include "nyxid/store/nyxid_store.h"
 #include "nyxid/tokens/authenticator.h"
 #include "nyxid/tokens/signing_keys.h"
@@ -83,6 +85,9 @@ class Service : public NyxidService {
     auto store = OpenSqliteNyxidStore(config.state_dir + "/nyxid.db", std::move(*at_rest_key));
     if (!store.ok()) return store.status();
     store_ = std::move(*store);
+    auto nodes = OpenSqliteNodeStore(config.state_dir + "/nodes.db");
+    if (!nodes.ok()) return nodes.status();
+    nodes_ = std::move(*nodes);
     auto keys =
         KeyRing::LoadOrCreate(config.state_dir, base::NowUnixSecs(), kPublishAfterRetireSecs);
     if (!keys.ok()) return keys.status();
@@ -98,6 +103,8 @@ class Service : public NyxidService {
     HttpApiDeps deps{store_.get(), keys_.get(),          tokens_.get(),
                      auth_.get(),  config.proxy_timeout, config.upstream_ca_file};
     deps.login_throttle = login_throttle_.get();
+    deps.nodes = nodes_.get();
+    deps.hub = &hub_;
     router_ = BuildHttpApi(deps);
 
     http::ServerOptions options;
@@ -117,6 +124,8 @@ class Service : public NyxidService {
 
  private:
   std::unique_ptr<NyxidStore> store_;
+  std::unique_ptr<NodeStore> nodes_;
+  NodeHub hub_;
   std::unique_ptr<KeyRing> keys_;
   std::unique_ptr<TokenService> tokens_;
   std::unique_ptr<base::LoginThrottle> login_throttle_;

@@ -73,8 +73,10 @@ struct Upstream {
 
 absl::StatusOr<Upstream> ResolveUpstream(const HttpApiDeps& deps, const UserService& route) {
   if (route.node_id) {
-    return base::ApiError(absl::StatusCode::kUnimplemented, "NODE_ROUTES_UNSUPPORTED",
-                          "node-relayed services are not supported by this broker yet", 501);
+    return base::ApiError(absl::StatusCode::kFailedPrecondition, "NODE_ROUTE_NOT_HTTP",
+                          "a node-relayed SSH service is reached through "
+                          "POST /api/v1/ssh/{service}/exec, not the HTTP proxy",
+                          409);
   }
   if (!route.catalog_service_id) return Upstream{route.base_url, route.slug, std::nullopt};
   auto catalog = deps.store->FindCatalogService(*route.catalog_service_id);
