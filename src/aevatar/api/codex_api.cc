@@ -3,6 +3,7 @@
 #include "aevatar/api/api_support.h"
 #include "aevatar/approvals/private_ssh_gate.h"
 #include "aevatar/codex/managed_codex.h"
+#include "aevatar/codex/private_ssh_run.h"
 #include "base/api_error.h"
 #include "base/clock.h"
 #include "base/crypto.h"
@@ -36,9 +37,9 @@ absl::StatusOr<std::string> InteractiveKey(const http::Request& request) {
 
 // private_ssh: the owner approves the exact call first (private_ssh_gate.h).
 // The first request answers 202 with a pending approval; the caller repeats
-// it with `Approval-Id` once a person decided. An approved call would go to
-// NyxID's SSH route through the owner's node, which this deployment does not
-// have yet: it ends in target_not_configured.
+// it with `Approval-Id` once a person decided. The approved call goes to
+// NyxID's SSH route with the caller's own credential (private_ssh_run.h) and
+// answers NyxID's raw SSH response.
 http::Response HandlePrivateSsh(const HttpApiDeps& deps, const http::Request& request,
                                 const Caller& caller, const CodexExecArgs& args,
                                 RequestNote& note) {
@@ -65,10 +66,9 @@ http::Response HandlePrivateSsh(const HttpApiDeps& deps, const http::Request& re
                     "a person approves it (aevatar approvals approve ID, or the page /ui); then "
                     "repeat this request with the header Approval-Id: ID"}}));
   }
-  return Problem(ManagedError(kTargetNotConfigured,
-                              "the call is approved, but this deployment has no NyxID SSH route "
-                              "for private_ssh yet"),
-                 note);
+  auto result = RunPrivateSsh(*deps.nyxid, caller.credential, args);
+  if (!result.ok()) return Problem(result.status(), note);
+  return Json(200, *result);
 }
 
 http::Response HandleCodexExec(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {

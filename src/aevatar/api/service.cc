@@ -14,6 +14,7 @@
 #include "aevatar/clients/nyxid_client.h"
 #include "aevatar/codex/credential_vault.h"
 #include "aevatar/codex/managed_codex.h"
+#include "aevatar/codex/private_ssh_run.h"
 #include "aevatar/runtime/workflow_runtime.h"
 #include "aevatar/runtime/workflow_store.h"
 #include "base/clock.h"
@@ -55,10 +56,11 @@ class Service : public AevatarService {
     auto vault_key = os::LoadOrCreateKeyFile(config.state_dir + "/vault.key", 32);
     if (!vault_key.ok()) return vault_key.status();
     if (absl::Status st = StartManagedCodex(config, *vault_key); !st.ok()) return st;
-    if (absl::Status st = StartWorkflows(config, *vault_key); !st.ok()) return st;
+    // Approvals before workflows: a private_ssh step waits on them.
     auto approvals = OpenSqliteApprovalStore(config.state_dir + "/approvals.db", *vault_key);
     if (!approvals.ok()) return approvals.status();
     approvals_ = std::move(*approvals);
+    if (absl::Status st = StartWorkflows(config, *vault_key); !st.ok()) return st;
     HttpApiDeps deps{nyxid_.get(),     auth_.get(),    config.chrono_catalog_id,
                      workflows_.get(), runtime_.get(), audit_.get(),
                      codex_.get()};
@@ -126,6 +128,11 @@ class Service : public AevatarService {
       };
     }
     const NyxidClient* nyxid = nyxid_.get();
+    options.approvals = approvals_.get();
+    options.private_ssh = [nyxid](const std::string& credential, const CodexExecArgs& args,
+                                  std::chrono::milliseconds budget) {
+      return RunPrivateSsh(*nyxid, credential, args, budget);
+    };
     runtime_ = std::make_unique<WorkflowRuntime>(
         options, workflows_.get(), audit_.get(),
         [nyxid](const AdmittedRoute& route, const std::string& credential) {

@@ -117,6 +117,14 @@ NyxidReply NyxidClient::Login(const std::string& username, const std::string& pa
   return Exchange("POST", "/api/v1/auth/login", "", body.dump(), {}, read_timeout_);
 }
 
+NyxidReply NyxidClient::SshExec(const std::string& bearer, const std::string& service,
+                                const nlohmann::json& body,
+                                std::chrono::milliseconds timeout) const {
+  return Exchange("POST", "/api/v1/ssh/" + http::PercentEncode(service) + "/exec", bearer,
+                  body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), {}, timeout,
+                  kMaxSshReplyBytes);
+}
+
 NyxidReply NyxidClient::RevokeAgentKey(const std::string& bearer, const std::string& id) const {
   return Exchange("DELETE", "/api/v1/agent-keys/" + http::PercentEncode(id), bearer, "", {},
                   read_timeout_);

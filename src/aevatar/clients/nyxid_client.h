@@ -87,11 +87,20 @@ class NyxidClient {
   NyxidReply ListAgentKeys(const std::string& bearer) const;
   NyxidReply RevokeAgentKey(const std::string& bearer, const std::string& id) const;
 
+  // POST /api/v1/ssh/{service}/exec {principal, command, stdin}: one call of
+  // an SSH service's route, relayed by its node (the prompt is in `body`:
+  // never log it). `timeout` bounds the whole exchange.
+  NyxidReply SshExec(const std::string& bearer, const std::string& service,
+                     const nlohmann::json& body, std::chrono::milliseconds timeout) const;
+
   // POST /api/v1/auth/login {username, password}: a human's password login
   // (the /ui page's). The reply holds an access token: never log it.
   NyxidReply Login(const std::string& username, const std::string& password) const;
 
   static constexpr size_t kDefaultMaxResponseBytes = 64 << 20;
+  // The node bounds stdout and stderr to 1 MiB each; JSON escaping may
+  // double them.
+  static constexpr size_t kMaxSshReplyBytes = 5 << 20;
 
  private:
   NyxidReply Exchange(const std::string& method, const std::string& path, const std::string& bearer,

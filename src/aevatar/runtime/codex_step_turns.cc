@@ -34,23 +34,6 @@ namespace {
 
 using nlohmann::json;
 
-// Releases the run's lock for a scope and takes it back on leaving it, also
-// when an exception unwinds (the caller's MutexLock then still owns it).
-class RunUnlocked {
- public:
-  explicit RunUnlocked(absl::Mutex* mu) ABSL_NO_THREAD_SAFETY_ANALYSIS : mu_(mu) {
-    if (mu_ != nullptr) mu_->Unlock();
-  }
-  ~RunUnlocked() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    if (mu_ != nullptr) mu_->Lock();
-  }
-  RunUnlocked(const RunUnlocked&) = delete;
-  RunUnlocked& operator=(const RunUnlocked&) = delete;
-
- private:
-  absl::Mutex* mu_;
-};
-
 // The step's outputs: the managed result's fields, plus `stdout` and
 // `trimmed_output` (the answer) so trimmed_output_equals and templates read
 // the same text. A typed failure has no runner result: its fields say so.
@@ -69,8 +52,8 @@ json CodexOutput(const ManagedCodexResult* result, const std::string& status,
   return out;
 }
 
-// Completes the current step with `status` and `output`; `code` is the typed
-// outcome ("" when the step succeeded).
+}  // namespace
+
 absl::Status CompleteCodexStep(const TurnDeps& deps, Turn& turn, const WorkflowStep& step,
                                std::string status, json output, std::string code,
                                const std::string& detail, const PendingOperation& operation) {
@@ -105,8 +88,6 @@ absl::Status CompleteCodexStep(const TurnDeps& deps, Turn& turn, const WorkflowS
   return Commit(deps, turn);
 }
 
-}  // namespace
-
 std::string CodexStepIdempotencyKey(const std::string& run_id, const std::string& step_id,
                                     const std::string& workflow_digest, const json& arguments) {
   // The same derivation as code_execute's operation identity, over a
@@ -125,7 +106,7 @@ absl::Status StartCodexStep(const TurnDeps& deps, Turn& turn, const WorkflowStep
                      "codex_exec arguments: " + std::string(args.status().message()));
   }
   if (args->target == CodexTarget::kPrivateSsh) {
-    return fail_step(kTargetNotConfigured, "admission", "the private_ssh target is not configured");
+    return StartPrivateSshStep(deps, turn, step, arguments, *args, fail_step);
   }
   if (deps.codex == nullptr || !*deps.codex) {
     return fail_step(kManagedTargetDisabled, "admission",
@@ -155,6 +136,9 @@ absl::Status ProgressCodexStep(const TurnDeps& deps, Turn& turn,
   json& state = turn.state();
   json& pending = state["pending"];
   const WorkflowStep& step = definition.steps[state.value("step_index", 0)];
+  if (base::StringOr(pending, "target", "") == "private_ssh") {
+    return ProgressPrivateSshStep(deps, turn, step);
+  }
   auto material = LoadPendingMaterial(deps, pending);
   if (!material.ok()) return material.status();
   auto operation = PendingOperation::FromJson(pending["operation"]);

@@ -23,6 +23,8 @@ struct TurnDeps {
   // The run's lock, held for the turn; only a codex_exec exchange releases
   // it while it waits (null: never released).
   absl::Mutex* run_lock = nullptr;
+  ApprovalStore* approvals = nullptr;  // null: private_ssh is not configured
+  const WorkflowRuntime::PrivateSshExecutor* private_ssh = nullptr;  // may hold an empty function
 };
 
 // Runs the turn `callback` triggers, if it is still the run's current

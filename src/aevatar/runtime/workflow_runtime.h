@@ -16,6 +16,7 @@
 #include "absl/synchronization/mutex.h"
 #include "aevatar/admission/ingress_auth.h"
 #include "aevatar/admission/route_admission.h"
+#include "aevatar/approvals/approval_store.h"
 #include "aevatar/audit/audit_log.h"
 #include "aevatar/clients/executions_transport.h"
 #include "aevatar/codex/codex_exec_args.h"
@@ -65,6 +66,12 @@ class WorkflowRuntime {
       const std::string& user_id, const CodexExecArgs& args, const std::string& idempotency_key,
       const std::string& diagnostic_id, std::chrono::milliseconds budget)>;
 
+  // One approved private_ssh codex_exec call with the run's sealed
+  // credential (RunPrivateSsh in the service): NyxID's raw SSH response or
+  // one typed error; its exchange capped by `budget`.
+  using PrivateSshExecutor = std::function<absl::StatusOr<nlohmann::json>(
+      const std::string& credential, const CodexExecArgs& args, std::chrono::milliseconds budget)>;
+
   struct Options {
     int workers = 4;
     // The absolute stop-cancellation window (spec: two minutes).
@@ -75,6 +82,10 @@ class WorkflowRuntime {
     // codex_exec steps; empty when managed Codex is off (such a step then
     // fails managed_target_disabled before any network call).
     CodexExecutor codex;
+    // private_ssh codex_exec steps: the owner's durable approvals and the
+    // call; either empty: such a step fails target_not_configured.
+    ApprovalStore* approvals = nullptr;
+    PrivateSshExecutor private_ssh;
   };
 
   // `facts` may be empty: no runtime re-read (HumanBearer runs then behave
