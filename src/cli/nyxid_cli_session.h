@@ -46,10 +46,10 @@ absl::StatusOr<NyxidSession> ResolveNyxidSession(const NyxidGlobalOptions& optio
 // JSON object (an empty body is {}); an answer that is not an object is
 // Internal. A problem+json answer becomes an error "CODE: detail (HTTP n,
 // diagnostic_id …)".
-absl::StatusOr<nlohmann::json> NyxidCall(const NyxidSession& session, const std::string& method,
-                                         const std::string& path,
-                                         const std::optional<nlohmann::json>& body = std::nullopt,
-                                         std::chrono::milliseconds timeout = std::chrono::seconds(15));
+absl::StatusOr<nlohmann::json> NyxidCall(
+    const NyxidSession& session, const std::string& method, const std::string& path,
+    const std::optional<nlohmann::json>& body = std::nullopt,
+    std::chrono::milliseconds timeout = std::chrono::seconds(15));
 
 // Prints `status` as "nyxid: <message>" on stderr; returns the exit code 1.
 int ReportNyxidError(const absl::Status& status);

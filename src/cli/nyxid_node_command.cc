@@ -7,6 +7,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/match.h"
+#include "base/api_error.h"
 #include "base/json_read.h"
 #include "cli/nyxid_commands.h"
 #include "cli/read_file.h"
@@ -42,11 +43,16 @@ int NodeFail(const std::string& message) {
   return 1;
 }
 
+// A typed failure says its code first, as NyxID's own errors do.
+int NodeFail(const absl::Status& status) {
+  return NodeFail(base::ApiCode(status) + ": " + std::string(status.message()));
+}
+
 int RunRegisterToken(const NyxidGlobalOptions& global, const RegisterOptions& options) {
   auto session = ResolveNyxidSession(global);
   if (!session.ok()) return ReportNyxidError(session.status());
-  auto token =
-      NyxidCall(*session, "POST", "/api/v1/nodes/register-token", nlohmann::json{{"name", options.name}});
+  auto token = NyxidCall(*session, "POST", "/api/v1/nodes/register-token",
+                         nlohmann::json{{"name", options.name}});
   if (!token.ok()) return ReportNyxidError(token.status());
   if (global.output == "json") {
     std::cout << token->dump() << "\n";
@@ -71,7 +77,8 @@ int RunRegister(const std::string& profile_name, const RegisterOptions& options)
         "KEYCHAIN_UNAVAILABLE: this build has no keychain backend; use --encrypted-file (the "
         "credentials are sealed under a key kept outside the profile)");
   }
-  if (!node::IsProfileName(profile_name)) return NodeFail("--profile must be 1 to 32 of [a-z0-9_-]");
+  if (!node::IsProfileName(profile_name))
+    return NodeFail("--profile must be 1 to 32 of [a-z0-9_-]");
   if (!absl::StartsWith(options.url, "ws://")) {
     return NodeFail("--url must be NyxID's node endpoint, ws://HOST:PORT/api/v1/nodes/ws");
   }
@@ -96,8 +103,8 @@ int RunRegister(const std::string& profile_name, const RegisterOptions& options)
   if (absl::Status st = node::CreateNodeProfile(profile, secrets); !st.ok()) {
     return NodeFail(std::string(st.message()));
   }
-  std::cout << "registered node " << profile.node_name << " (" << profile.node_id
-            << ") as profile " << profile_name << " in " << profile.dir << "\n"
+  std::cout << "registered node " << profile.node_name << " (" << profile.node_id << ") as profile "
+            << profile_name << " in " << profile.dir << "\n"
             << "next: nyxid node daemon start --profile " << profile_name << "\n";
   return 0;
 }
@@ -111,7 +118,8 @@ int RunNodeList(const NyxidGlobalOptions& global) {
     std::cout << nlohmann::json{{"nodes", base::ArrayOrEmpty(*nodes, "nodes")}}.dump(2) << "\n";
     return 0;
   }
-  std::cout << std::left << std::setw(30) << "ID" << std::setw(24) << "NAME" << "STATUS\n";
+  std::cout << std::left << std::setw(30) << "ID" << std::setw(24) << "NAME"
+            << "STATUS\n";
   for (const nlohmann::json& entry : base::ArrayOrEmpty(*nodes, "nodes")) {
     std::cout << std::setw(30) << base::StringOr(entry, "id", "") << std::setw(24)
               << base::StringOr(entry, "name", "") << base::StringOr(entry, "status", "") << "\n";
@@ -138,11 +146,12 @@ int RunCredentialAdd(const std::string& profile_name, const CredentialOptions& o
     return NodeFail("--key-file cannot be read (or is larger than 64 KiB)");
   }
   if (!absl::StrContains(key, "PRIVATE KEY-----")) {
-    return NodeFail("--key-file must be an OpenSSH private key (the dedicated key for this target)");
+    return NodeFail(
+        "--key-file must be an OpenSSH private key (the dedicated key for this target)");
   }
   // The pin comes first: a key is only ever used against a pinned host.
   auto pinned = node::PinHostKey(*profile, options.host, options.port, /*rotate=*/false);
-  if (!pinned.ok()) return NodeFail(std::string(pinned.status().message()));
+  if (!pinned.ok()) return NodeFail(pinned.status());
   std::erase_if(secrets->ssh, [&](const node::SshCredential& c) {
     return c.service == options.service && c.principal == options.principal;
   });
@@ -165,9 +174,9 @@ int RunRotateHostKey(const std::string& profile_name, const CredentialOptions& o
   auto profile = node::LoadNodeProfile(profile_name);
   if (!profile.ok()) return NodeFail(std::string(profile.status().message()));
   auto pinned = node::PinHostKey(*profile, options.host, options.port, /*rotate=*/true);
-  if (!pinned.ok()) return NodeFail(std::string(pinned.status().message()));
-  std::cout << "host key of " << options.host << ":" << options.port << " pinned anew ("
-            << *pinned << ")\n";
+  if (!pinned.ok()) return NodeFail(pinned.status());
+  std::cout << "host key of " << options.host << ":" << options.port << " pinned anew (" << *pinned
+            << ")\n";
   return 0;
 }
 
@@ -208,7 +217,8 @@ void AddNyxidNodeCommands(CLI::App& app, NyxidGlobalOptions& global, int& exit_c
   token->add_flag("--terminal", reg.terminal, "print it here (the default)");
   token->add_option("--output,-o", global.output, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
-  token->callback([&global, &exit_code, reg_ptr] { exit_code = RunRegisterToken(global, *reg_ptr); });
+  token->callback(
+      [&global, &exit_code, reg_ptr] { exit_code = RunRegisterToken(global, *reg_ptr); });
 
   CLI::App* reg_cmd = nodes->add_subcommand("register", "register this machine with a token");
   reg_cmd->add_option("--token", reg.token, "the one-time token")->required();

@@ -187,25 +187,25 @@ int RunInstall(const DaemonOptions& options) {
   if (n <= 0) return DaemonFail("cannot find this program's path");
   const bool root = ::geteuid() == 0;
   const char* home = std::getenv("HOME");
-  const std::string dir = root ? "/etc/systemd/system"
-                               : std::string(home ? home : "") + "/.config/systemd/user";
+  const std::string dir =
+      root ? "/etc/systemd/system" : std::string(home ? home : "") + "/.config/systemd/user";
   const std::string unit = "nyxid-node-" + options.profile + ".service";
   const std::string text =
       "[Unit]\nDescription=NyxID node (profile " + options.profile +
       ")\nAfter=network-online.target\nWants=network-online.target\n\n[Service]\nExecStart=" +
       std::string(self, static_cast<size_t>(n)) + " node daemon run --profile " + options.profile +
       " --log-level=" + options.log_level +
-      "\nRestart=always\nRestartSec=5\nNoNewPrivileges=yes\nPrivateTmp=yes\n\n[Install]\nWantedBy=" +
+      "\nRestart=always\nRestartSec=5\nNoNewPrivileges=yes\nPrivateTmp=yes\n\n[Install]"
+      "\nWantedBy=" +
       (root ? "multi-user.target" : "default.target") + "\n";
   if (absl::Status made = os::MakeDirectories(dir, 0755); !made.ok()) {
     return DaemonFail(std::string(made.message()));
   }
-  if (absl::Status written = os::WriteFileAtomically(dir + "/" + unit, text, 0644);
-      !written.ok()) {
+  if (absl::Status written = os::WriteFileAtomically(dir + "/" + unit, text, 0644); !written.ok()) {
     return DaemonFail(std::string(written.message()));
   }
-  std::cout << "wrote " << dir << "/" << unit << "\nenable it: systemctl " << (root ? "" : "--user ")
-            << "enable --now " << unit << "\n";
+  std::cout << "wrote " << dir << "/" << unit << "\nenable it: systemctl "
+            << (root ? "" : "--user ") << "enable --now " << unit << "\n";
   return 0;
 }
 

@@ -62,9 +62,12 @@ int RunAddSsh(const NyxidGlobalOptions& global, const AddSshOptions& options) {
   }
   auto session = ResolveNyxidSession(global);
   if (!session.ok()) return ReportNyxidError(session.status());
-  const nlohmann::json body = {{"label", options.label},       {"host", options.host},
-                               {"port", options.port},         {"node_id", options.node_id},
-                               {"principals", options.principals}, {"node_key", true}};
+  const nlohmann::json body = {{"label", options.label},
+                               {"host", options.host},
+                               {"port", options.port},
+                               {"node_id", options.node_id},
+                               {"principals", options.principals},
+                               {"node_key", true}};
   auto service = NyxidCall(*session, "POST", "/api/v1/ssh-services", body);
   if (!service.ok()) return ReportNyxidError(service.status());
   if (global.output == "json") {

@@ -32,9 +32,9 @@ int RunExec(const NyxidGlobalOptions& global, const ExecOptions& options) {
                                   : absl::StrJoin(options.command, " ");
   const nlohmann::json body = {
       {"principal", options.principal}, {"command", command}, {"stdin", input}};
-  auto result = NyxidCall(*session, "POST",
-                          "/api/v1/ssh/" + http::PercentEncode(options.service) + "/exec", body,
-                          std::chrono::seconds(options.timeout_secs + 60));
+  auto result =
+      NyxidCall(*session, "POST", "/api/v1/ssh/" + http::PercentEncode(options.service) + "/exec",
+                body, std::chrono::seconds(options.timeout_secs + 60));
   if (!result.ok()) return ReportNyxidError(result.status());
   std::cout << result->dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   const int64_t code = base::IntOr(*result, "exit_code", 1);
@@ -47,7 +47,8 @@ void AddNyxidSshCommands(CLI::App& app, NyxidGlobalOptions& global, int& exit_co
   CLI::App* ssh = app.add_subcommand("ssh", "SSH services through your node");
   ssh->require_subcommand(1);
   auto options = std::make_shared<ExecOptions>();
-  CLI::App* exec = ssh->add_subcommand("exec", "run the Aevatar command profile; stdin is the prompt");
+  CLI::App* exec =
+      ssh->add_subcommand("exec", "run the Aevatar command profile; stdin is the prompt");
   exec->add_option("--service", options->service, "SSH service slug or id")->required();
   exec->add_option("--principal", options->principal, "Unix user on the target")->required();
   exec->add_option("--timeout-secs", options->timeout_secs, "Codex's timeout on the host")

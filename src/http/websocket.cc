@@ -32,8 +32,8 @@ class ClientWebSocket final : public WebSocket {
   ~ClientWebSocket() override {
     if (channel_) channel_->Close();
     // The channel goes on the strand, where its timers run; then the thread.
-    asio::post(ioc_->get_executor(), [owned = std::shared_ptr<WebSocketChannel>(
-                                          std::move(channel_))] {});
+    asio::post(ioc_->get_executor(),
+               [owned = std::shared_ptr<WebSocketChannel>(std::move(channel_))] {});
     work_.reset();
     ioc_->stop();
     if (thread_.joinable()) thread_.join();
@@ -61,8 +61,7 @@ class ClientWebSocket final : public WebSocket {
     auto& ws = channel_->ws();
     ec = channel_->Run([&](auto done) {
       beast::get_lowest_layer(ws).expires_after(timeout);
-      beast::get_lowest_layer(ws).async_connect(*endpoints,
-                                                [done](auto e, auto) { done(e, 0); });
+      beast::get_lowest_layer(ws).async_connect(*endpoints, [done](auto e, auto) { done(e, 0); });
     });
     if (ec == beast::error::timeout) {
       return absl::DeadlineExceededError(absl::StrCat("connect to ", where, " timed out"));
@@ -80,15 +79,16 @@ class ClientWebSocket final : public WebSocket {
                          [answer, done](auto e) { done(e, 0); });
     });
     if (ec == websocket::error::upgrade_declined) {
-      return absl::UnavailableError(absl::StrCat("the server at ", where,
-                                                 " declined the WebSocket upgrade with ",
-                                                 answer->result_int()));
+      return absl::UnavailableError(absl::StrCat(
+          "the server at ", where, " declined the WebSocket upgrade with ", answer->result_int()));
     }
     if (ec == beast::error::timeout) {
-      return absl::DeadlineExceededError(absl::StrCat("WebSocket upgrade at ", where, " timed out"));
+      return absl::DeadlineExceededError(
+          absl::StrCat("WebSocket upgrade at ", where, " timed out"));
     }
-    if (ec) return absl::UnavailableError(absl::StrCat("WebSocket upgrade at ", where, ": ",
-                                                       ec.message()));
+    if (ec)
+      return absl::UnavailableError(
+          absl::StrCat("WebSocket upgrade at ", where, ": ", ec.message()));
     return absl::OkStatus();
   }
 
@@ -113,20 +113,19 @@ bool IsWebSocketUpgrade(const Request& request) {
 Response WebSocketUpgrade(WebSocketSession session, WebSocketOptions options) {
   Response response;
   response.status = 101;
-  response.websocket =
-      std::make_shared<const WebSocketUpgradeSpec>(WebSocketUpgradeSpec{std::move(session), options});
+  response.websocket = std::make_shared<const WebSocketUpgradeSpec>(
+      WebSocketUpgradeSpec{std::move(session), options});
   return response;
 }
 
-absl::StatusOr<std::unique_ptr<WebSocket>> ConnectWebSocket(const std::string& url,
-                                                            const Headers& headers,
-                                                            std::chrono::milliseconds
-                                                                connect_timeout,
-                                                            WebSocketOptions options) {
+absl::StatusOr<std::unique_ptr<WebSocket>> ConnectWebSocket(
+    const std::string& url, const Headers& headers, std::chrono::milliseconds connect_timeout,
+    WebSocketOptions options) {
   const std::string kScheme = "ws://";
   if (!absl::StartsWithIgnoreCase(url, kScheme)) {
-    return absl::InvalidArgumentError("a WebSocket URL must start with ws:// (wss:// is not "
-                                      "supported yet)");
+    return absl::InvalidArgumentError(
+        "a WebSocket URL must start with ws:// (wss:// is not "
+        "supported yet)");
   }
   auto parsed = ParseHttpUrl("http://" + url.substr(kScheme.size()));
   if (!parsed.ok()) return parsed.status();

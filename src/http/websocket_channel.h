@@ -73,10 +73,9 @@ class WebSocketChannel final : public WebSocket {
   absl::StatusOr<std::string> Read() override {
     absl::MutexLock lock(&read_mu_);
     auto buffer = std::make_shared<beast::flat_buffer>();
-    beast::error_code ec =
-        Run([this, buffer](auto done) { ws_.async_read(*buffer, [buffer, done](auto e, auto n) {
-                                          done(e, n);
-                                        }); });
+    beast::error_code ec = Run([this, buffer](auto done) {
+      ws_.async_read(*buffer, [buffer, done](auto e, auto n) { done(e, n); });
+    });
     if (ec == websocket::error::message_too_big) {
       Close();
       return absl::ResourceExhaustedError("websocket message past the size limit");

@@ -21,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "service_process.h"
+#include "testing/host_codex.h"
 #include "testing/proc_file.h"
 #include "testing/shell_run.h"
 #include "testing/sshd_server.h"
@@ -28,8 +29,7 @@
 namespace aevatar::testing {
 namespace {
 
-constexpr char kWrapper[] = AEVATAR_SOURCE_DIR "/host/aevatar-codex-wrapper";
-constexpr char kCodex[] = "/opt/aevatar/codex/bin/codex";
+constexpr const char* kCodex = kHostCodex;
 constexpr char kHostApiKey[] = "sk-host-own-key-PLANTED-31c7";
 constexpr char kProfile[] = "aevatar-codex-exec v1 --timeout-secs 60";
 
@@ -47,32 +47,14 @@ class PrivateSshWrapperTest : public ::testing::Test {
     model_ = std::move(*started);
 
     ASSERT_EQ(Shell("git init -q '" + d_ + "/ws' && mkdir '" + d_ + "/notgit'"), 0);
-    // The host's Codex: logged in with its own key, which its provider (the
-    // double) requires. (The built-in openai provider with openai_base_url
-    // works too, but first tries WebSockets for seconds.)
-    for (const char* home : {"codex-home", "codex-home-logged-out"}) {
-      std::filesystem::create_directory(d_ + "/" + home);
-      std::ofstream(d_ + "/" + home + "/config.toml")
-          << "model = \"host-model\"\nmodel_provider = \"host\"\n[model_providers.host]\n"
-          << "name = \"host\"\nbase_url = \"http://127.0.0.1:" << model_->port() << "/v1\"\n"
-          << "wire_api = \"responses\"\nrequires_openai_auth = true\n";
-    }
-    std::ofstream(d_ + "/api.key") << kHostApiKey;
-    ASSERT_EQ(
-        RunShell(d_,
-                 absl::StrCat("CODEX_HOME='", d_, "/codex-home' ", kCodex, " login --with-api-key"),
-                 d_ + "/api.key")
-            .exit_code,
-        0);
-
-    const std::string wrapper = absl::StrCat(kWrapper, " --log ", d_, "/wrapper.log");
+    ASSERT_TRUE(MakeHostCodexHome(d_, "codex-home", model_->port(), kHostApiKey, true));
+    ASSERT_TRUE(MakeHostCodexHome(d_, "codex-home-logged-out", model_->port(), "", false));
     std::vector<std::string> lines;
     auto add_key = [&](const std::string& name, const std::string& home,
                        const std::string& options) {
       const std::string pub = MakeSshKey(d_ + "/" + name);
       ASSERT_FALSE(pub.empty());
-      lines.push_back(absl::StrCat("environment=\"CODEX_HOME=", d_, "/", home, "\",command=\"",
-                                   wrapper, " ", options, "\",restrict ", pub));
+      lines.push_back(WrapperKeyLine(d_, home, options, pub));
     };
     const std::string ws = absl::StrCat("--workspace ", d_, "/ws --codex ", kCodex);
     add_key("key", "codex-home", ws);

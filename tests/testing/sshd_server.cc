@@ -96,6 +96,7 @@ SshdServer::SshdServer(const std::string& dir,
     error_ = "openssh-server is not installed (scripts/setup installs it)";
     return;
   }
+  dir_ = dir;
   const std::string host_key = MakeSshKey(dir + "/host_key");
   if (host_key.empty()) {
     error_ = "ssh-keygen failed";
@@ -135,6 +136,23 @@ SshdServer::SshdServer(const std::string& dir,
   }
   known_hosts_path_ = dir + "/known_hosts";
   std::ofstream(known_hosts_path_) << "[127.0.0.1]:" << port_ << " " << host_key << "\n";
+}
+
+bool SshdServer::ChangeHostKey() {
+  if (port_ == 0) return false;
+  ::kill(pid_, SIGTERM);
+  ::waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+  ::unlink((dir_ + "/host_key").c_str());
+  ::unlink((dir_ + "/host_key.pub").c_str());
+  if (MakeSshKey(dir_ + "/host_key").empty()) return false;
+  pid_ = StartSshd(dir_);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (Accepts(port_)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
 }
 
 SshdServer::~SshdServer() {

@@ -29,8 +29,12 @@ class SshdServer {
   uint16_t port() const { return port_; }
   // A known_hosts file pinning this server's host key for 127.0.0.1:port.
   const std::string& known_hosts_path() const { return known_hosts_path_; }
+  // Restarts sshd on the same port with a new host key (a host reinstalled,
+  // or a machine in the middle); known_hosts_path() keeps the old pin.
+  bool ChangeHostKey();
 
  private:
+  std::string dir_;
   pid_t pid_ = -1;
   uint16_t port_ = 0;
   std::string known_hosts_path_;

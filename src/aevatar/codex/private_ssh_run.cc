@@ -27,17 +27,23 @@ absl::Status SshError(const std::string& code, int status, std::string detail) {
 // NyxID's typed refusal as ours: its code in lower case, for the codes of
 // the SSH route; anything else is the route being unavailable.
 absl::Status RouteError(const NyxidReply& reply) {
-  static const std::map<std::string, int> kRouteCodes = {
-      {"NODE_OFFLINE", 503},          {"SSH_SERVICE_NOT_FOUND", 404},
-      {"SSH_PRINCIPAL_NOT_ALLOWED", 403}, {"SSH_TARGET_NOT_ALLOWED", 403},
-      {"SSH_COMMAND_REFUSED", 403},   {"SSH_KEY_UNAVAILABLE", 409},
-      {"SSH_HOST_KEY_MISMATCH", 502}, {"SSH_AUTH_FAILED", 502},
-      {"SSH_CONNECT_FAILED", 502},    {"NODE_TIMEOUT", 504}};
+  static const std::map<std::string, int> kRouteCodes = {{"NODE_OFFLINE", 503},
+                                                         {"SSH_SERVICE_NOT_FOUND", 404},
+                                                         {"SSH_PRINCIPAL_NOT_ALLOWED", 403},
+                                                         {"SSH_TARGET_NOT_ALLOWED", 403},
+                                                         {"SSH_COMMAND_REFUSED", 403},
+                                                         {"SSH_KEY_UNAVAILABLE", 409},
+                                                         {"SSH_HOST_KEY_MISMATCH", 502},
+                                                         {"SSH_AUTH_FAILED", 502},
+                                                         {"SSH_CONNECT_FAILED", 502},
+                                                         {"NODE_TIMEOUT", 504}};
   const std::string code = base::StringOr(reply.body, "code", "");
   const std::string detail = base::StringOr(reply.body, "detail", "").substr(0, 300);
   if (auto it = kRouteCodes.find(code); it != kRouteCodes.end()) {
-    const std::string ours = code == "NODE_TIMEOUT" ? "ssh_route_timeout" : absl::AsciiStrToLower(code);
-    return SshError(ours, it->second, detail.empty() ? "NyxID's SSH route refused the call" : detail);
+    const std::string ours =
+        code == "NODE_TIMEOUT" ? "ssh_route_timeout" : absl::AsciiStrToLower(code);
+    return SshError(ours, it->second,
+                    detail.empty() ? "NyxID's SSH route refused the call" : detail);
   }
   if (code == "ROUTE_INACTIVE" || code == "ROUTE_USE_DENIED" ||
       code == "AGENT_KEY_SERVICE_NOT_ALLOWED" || reply.status == 401 || reply.status == 403) {
@@ -75,8 +81,8 @@ absl::StatusOr<json> RunPrivateSsh(const NyxidClient& nyxid, const std::string& 
   if (!exit_code.ok() || !timed_out.ok() || !out.ok() || !err.ok()) {
     return SshError("ssh_route_unavailable", 502, "NyxID's SSH reply is malformed");
   }
-  return json{{"exit_code", *exit_code}, {"timed_out", *timed_out}, {"stdout", *out},
-              {"stderr", *err}};
+  return json{
+      {"exit_code", *exit_code}, {"timed_out", *timed_out}, {"stdout", *out}, {"stderr", *err}};
 }
 
 }  // namespace aevatar::orchestrator

@@ -41,8 +41,8 @@ json SshOutput(const json* result, const std::string& diagnostic_id) {
 absl::Status FailSshStep(const TurnDeps& deps, Turn& turn, const WorkflowStep& step,
                          const std::string& code, const std::string& detail,
                          const PendingOperation& operation) {
-  return CompleteCodexStep(deps, turn, step, "failed",
-                           SshOutput(nullptr, base::RandomId("diag_")), code, detail, operation);
+  return CompleteCodexStep(deps, turn, step, "failed", SshOutput(nullptr, base::RandomId("diag_")),
+                           code, detail, operation);
 }
 
 // Waiting for the owner's decision (attempts == 0).
@@ -84,7 +84,8 @@ absl::Status AwaitApproval(const TurnDeps& deps, Turn& turn, const WorkflowStep&
   pending["operation"] = operation.ToJson();
   pending["deadline_ms"] = deps.now_ms + step.timeout_ms;  // the step's time starts now
   CurrentStep(turn)["status"] = "running";
-  AddEvent(turn, deps.now_ms, "step.approved", {{"step_id", step.id}, {"approval_id", approval_id}});
+  AddEvent(turn, deps.now_ms, "step.approved",
+           {{"step_id", step.id}, {"approval_id", approval_id}});
   ScheduleIn(turn, deps.now_ms, 1);
   return Commit(deps, turn);
 }
@@ -111,8 +112,9 @@ absl::Status SendOnce(const TurnDeps& deps, Turn& turn, const WorkflowStep& step
   absl::StatusOr<json> result = absl::UnknownError("not exchanged");
   {
     RunUnlocked unlocked(deps.run_lock);
-    result = (*deps.private_ssh)(*credential, *args,
-                                 std::chrono::milliseconds(std::max<int64_t>(1, deadline - deps.now_ms)));
+    result = (*deps.private_ssh)(
+        *credential, *args,
+        std::chrono::milliseconds(std::max<int64_t>(1, deadline - deps.now_ms)));
   }
   // A message (a stop, NyxID facts) may have changed the run meanwhile: the
   // result completes the step on the run as it is now, never dropped, since
@@ -197,8 +199,8 @@ absl::Status ProgressPrivateSshStep(const TurnDeps& deps, Turn& turn, const Work
   }
   const int64_t deadline = base::IntOr(pending, "deadline_ms", 0);
   if (deadline > 0 && deps.now_ms >= deadline) {
-    return FailSshStep(deps, turn, step, "codex_exec_step_timeout",
-                       "the step's timeout_ms elapsed", *operation);
+    return FailSshStep(deps, turn, step, "codex_exec_step_timeout", "the step's timeout_ms elapsed",
+                       *operation);
   }
   if (deps.approvals == nullptr || deps.private_ssh == nullptr || !*deps.private_ssh) {
     return FailSshStep(deps, turn, step, kTargetNotConfigured,

@@ -104,9 +104,16 @@ absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback, absl::Mutex*
   // A turn must never take the process down: whatever escapes it (a library
   // exception, a bug) becomes an error status handled like any failed turn.
   try {
-    TurnDeps deps{store_,   audit_,          &transports_,       &facts_,
-                  options_.vault_key, clock_(), &options_.codex, run_lock,
-                  options_.approvals, &options_.private_ssh};
+    TurnDeps deps{store_,
+                  audit_,
+                  &transports_,
+                  &facts_,
+                  options_.vault_key,
+                  clock_(),
+                  &options_.codex,
+                  run_lock,
+                  options_.approvals,
+                  &options_.private_ssh};
     return ExecuteTurn(deps, callback);
   } catch (const std::exception&) {
     return absl::InternalError("the turn raised an exception");

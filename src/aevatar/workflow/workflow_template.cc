@@ -4,6 +4,7 @@
 #include "absl/strings/str_split.h"
 #include "aevatar/workflow/workflow_arguments.h"
 #include "aevatar/workflow/workflow_internal.h"
+#include "base/json_read.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -24,6 +25,10 @@ absl::StatusOr<TemplateRef> ParseReference(const std::string& inner, const std::
   if (parts.size() == 2 && parts[0] == "inputs" && IsValidInputName(parts[1])) {
     return TemplateRef{TemplateRef::Kind::kInput, parts[1], ""};
   }
+  if (parts.size() == 3 && parts[0] == "inputs" && IsValidInputName(parts[1]) &&
+      IsValidInputName(parts[2])) {
+    return TemplateRef{TemplateRef::Kind::kInput, parts[1], parts[2]};
+  }
   if (parts.size() == 3 && parts[0] == "steps" && IsValidStepId(parts[1])) {
     if (!IsTemplateStepField(parts[2])) {
       return WorkflowInvalid(path,
@@ -32,7 +37,8 @@ absl::StatusOr<TemplateRef> ParseReference(const std::string& inner, const std::
     }
     return TemplateRef{TemplateRef::Kind::kStepOutput, parts[1], parts[2]};
   }
-  return WorkflowInvalid(path, "a template must be ${inputs.NAME} or ${steps.ID.FIELD}");
+  return WorkflowInvalid(
+      path, "a template must be ${inputs.NAME}, ${inputs.NAME.MEMBER} or ${steps.ID.FIELD}");
 }
 
 // Text form of a value substituted into a longer string.
@@ -98,7 +104,9 @@ class Renderer {
   absl::StatusOr<nlohmann::json> Resolve(const TemplateRef& ref, const std::string& path) const {
     if (ref.kind == TemplateRef::Kind::kInput) {
       if (inputs_.is_object()) {
-        if (auto it = inputs_.find(ref.name); it != inputs_.end()) return *it;
+        if (auto it = inputs_.find(ref.name); it != inputs_.end()) {
+          return ref.field.empty() ? *it : Member(*it, ref, path);
+        }
       }
       return WorkflowError(kWorkflowArgumentsInvalid, path,
                            absl::StrCat("input '", ref.name, "' is not bound"));
@@ -117,6 +125,26 @@ class Renderer {
     return WorkflowError(
         kWorkflowArgumentsInvalid, path,
         absl::StrCat("output '", ref.field, "' of step '", ref.name, "' is not available"));
+  }
+
+  // ${inputs.NAME.MEMBER}: the input is a string holding a JSON object (the
+  // spec's private-SSH canary passes {"service", "principal"} as its prompt);
+  // the member must be a string.
+  static absl::StatusOr<nlohmann::json> Member(const nlohmann::json& input, const TemplateRef& ref,
+                                               const std::string& path) {
+    const auto missing = [&] {
+      return WorkflowError(kWorkflowArgumentsInvalid, path,
+                           absl::StrCat("input '", ref.name,
+                                        "' must be a JSON object text with a "
+                                        "string member '",
+                                        ref.field, "'"));
+    };
+    if (!input.is_string()) return missing();
+    auto object = base::ParseJsonObject(input.get<std::string>());
+    if (!object.ok()) return missing();
+    auto member = object->find(ref.field);
+    if (member == object->end() || !member->is_string()) return missing();
+    return *member;
   }
 
   const nlohmann::json& inputs_;

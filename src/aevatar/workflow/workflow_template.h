@@ -14,6 +14,8 @@
 // Every string value inside a step's arguments (at any depth; object keys
 // are never templated) is scanned for ${...}. Two references exist:
 //   ${inputs.NAME}        a bound workflow input
+//   ${inputs.NAME.MEMBER} a string member of an input that holds JSON object
+//                         text (e.g. a prompt of {"service","principal"})
 //   ${steps.ID.FIELD}     an EARLIER step's output; FIELD is one of stdout,
 //                         stderr, exit_code, status, trimmed_output
 // Spaces just inside the braces are ignored. "$${" is a literal "${" (so a
@@ -28,7 +30,7 @@ struct TemplateRef {
   enum class Kind { kInput, kStepOutput };
   Kind kind = Kind::kInput;
   std::string name;   // input name, or step id
-  std::string field;  // step-output field; empty for an input
+  std::string field;  // step-output field; for an input its JSON member, or empty
 };
 
 // A piece of a scanned string: literal text, or one reference.

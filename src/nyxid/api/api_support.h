@@ -78,10 +78,8 @@ http::Response HandleNodeRegisterToken(const HttpApiDeps& deps, http::Request& r
 http::Response HandleNodeRegister(const HttpApiDeps& deps, http::Request& request,
                                   RequestNote& note);
 http::Response HandleListNodes(const HttpApiDeps& deps, http::Request& request, RequestNote& note);
-http::Response HandleDeleteNode(const HttpApiDeps& deps, http::Request& request,
-                                RequestNote& note);
-http::Response HandleNodeSocket(const HttpApiDeps& deps, http::Request& request,
-                                RequestNote& note);
+http::Response HandleDeleteNode(const HttpApiDeps& deps, http::Request& request, RequestNote& note);
+http::Response HandleNodeSocket(const HttpApiDeps& deps, http::Request& request, RequestNote& note);
 // nodes/ssh_api.cc
 http::Response HandleAddSshService(const HttpApiDeps& deps, http::Request& request,
                                    RequestNote& note);

@@ -25,7 +25,8 @@ void AnswerExec(const std::string& profile_name, std::shared_ptr<http::WebSocket
   const int64_t start_ms = base::NowUnixMs();
   nlohmann::json answer;
   auto profile = LoadNodeProfile(profile_name);
-  auto secrets = profile.ok() ? LoadNodeSecrets(*profile) : absl::StatusOr<NodeSecrets>(profile.status());
+  auto secrets =
+      profile.ok() ? LoadNodeSecrets(*profile) : absl::StatusOr<NodeSecrets>(profile.status());
   if (!profile.ok() || !secrets.ok()) {
     answer = {{"type", "ssh_error"},
               {"code", "SSH_KEY_UNAVAILABLE"},
@@ -49,10 +50,12 @@ void AnswerExec(const std::string& profile_name, std::shared_ptr<http::WebSocket
 
 int NodeDaemon::Run() {
   auto profile = LoadNodeProfile(profile_);
-  auto secrets = profile.ok() ? LoadNodeSecrets(*profile) : absl::StatusOr<NodeSecrets>(profile.status());
+  auto secrets =
+      profile.ok() ? LoadNodeSecrets(*profile) : absl::StatusOr<NodeSecrets>(profile.status());
   if (!profile.ok() || !secrets.ok()) {
-    base::Log(base::LogLevel::kError, "node.profile_unreadable", "",
-              {{"error", std::string((profile.ok() ? secrets.status() : profile.status()).message())}});
+    base::Log(
+        base::LogLevel::kError, "node.profile_unreadable", "",
+        {{"error", std::string((profile.ok() ? secrets.status() : profile.status()).message())}});
     return 1;
   }
   state_path_ = profile->StatePath();
@@ -78,8 +81,7 @@ int NodeDaemon::Run() {
     } else {
       WriteState("reconnecting", std::string(socket.status().message()));
       base::Log(base::LogLevel::kWarn, "node.connect_failed", "",
-                {{"error", std::string(socket.status().message())},
-                 {"retry_ms", backoff.count()}});
+                {{"error", std::string(socket.status().message())}, {"retry_ms", backoff.count()}});
     }
     if (!SleepUnlessStopped(backoff)) break;
     backoff = std::min(backoff * 2, kMaxBackoff);

@@ -104,7 +104,9 @@ bool IsProfileName(const std::string& name) {
          name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") == std::string::npos;
 }
 
-std::string NodeProfileDir(const std::string& profile) { return ConfigBase() + "/nodes/" + profile; }
+std::string NodeProfileDir(const std::string& profile) {
+  return ConfigBase() + "/nodes/" + profile;
+}
 
 absl::Status CreateNodeProfile(const NodeProfile& profile, const NodeSecrets& secrets) {
   if (absl::Status st = os::MakeDirectories(profile.dir, 0700); !st.ok()) return st;
@@ -125,9 +127,8 @@ absl::StatusOr<NodeProfile> LoadNodeProfile(const std::string& name) {
   profile.dir = NodeProfileDir(name);
   auto text = os::ReadSmallFile(profile.dir + "/config.toml", kMaxConfigBytes);
   if (absl::IsNotFound(text.status())) {
-    return absl::NotFoundError(absl::StrCat("no node profile \"", name,
-                                            "\" (register one: nyxid node register --profile ",
-                                            name, ")"));
+    return absl::NotFoundError(absl::StrCat(
+        "no node profile \"", name, "\" (register one: nyxid node register --profile ", name, ")"));
   }
   if (!text.ok()) return text.status();
   std::shared_ptr<cpptoml::table> config;
@@ -163,9 +164,8 @@ absl::StatusOr<NodeSecrets> LoadNodeSecrets(const NodeProfile& profile) {
   if (!sealed.ok()) return sealed.status();
   auto plain = base::SecretBoxOpen(*key, *sealed);
   if (!plain.ok()) {
-    return absl::DataLossError(
-        "credentials.enc cannot be opened with this profile's key (" + SealingKeyPath(profile.name) +
-        ")");
+    return absl::DataLossError("credentials.enc cannot be opened with this profile's key (" +
+                               SealingKeyPath(profile.name) + ")");
   }
   auto doc = base::ParseJsonObject(*plain);
   if (!doc.ok()) return absl::DataLossError("credentials.enc holds no credential document");
@@ -173,10 +173,10 @@ absl::StatusOr<NodeSecrets> LoadNodeSecrets(const NodeProfile& profile) {
   secrets.node_secret = base::StringOr(*doc, "node_secret", "");
   for (const nlohmann::json& entry : base::ArrayOrEmpty(*doc, "ssh")) {
     if (!entry.is_object()) continue;
-    secrets.ssh.push_back({base::StringOr(entry, "service", ""),
-                           base::StringOr(entry, "principal", ""), base::StringOr(entry, "host", ""),
-                           static_cast<int>(base::IntOr(entry, "port", 22)),
-                           base::StringOr(entry, "private_key", "")});
+    secrets.ssh.push_back(
+        {base::StringOr(entry, "service", ""), base::StringOr(entry, "principal", ""),
+         base::StringOr(entry, "host", ""), static_cast<int>(base::IntOr(entry, "port", 22)),
+         base::StringOr(entry, "private_key", "")});
   }
   return secrets;
 }

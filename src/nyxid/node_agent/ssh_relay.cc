@@ -116,8 +116,8 @@ json RunSshExec(const NodeProfile& profile, const NodeSecrets& secrets, const js
     return Refusal("SSH_TARGET_NOT_ALLOWED",
                    "the target is not in this node profile's [ssh].allowed_targets");
   }
-  const SshCredential* credential =
-      secrets.Find(base::StringOr(service, "id", ""), base::StringOr(service, "slug", ""), principal);
+  const SshCredential* credential = secrets.Find(base::StringOr(service, "id", ""),
+                                                 base::StringOr(service, "slug", ""), principal);
   if (credential == nullptr || credential->host != host || credential->port != port) {
     return Refusal("SSH_KEY_UNAVAILABLE",
                    "this node holds no key for the service, principal and target "
@@ -130,19 +130,21 @@ json RunSshExec(const NodeProfile& profile, const NodeSecrets& secrets, const js
   auto key = KeyFile::Write(profile, credential->private_key);
   if (!key.ok()) return Refusal("SSH_KEY_UNAVAILABLE", "the node cannot stage its key");
   const std::vector<std::string> argv = {
-      "ssh", "-F", "/dev/null", "-T",
-      "-o", "BatchMode=yes",
-      "-o", "StrictHostKeyChecking=yes",
-      "-o", "UserKnownHostsFile=" + profile.KnownHostsPath(),
-      "-o", "GlobalKnownHostsFile=/dev/null",
-      "-o", "IdentitiesOnly=yes",
-      "-o", "IdentityAgent=none",
-      "-o", "LogLevel=ERROR",
-      "-o", absl::StrCat("ConnectTimeout=", kConnectTimeoutSecs),
-      "-i", (*key)->path(),
-      "-p", std::to_string(port),
-      "-l", principal,
-      "--", host, command};
+      "ssh",       "-F",
+      "/dev/null", "-T",
+      "-o",        "BatchMode=yes",
+      "-o",        "StrictHostKeyChecking=yes",
+      "-o",        "UserKnownHostsFile=" + profile.KnownHostsPath(),
+      "-o",        "GlobalKnownHostsFile=/dev/null",
+      "-o",        "IdentitiesOnly=yes",
+      "-o",        "IdentityAgent=none",
+      "-o",        "LogLevel=ERROR",
+      "-o",        absl::StrCat("ConnectTimeout=", kConnectTimeoutSecs),
+      "-i",        (*key)->path(),
+      "-p",        std::to_string(port),
+      "-l",        principal,
+      "--",        host,
+      command};
   auto run = RunTool(argv, input, std::chrono::seconds(*timeout_secs) + kSshGrace, kMaxOutputBytes);
   if (!run.ok()) return Refusal("SSH_CONNECT_FAILED", "the node cannot run its ssh client");
   if (std::optional<json> failure = SshFailure(*run)) return *failure;

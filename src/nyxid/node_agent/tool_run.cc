@@ -55,8 +55,9 @@ absl::StatusOr<Pipe> MakePipe() {
 
 }  // namespace
 
-absl::StatusOr<ToolRun> RunTool(const std::vector<std::string>& argv, const std::string& stdin_bytes,
-                                std::chrono::milliseconds timeout, size_t max_output_bytes) {
+absl::StatusOr<ToolRun> RunTool(const std::vector<std::string>& argv,
+                                const std::string& stdin_bytes, std::chrono::milliseconds timeout,
+                                size_t max_output_bytes) {
   auto program = FindInPath(argv.at(0));
   if (!program.ok()) return program.status();
   std::vector<std::string> args = argv;
@@ -71,7 +72,8 @@ absl::StatusOr<ToolRun> RunTool(const std::vector<std::string>& argv, const std:
   for (const char* name : {"PATH", "HOME", "USER", "LANG"}) {
     if (const char* value = std::getenv(name)) env.push_back(std::string(name) + "=" + value);
   }
-  auto child = os::SpawnProgram(args, env, input->get(), out->write_end.get(), err->write_end.get());
+  auto child =
+      os::SpawnProgram(args, env, input->get(), out->write_end.get(), err->write_end.get());
   if (!child.ok()) return child.status();
   out->write_end.reset();
   err->write_end.reset();

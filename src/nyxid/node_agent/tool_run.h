@@ -20,8 +20,9 @@ struct ToolRun {
 };
 
 // `argv[0]` is looked up in PATH. NotFound when it is not there.
-absl::StatusOr<ToolRun> RunTool(const std::vector<std::string>& argv, const std::string& stdin_bytes,
-                                std::chrono::milliseconds timeout, size_t max_output_bytes);
+absl::StatusOr<ToolRun> RunTool(const std::vector<std::string>& argv,
+                                const std::string& stdin_bytes, std::chrono::milliseconds timeout,
+                                size_t max_output_bytes);
 
 }  // namespace aevatar::nyxid::node
 

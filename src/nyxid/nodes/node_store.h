@@ -47,7 +47,7 @@ class NodeStore {
   // Marks the token used and returns it, once: NotFound for an unknown,
   // expired or already used token (the same answer for each).
   virtual absl::StatusOr<NodeRegistrationToken> ConsumeToken(const std::string& token_hash_hex,
-                                                              int64_t now_ms) = 0;
+                                                             int64_t now_ms) = 0;
   // AlreadyExists when the user has a node of that name.
   virtual absl::Status InsertNode(const NodeRecord& node) = 0;
   virtual absl::StatusOr<NodeRecord> FindNode(const std::string& id) = 0;

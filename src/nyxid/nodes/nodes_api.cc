@@ -32,7 +32,8 @@ absl::Status NodeNotFound() {
 
 bool IsNodeName(const std::string& name) {
   return !name.empty() && name.size() <= kMaxNodeNameBytes &&
-         name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") ==
+         name.find_first_not_of(
+             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") ==
              std::string::npos;
 }
 
@@ -92,8 +93,12 @@ http::Response HandleNodeRegister(const HttpApiDeps& deps, http::Request& reques
   if (absl::IsNotFound(consumed.status())) return Problem(refused, note);
   if (!consumed.ok()) return Problem(consumed.status(), note);
   const std::string secret = NewSecret(kNodeSecretPrefix);
-  NodeRecord node{base::RandomId("node_"), consumed->user_id, consumed->node_name,
-                  base::Sha256Hex(secret), now_ms, now_ms};
+  NodeRecord node{base::RandomId("node_"),
+                  consumed->user_id,
+                  consumed->node_name,
+                  base::Sha256Hex(secret),
+                  now_ms,
+                  now_ms};
   if (absl::Status st = deps.nodes->InsertNode(node); absl::IsAlreadyExists(st)) {
     return Problem(base::ApiError(absl::StatusCode::kAlreadyExists, "NODE_NAME_TAKEN",
                                   "this user already has a node of that name", 409),
@@ -102,12 +107,10 @@ http::Response HandleNodeRegister(const HttpApiDeps& deps, http::Request& reques
     return Problem(st, note);
   }
   base::Log(base::LogLevel::kInfo, "nyxid.node_registered", "", {{"node_id", node.id}});
-  return NoStore(
-      Json(201, {{"node_id", node.id}, {"name", node.name}, {"node_secret", secret}}));
+  return NoStore(Json(201, {{"node_id", node.id}, {"name", node.name}, {"node_secret", secret}}));
 }
 
-http::Response HandleListNodes(const HttpApiDeps& deps, http::Request& request,
-                               RequestNote& note) {
+http::Response HandleListNodes(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
   auto caller = Authenticated(deps, request, note);
   if (!caller.ok()) return Problem(caller.status(), note);
   auto nodes = deps.nodes->ListNodes(caller->user.id);

@@ -42,8 +42,8 @@ CREATE TABLE ssh_targets (
 constexpr char kNodeColumns[] = "id, user_id, name, secret_hash, created_at_ms, last_seen_ms";
 
 NodeRecord NodeFromRow(const store::Statement& row) {
-  return NodeRecord{row.ColumnText(0),  row.ColumnText(1),  row.ColumnText(2),
-                    row.ColumnText(3),  row.ColumnInt64(4), row.ColumnInt64(5)};
+  return NodeRecord{row.ColumnText(0), row.ColumnText(1),  row.ColumnText(2),
+                    row.ColumnText(3), row.ColumnInt64(4), row.ColumnInt64(5)};
 }
 
 class SqliteNodeStore final : public NodeStore {
@@ -149,8 +149,8 @@ class SqliteNodeStore final : public NodeStore {
     auto found = row->Step();
     if (!found.ok()) return found.status();
     if (!*found) return absl::NotFoundError("no SSH target for this service");
-    SshTarget target{row->ColumnText(0), row->ColumnText(1),
-                     static_cast<int>(row->ColumnInt64(2)), {}};
+    SshTarget target{
+        row->ColumnText(0), row->ColumnText(1), static_cast<int>(row->ColumnInt64(2)), {}};
     auto principals = base::ParseJson(row->ColumnText(3));
     if (!principals.ok() || !principals->is_array()) {
       return absl::DataLossError("ssh_targets.principals is not a JSON array");

@@ -47,14 +47,14 @@ absl::Status ServiceNotFound() {
 }
 
 bool IsPrincipal(const std::string& name) {
-  return !name.empty() && name.size() <= 32 &&
-         (absl::ascii_islower(name[0]) || name[0] == '_') &&
+  return !name.empty() && name.size() <= 32 && (absl::ascii_islower(name[0]) || name[0] == '_') &&
          name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") == std::string::npos;
 }
 
 bool IsHost(const std::string& host) {
   return !host.empty() && host.size() <= 253 &&
-         host.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:") ==
+         host.find_first_not_of(
+             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:") ==
              std::string::npos &&
          host.front() != '-';
 }
@@ -119,17 +119,22 @@ absl::StatusOr<AddSshRequest> ParseAddSsh(const json& body) {
 }
 
 json SshServiceJson(const UserService& route, const SshTarget& target) {
-  return {{"id", route.id},          {"slug", route.slug},
-          {"label", route.label},    {"kind", "ssh"},
-          {"node_id", *route.node_id}, {"host", target.host},
-          {"port", target.port},     {"principals", target.principals},
-          {"key_holder", "node"},    {"active", route.active}};
+  return {{"id", route.id},
+          {"slug", route.slug},
+          {"label", route.label},
+          {"kind", "ssh"},
+          {"node_id", *route.node_id},
+          {"host", target.host},
+          {"port", target.port},
+          {"principals", target.principals},
+          {"key_holder", "node"},
+          {"active", route.active}};
 }
 
 // The caller's SSH service by slug or id: visible, usable, active, node-bound.
 absl::StatusOr<std::pair<UserService, SshTarget>> ResolveSshService(const HttpApiDeps& deps,
-                                                                     const Principal& caller,
-                                                                     const std::string& service) {
+                                                                    const Principal& caller,
+                                                                    const std::string& service) {
   absl::StatusOr<UserService> route = deps.store->FindUserService(service);
   if (absl::IsNotFound(route.status())) {
     route = absl::NotFoundError("");
@@ -152,23 +157,24 @@ absl::StatusOr<std::pair<UserService, SshTarget>> ResolveSshService(const HttpAp
 
 // The node's answer, read as hostile input.
 absl::StatusOr<json> NodeAnswer(const json& answer) {
-  const absl::Status invalid = base::ApiError(absl::StatusCode::kUnavailable, "NODE_RESPONSE_INVALID",
-                                              "the node's answer breaks the protocol", 502);
+  const absl::Status invalid =
+      base::ApiError(absl::StatusCode::kUnavailable, "NODE_RESPONSE_INVALID",
+                     "the node's answer breaks the protocol", 502);
   const std::string type = base::StringOr(answer, "type", "");
   if (type == "ssh_error") {
     static const std::set<std::string> kNodeCodes = {
         "SSH_TARGET_NOT_ALLOWED", "SSH_KEY_UNAVAILABLE", "SSH_HOST_KEY_MISMATCH",
-        "SSH_CONNECT_FAILED", "SSH_COMMAND_REFUSED", "SSH_AUTH_FAILED"};
+        "SSH_CONNECT_FAILED",     "SSH_COMMAND_REFUSED", "SSH_AUTH_FAILED"};
     const std::string code = base::StringOr(answer, "code", "");
     if (kNodeCodes.count(code) == 0) return invalid;
     std::string detail = base::StringOr(answer, "detail", "the node refused the request");
     detail = detail.substr(0, 300);
     const int status = code == "SSH_TARGET_NOT_ALLOWED" || code == "SSH_COMMAND_REFUSED" ? 403
-                       : code == "SSH_KEY_UNAVAILABLE"                                     ? 409
-                                                                                            : 502;
-    return base::ApiError(status == 502 ? absl::StatusCode::kUnavailable
-                                        : absl::StatusCode::kFailedPrecondition,
-                          code, detail, status);
+                       : code == "SSH_KEY_UNAVAILABLE"                                   ? 409
+                                                                                         : 502;
+    return base::ApiError(
+        status == 502 ? absl::StatusCode::kUnavailable : absl::StatusCode::kFailedPrecondition,
+        code, detail, status);
   }
   if (type != "ssh_result") return invalid;
   auto exit_code = base::RequiredInt(answer, "exit_code");
@@ -176,8 +182,8 @@ absl::StatusOr<json> NodeAnswer(const json& answer) {
   auto out = base::RequiredString(answer, "stdout");
   auto err = base::RequiredString(answer, "stderr");
   if (!exit_code.ok() || !timed_out.ok() || !out.ok() || !err.ok()) return invalid;
-  return json{{"exit_code", *exit_code}, {"timed_out", *timed_out}, {"stdout", *out},
-              {"stderr", *err}};
+  return json{
+      {"exit_code", *exit_code}, {"timed_out", *timed_out}, {"stdout", *out}, {"stderr", *err}};
 }
 
 }  // namespace
@@ -230,8 +236,9 @@ http::Response HandleSshExec(const HttpApiDeps& deps, http::Request& request, Re
   auto command = base::RequiredString(*body, "command");
   auto stdin_text = base::OptionalString(*body, "stdin");
   if (!principal.ok() || !command.ok() || !stdin_text.ok()) {
-    return Problem(Bad("SSH_EXEC_INVALID", "principal and command (strings) are required; "
-                                           "stdin is an optional string"),
+    return Problem(Bad("SSH_EXEC_INVALID",
+                       "principal and command (strings) are required; "
+                       "stdin is an optional string"),
                    note);
   }
   const std::string input = stdin_text->value_or("");
@@ -267,9 +274,8 @@ http::Response HandleSshExec(const HttpApiDeps& deps, http::Request& request, Re
                 {"command", *command},
                 {"timeout_secs", *timeout_secs},
                 {"stdin", input}};
-  auto answer =
-      deps.hub->Relay(*route.node_id, std::move(relay), std::chrono::seconds(*timeout_secs) +
-                                                           kRelayMargin);
+  auto answer = deps.hub->Relay(*route.node_id, std::move(relay),
+                                std::chrono::seconds(*timeout_secs) + kRelayMargin);
   if (absl::IsDeadlineExceeded(answer.status())) {
     return Problem(base::ApiError(absl::StatusCode::kDeadlineExceeded, "NODE_TIMEOUT",
                                   "the node did not answer within the command's timeout", 504),
