@@ -78,8 +78,11 @@ int RunPrivateSsh(const AevatarSession& session, const CodexOptions& options) {
   const http::ClientResponse ran = CallAevatar(session, "POST", "/api/tools/codex_exec", text,
                                                ExecTimeout(options.timeout_secs), headers);
   if (ran.status != 200) return PrintProblem(ran);
-  std::cout << ran.body << "\n";
-  return 0;
+  // NyxID's raw SSH response, as the host's wrapper ended.
+  const nlohmann::json result = ParsedOrNull(ran.body);
+  std::cout << result.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  return base::IntOr(result, "exit_code", -1) == 0 && !base::BoolOr(result, "timed_out", true) ? 0
+                                                                                               : 1;
 }
 
 }  // namespace

@@ -46,6 +46,10 @@ void PrintRun(const json& run) {
                 << base::IntOr(output, "exit_code", -1) << ", diagnostic id "
                 << base::StringOr(output, "diagnostic_id", "") << "\n"
                 << "    output: " << base::StringOr(output, "output", "") << "\n";
+    } else if (output.contains("timed_out")) {  // private_ssh: NyxID's raw SSH response
+      std::cout << "    exit code " << base::IntOr(output, "exit_code", -1) << ", timed out "
+                << (base::BoolOr(output, "timed_out", false) ? "yes" : "no") << "\n"
+                << "    stdout: " << base::StringOr(output, "stdout", "");
     } else if (!output.empty()) {
       std::cout << "    stdout: " << base::StringOr(output, "stdout", "");
       if (std::string err = base::StringOr(output, "stderr", ""); !err.empty()) {
@@ -92,6 +96,13 @@ int FollowStream(const AevatarSession& session, const json& body) {
           }
           if (auto it = fields.find("status"); it != fields.end()) {
             std::cout << " status=" << it->dump(-1, ' ', false, json::error_handler_t::replace);
+          }
+          if (std::string approval = base::StringOr(fields, "approval_id", ""); !approval.empty()) {
+            std::cout << " approval=" << approval;
+            if (base::StringOr(data, "type", "") == "step.approval_required") {
+              std::cout << " (a person decides: aevatar approvals approve|deny " << approval
+                        << ", or the page /ui)";
+            }
           }
           std::cout << std::endl;
         }

@@ -13,7 +13,7 @@
 "use strict";
 
 const path = require("path");
-const { chromium } = require(process.env.PLAYWRIGHT_CORE || "playwright-core");
+const { launchBrowser, logIn, waitForState: waitForArticleState } = require("./ui_common.cjs");
 
 const config = JSON.parse(process.argv[2]);
 
@@ -22,24 +22,11 @@ async function stateOf(page, id) {
 }
 
 async function waitForState(page, id, state) {
-  await page.waitForFunction(
-    ([id, state]) => {
-      const node = document.querySelector(`article[data-id="${id}"] .state`);
-      return node && node.textContent === state;
-    },
-    [id, state],
-    { timeout: 15000 },
-  );
+  await waitForArticleState(page, `article[data-id="${id}"]`, state);
 }
 
 async function main() {
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    ],
-  });
+  const browser = await launchBrowser();
   const violations = [];
   try {
     const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
@@ -54,13 +41,10 @@ async function main() {
     await page.screenshot({ path: path.join(config.artifacts, "ui-login.png") });
 
     // A wrong password is refused and shows why.
-    await page.fill("#username", config.username);
-    await page.fill("#password", "not-the-password");
-    await page.click("#login-form button[type=submit]");
+    await logIn(page, config.username, "not-the-password");
     await page.waitForFunction(() => document.getElementById("error").textContent === "LOGIN_FAILED");
 
-    await page.fill("#password", config.password);
-    await page.click("#login-form button[type=submit]");
+    await logIn(page, config.username, config.password);
     await page.waitForSelector(`article[data-id="${config.approve_id}"]`);
 
     // The exact call is shown, as text.
@@ -86,14 +70,7 @@ async function main() {
     // The workflow run, its steps, and its events streamed into the page.
     const run = page.locator(`article.run[data-id="${config.run_id}"]`);
     await run.waitFor();
-    await page.waitForFunction(
-      (id) => {
-        const node = document.querySelector(`article.run[data-id="${id}"] .state`);
-        return node && node.textContent === "succeeded";
-      },
-      config.run_id,
-      { timeout: 30000 },
-    );
+    await waitForArticleState(page, `article.run[data-id="${config.run_id}"]`, "succeeded", 30000);
     if ((await run.locator("tr.step td").nth(2).textContent()) !== "succeeded") {
       throw new Error("its step is not shown as succeeded");
     }

@@ -100,6 +100,8 @@ json RunReadModel(const RunRecord& run) {
                  {"tool", step.value("tool", "")},
                  {"status", step.value("status", "")}};
     if (step.contains("outcome_code")) view["outcome_code"] = step["outcome_code"];
+    // A private_ssh step waiting for (or past) its owner's approval.
+    if (step.contains("approval_id")) view["approval_id"] = step["approval_id"];
     if (step.contains("diagnostic_id")) view["diagnostic_id"] = step["diagnostic_id"];
     if (step.contains("output")) {
       const json& output = step["output"];
@@ -113,6 +115,8 @@ json RunReadModel(const RunRecord& run) {
           view["output"][field] = output[field];
         }
       }
+      // A private_ssh step's result is NyxID's raw SSH response.
+      if (output.contains("timed_out")) view["output"]["timed_out"] = output["timed_out"];
     }
     if (step.contains("expectation_failures")) {
       view["expectation_failures"] = step["expectation_failures"];
