@@ -11,10 +11,11 @@
 //              exchange with the run's sealed credential, the run's lock
 //              released while it waits; the raw SSH response completes the
 //              step (succeeded only for exit_code 0 and not timed_out).
-//   uncertain  a turn that finds the marker but no result (aevatar stopped
-//              during the exchange) ends the step
-//              private_ssh_outcome_uncertain: Codex on the host is never run
-//              a second time for one approval.
+//   uncertain  a turn that finds the marker but no result once the exchange
+//              can no longer be running (aevatar stopped during it) ends the
+//              step private_ssh_outcome_uncertain: Codex on the host is never
+//              run a second time for one approval. Before that, such a turn
+//              (a stop, say) only waits for the exchange's own completion.
 #include "absl/strings/ascii.h"
 #include "aevatar/approvals/private_ssh_gate.h"
 #include "aevatar/runtime/codex_step_turns.h"
@@ -26,6 +27,10 @@ namespace aevatar::orchestrator {
 namespace {
 
 using nlohmann::json;
+
+// How long after the step's deadline a sent call without a result is judged
+// uncertain (the exchange is capped at the deadline).
+constexpr int64_t kUncertainAfterMs = 30'000;
 
 // The step's output: NyxID's raw SSH response, or its empty shape when the
 // call failed typed.
@@ -104,7 +109,9 @@ absl::Status SendOnce(const TurnDeps& deps, Turn& turn, const WorkflowStep& step
   operation.attempts = 2;
   pending["operation"] = operation.ToJson();
   pending["sent_at_ms"] = deps.now_ms;
-  ScheduleIn(turn, deps.now_ms, deadline - deps.now_ms);  // only if this turn dies
+  // This callback matters only if this turn dies: it comes after the
+  // exchange's own bound, so it never judges a call still running.
+  turn.next_due_ms = deadline + kUncertainAfterMs;
   if (absl::Status st = Commit(deps, turn); !st.ok()) return st;
   auto marked = deps.store->GetRun(turn.run.run_id);
   if (!marked.ok()) return marked.status();
@@ -123,6 +130,9 @@ absl::Status SendOnce(const TurnDeps& deps, Turn& turn, const WorkflowStep& step
   if (!fresh.ok()) return fresh.status();
   turn.run = std::move(*fresh);
   json& now_pending = turn.state()["pending"];
+  if (!now_pending.is_object() || base::IntOr(now_pending, "sent_at_ms", -1) != deps.now_ms) {
+    return absl::OkStatus();  // the step was settled meanwhile (it cannot be, but never twice)
+  }
   auto now_operation = PendingOperation::FromJson(now_pending["operation"]);
   if (!now_operation.ok()) return now_operation.status();
   now_operation->last_status = "finished";
@@ -188,6 +198,13 @@ absl::Status ProgressPrivateSshStep(const TurnDeps& deps, Turn& turn, const Work
   auto operation = PendingOperation::FromJson(pending["operation"]);
   if (!operation.ok()) return operation.status();
   if (operation->attempts >= 2) {
+    // Sent: until its exchange could no longer be running, that exchange's
+    // own turn settles the step (a stop waits for it); past that, nobody will.
+    const int64_t settle_after = base::IntOr(pending, "deadline_ms", 0) + kUncertainAfterMs;
+    if (deps.now_ms < settle_after) {
+      turn.next_due_ms = settle_after;
+      return Commit(deps, turn);
+    }
     return FailSshStep(deps, turn, step, "private_ssh_outcome_uncertain",
                        "aevatar stopped while the call ran; it is not repeated (it may have had "
                        "effects on the host)",

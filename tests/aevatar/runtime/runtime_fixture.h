@@ -154,6 +154,13 @@ class RuntimeFixture : public ::testing::Test {
         return codex_(user, args, key, diagnostic_id, budget);
       };
     }
+    options.approvals = approvals_;
+    if (private_ssh_) {
+      options.private_ssh = [this](const std::string& credential, const CodexExecArgs& args,
+                                   std::chrono::milliseconds budget) {
+        return private_ssh_(credential, args, budget);
+      };
+    }
     return std::make_unique<WorkflowRuntime>(
         options, store_.get(), flaky_.get(),
         [this](const AdmittedRoute&, const std::string&) -> std::unique_ptr<ExecutionsTransport> {
@@ -227,6 +234,10 @@ class RuntimeFixture : public ::testing::Test {
   // Managed codex_exec for codex_exec steps (set before MakeRuntime); unset:
   // managed Codex is off.
   WorkflowRuntime::CodexExecutor codex_;
+  // private_ssh codex_exec steps (set both before MakeRuntime); unset: the
+  // target is not configured.
+  ApprovalStore* approvals_ = nullptr;
+  WorkflowRuntime::PrivateSshExecutor private_ssh_;
   std::unique_ptr<WorkflowStore> store_;
   std::unique_ptr<AuditLog> audit_;
   std::unique_ptr<FlakyAuditLog> flaky_;
