@@ -94,6 +94,14 @@ TEST_F(NyxidNodesTest, TheNodeIsOnlineAndRelaysTheAevatarProfileToTheHostsCodex)
   EXPECT_EQ(nodes["nodes"][0]["status"], "online");
   const json status = Result(setup->Cli("alice", "node daemon status --profile work"));
   EXPECT_EQ(status["state"], "online") << status;
+  // A systemd unit where systemd runs; where it does not, `install` says so.
+  const ShellRun install = setup->Cli("alice", "node daemon install --profile work");
+  EXPECT_EQ(install.exit_code, 0) << install.err;
+  if (::access("/run/systemd/system", F_OK) == 0) {
+    EXPECT_TRUE(absl::StrContains(install.out, "nyxid-node-work.service")) << install.out;
+  } else {
+    EXPECT_TRUE(absl::StrContains(install.out, "systemd does not run")) << install.out;
+  }
 
   const ShellRun run = setup->Exec("alice", "box", setup->world.user());
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;

@@ -87,10 +87,22 @@ TEST_F(CodexApiTest, PrivateSshRunsOnlyAfterItsOwnerApprovedTheExactCall) {
   EXPECT_EQ(json::parse(call(other, id).body)["code"], "APPROVAL_CALL_MISMATCH");
   EXPECT_EQ(json::parse(call(body, id, "user-2").body)["code"], "APPROVAL_NOT_FOUND");
   EXPECT_EQ(json::parse(call(body, "../x").body)["code"], "APPROVAL_ID_INVALID");
-  // Approved: it runs once (this deployment has no NyxID SSH route yet);
-  // the approval is then used.
+  EXPECT_EQ(nyxid_.Count(), 0);
+  // Approved: it runs once through NyxID's SSH route with the caller's own
+  // credential, and answers the raw SSH response; the approval is then used.
   ASSERT_EQ(Call("POST", "/api/approvals/" + id + "/approve").status, 200);
-  EXPECT_EQ(json::parse(call(body, id).body)["code"], kTargetNotConfigured);
+  http::Response ran = call(body, id);
+  ASSERT_EQ(ran.status, 200) << ran.body;
+  EXPECT_EQ(json::parse(ran.body), json({{"exit_code", 0},
+                                         {"timed_out", false},
+                                         {"stdout", "CODEX_EXEC_READY\n"},
+                                         {"stderr", ""}}));
+  ASSERT_EQ(nyxid_.Count("/api/v1/ssh/s/exec"), 1);
+  const testing::RecordedRequest sent = nyxid_.Requests().back();
+  EXPECT_EQ(sent.authorization, HumanToken(testing::kUser));
+  EXPECT_EQ(json::parse(sent.body), json({{"principal", "p"},
+                                          {"command", "aevatar-codex-exec v1 --timeout-secs 300"},
+                                          {"stdin", "hi"}}));
   EXPECT_EQ(json::parse(call(body, id).body)["code"], "APPROVAL_ALREADY_USED");
   EXPECT_EQ(json::parse(Call("GET", "/api/approvals/" + id).body)["state"], "used");
   // Denied: never runs.
@@ -99,7 +111,43 @@ TEST_F(CodexApiTest, PrivateSshRunsOnlyAfterItsOwnerApprovedTheExactCall) {
   http::Response refused = call(body, denied);
   EXPECT_EQ(refused.status, 403);
   EXPECT_EQ(json::parse(refused.body)["code"], "APPROVAL_DENIED");
-  EXPECT_EQ(nyxid_.Count(), 0);
+  EXPECT_EQ(nyxid_.Count(), 1);
+}
+
+TEST_F(CodexApiTest, PrivateSshRouteFailuresAreTypedAndMalformedRepliesNeverSucceed) {
+  const json body = {
+      {"target",
+       {{"kind", "private_ssh"}, {"private_ssh", {{"service", "s"}, {"principal", "p"}}}}},
+      {"prompt", "hi"}};
+  auto approved_call = [&] {
+    http::Request request;
+    request.method = "POST";
+    request.path = request.target = "/api/tools/codex_exec";
+    request.body = body.dump();
+    request.headers.Set("Authorization", "Bearer " + HumanToken(testing::kUser));
+    const std::string id = json::parse(router_->Handle(request).body)["approval_id"];
+    EXPECT_EQ(Call("POST", "/api/approvals/" + id + "/approve").status, 200);
+    request.headers.Set("Approval-Id", id);
+    return router_->Handle(request);
+  };
+  const std::pair<http::Response, std::pair<int, std::string>> cases[] = {
+      {FakeNyxid::Reply(503, {{"code", "NODE_OFFLINE"}}), {503, "node_offline"}},
+      {FakeNyxid::Reply(502, {{"code", "SSH_HOST_KEY_MISMATCH"}}), {502, "ssh_host_key_mismatch"}},
+      {FakeNyxid::Reply(404, {{"code", "SSH_SERVICE_NOT_FOUND"}}), {404, "ssh_service_not_found"}},
+      {FakeNyxid::Reply(500, {{"code", "SOMETHING_ELSE"}}), {502, "ssh_route_unavailable"}},
+      // 200 but not the four fields: never a success.
+      {FakeNyxid::Reply(200, {{"exit_code", "0"}, {"stdout", "CODEX_EXEC_READY"}}),
+       {502, "ssh_route_unavailable"}},
+      {http::Response{200, {}, "not json", nullptr, nullptr}, {502, "ssh_route_unavailable"}},
+  };
+  for (const auto& [reply, expected] : cases) {
+    nyxid_.OnSshExec([reply = reply](const http::Request&) { return reply; });
+    http::Response response = approved_call();
+    EXPECT_EQ(response.status, expected.first) << response.body;
+    const json problem = json::parse(response.body, nullptr, false);
+    EXPECT_EQ(problem.value("code", ""), expected.second) << response.body;
+    EXPECT_FALSE(problem.value("diagnostic_id", "").empty()) << response.body;
+  }
 }
 
 TEST_F(CodexApiTest, PendingPrivateSshApprovalsAreBoundedPerOwner) {

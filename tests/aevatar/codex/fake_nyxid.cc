@@ -10,6 +10,7 @@ struct FakeNyxid::State {
   absl::Mutex mu;
   json routes ABSL_GUARDED_BY(mu) = json::array();
   CodexHandler codex ABSL_GUARDED_BY(mu);
+  CodexHandler ssh ABSL_GUARDED_BY(mu);
   std::vector<RecordedRequest> requests ABSL_GUARDED_BY(mu);
   struct Key {
     std::string id, secret;
@@ -68,6 +69,11 @@ FakeNyxid::FakeNyxid() : state_(std::make_shared<State>()) {
                        {"diagnostic_id", "diag_runner123"},
                        {"elapsed_ms", 250}});
   });
+  OnSshExec([](const http::Request&) {
+    return Reply(
+        200,
+        {{"exit_code", 0}, {"timed_out", false}, {"stdout", "CODEX_EXEC_READY\n"}, {"stderr", ""}});
+  });
   auto server = http::Server::Start(
       {}, [this, keep = state_](http::Request& request) { return Handle(request); });
   if (server.ok()) server_ = std::move(*server);
@@ -87,6 +93,11 @@ void FakeNyxid::SetRoutes(std::vector<json> routes) {
 void FakeNyxid::OnCodexExecute(CodexHandler handler) {
   absl::MutexLock lock(&state_->mu);
   state_->codex = std::move(handler);
+}
+
+void FakeNyxid::OnSshExec(CodexHandler handler) {
+  absl::MutexLock lock(&state_->mu);
+  state_->ssh = std::move(handler);
 }
 
 std::vector<RecordedRequest> FakeNyxid::Requests() const {
@@ -115,11 +126,13 @@ void FakeNyxid::RevokeAllKeys() {
 http::Response FakeNyxid::Handle(const http::Request& request) {
   const std::string bearer = http::BearerToken(request).value_or("");
   CodexHandler codex;
+  CodexHandler ssh;
   {
     absl::MutexLock lock(&state_->mu);
     state_->requests.push_back({request.method, request.path, request.query, bearer,
                                 request.headers.Get("Idempotency-Key").value_or(""), request.body});
     codex = state_->codex;
+    ssh = state_->ssh;
   }
   // kHumanToken, or a signed access token (aevatar forwards the caller's JWS).
   bool human = bearer == kHumanToken || bearer.rfind("eyJ", 0) == 0;
@@ -165,6 +178,7 @@ http::Response FakeNyxid::Handle(const http::Request& request) {
       return gone;
     }
   }
+  if (request.path.rfind("/api/v1/ssh/", 0) == 0 && request.method == "POST") return ssh(request);
   if (request.path.rfind("/api/v1/proxy/", 0) == 0) {
     if (request.path != "/api/v1/proxy/chrono-sandbox/codex/execute") {
       return Problem(404, "PROXY_ROUTE_NOT_FOUND");

@@ -15,7 +15,8 @@
 // A NyxID stand-in on loopback for managed codex_exec tests: it counts and
 // records every request, answers /me, /keys and the Agent Key lifecycle like
 // NyxID (keys minted here, hashed nowhere, revocable), and hands the proxied
-// POST .../codex/execute to a scripted handler that plays chrono-sandbox.
+// POST .../codex/execute to a scripted handler that plays chrono-sandbox, and
+// the SSH route to one that plays a node.
 namespace aevatar::orchestrator::testing {
 
 inline constexpr char kUser[] = "user-1";
@@ -46,6 +47,9 @@ class FakeNyxid {
   static nlohmann::json LlmRoute();
   // Plays chrono-sandbox behind the proxy (default: a succeeded CODEX_EXEC_READY).
   void OnCodexExecute(CodexHandler handler);
+  // Plays a node behind POST /api/v1/ssh/{service}/exec (default: exit code
+  // 0, stdout CODEX_EXEC_READY).
+  void OnSshExec(CodexHandler handler);
   static http::Response Reply(int status, const nlohmann::json& body);
 
   // Every request so far; the number whose path starts with `prefix`.

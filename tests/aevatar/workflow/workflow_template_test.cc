@@ -69,7 +69,7 @@ TEST(ParseTemplateString, ExactlyOneTemplateIsSingle) {
 }
 
 TEST(ParseTemplateString, RejectsMalformedReferencesAtThePath) {
-  for (const char* text : {"${", "${inputs.x", "${}", "${inputs}", "${inputs.a.b}", "${steps.s}",
+  for (const char* text : {"${", "${inputs.x", "${}", "${inputs}", "${inputs.a.b.c}", "${steps.s}",
                            "${steps.s.output}", "${steps.S.stdout}", "${HOME}", "${inputs.a-b}"}) {
     auto pieces = ParseTemplateString(text, "steps[0].arguments.source");
     ASSERT_FALSE(pieces.ok()) << text;
@@ -90,6 +90,26 @@ TEST(RenderStepArguments, ASingleTemplateTakesTheValuesJsonType) {
   EXPECT_TRUE((*rendered)["timeout_secs"].is_number_integer());
   EXPECT_EQ((*rendered)["language"], "bash");
   EXPECT_EQ((*rendered)["stdin"], json(0));
+}
+
+TEST(RenderStepArguments, AMemberOfAJsonObjectInputIsItsStringMember) {
+  WorkflowStep step =
+      CodeStep({{"service", "${inputs.p.service}"}, {"who", "as ${inputs.p.principal}"}});
+  step.tool = "codex_exec";
+  auto rendered =
+      RenderStepArguments(step, {{"p", R"({"service":"box","principal":"alice"})"}}, Outputs());
+  ASSERT_TRUE(rendered.ok()) << rendered.status();
+  EXPECT_EQ((*rendered)["service"], "box");
+  EXPECT_EQ((*rendered)["who"], "as alice");
+  // Not JSON object text, no such member, or not a string: a typed error
+  // naming the input and member, never its value.
+  for (const json& input : {json("not json"), json(R"({"principal":"alice"})"),
+                            json(R"({"service":7})"), json(42), json(R"(["box"])")}) {
+    auto bad = RenderStepArguments(step, {{"p", input}}, Outputs());
+    ASSERT_FALSE(bad.ok()) << input;
+    EXPECT_EQ(base::ApiCode(bad.status()), "WORKFLOW_ARGUMENTS_INVALID");
+    EXPECT_THAT(std::string(bad.status().message()), HasSubstr("member 'service'"));
+  }
 }
 
 TEST(RenderStepArguments, MixedTextSubstitutesValuesAsText) {
