@@ -44,6 +44,7 @@ class Jwks {
   void Add(Jwk key);
   const Jwk* Find(std::string_view kid) const;
   bool empty() const { return keys_.empty(); }
+  const std::vector<Jwk>& keys() const { return keys_; }
 
  private:
   std::vector<Jwk> keys_;

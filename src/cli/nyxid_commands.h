@@ -21,6 +21,12 @@ void AddNyxidServeCommand(CLI::App& app, int& exit_code);
 // nyxid login [--username U] [--password-stdin]; nyxid whoami
 void AddNyxidAccountCommands(CLI::App& app, NyxidGlobalOptions& global, int& exit_code);
 
+// nyxid logout; nyxid passwd; nyxid keys rotate
+void AddNyxidSessionCommands(CLI::App& app, NyxidGlobalOptions& global, int& exit_code);
+
+// nyxid audit list [--after SEQ] [--output json]
+void AddNyxidAuditCommands(CLI::App& app, NyxidGlobalOptions& global, int& exit_code);
+
 // nyxid service list [--output json]
 void AddNyxidServiceCommands(CLI::App& app, NyxidGlobalOptions& global, int& exit_code);
 

@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   aevatar::cli::AddNyxidServeCommand(app, exit_code);
   aevatar::cli::AddNyxidAccountCommands(app, global, exit_code);
+  aevatar::cli::AddNyxidSessionCommands(app, global, exit_code);
+  aevatar::cli::AddNyxidAuditCommands(app, global, exit_code);
   aevatar::cli::AddNyxidServiceCommands(app, global, exit_code);
   aevatar::cli::AddNyxidAgentKeyCommands(app, global, exit_code);
   aevatar::cli::AddNyxidNodeCommands(app, global, exit_code);

@@ -30,6 +30,9 @@ struct User {
   std::string password_hash;  // Argon2id (libsodium's crypto_pwhash_str); never leaves the store
   bool platform_admin = false;
   int64_t created_at_ms = 0;
+  // Tokens (access and delegation) issued before this are revoked: set by
+  // logout and by a password change.
+  int64_t tokens_not_before_ms = 0;
 };
 
 struct Org {
@@ -126,6 +129,19 @@ struct AgentKeyRecord {
 struct RegisteredClient {
   std::string name;
   std::string secret_sha256_hex;
+};
+
+// One entry of the append-only admin audit log: who changed which account,
+// org membership, catalog service, route, node or key, and when. `detail` is
+// a JSON object of names, ids and flags, never a secret.
+struct AdminAuditEntry {
+  int64_t seq = 0;  // assigned on append, increasing
+  int64_t at_ms = 0;
+  std::string actor;   // a user id, or "bootstrap" for the operator's seed file
+  std::string action;  // "route.created", "account.password_changed", …
+  std::string target_type;
+  std::string target_id;
+  std::string detail = "{}";
 };
 
 // Scope sets: parse a space-separated list into a sorted, de-duplicated

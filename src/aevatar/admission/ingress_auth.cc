@@ -32,11 +32,11 @@ std::string_view CredentialKindName(CredentialKind kind) {
 }
 
 IngressAuth::IngressAuth(const NyxidClient* nyxid, base::KeyLookup keys, std::string audience,
-                         std::chrono::seconds agent_key_cache)
+                         std::chrono::seconds introspection_cache)
     : nyxid_(nyxid),
       keys_(std::move(keys)),
       audience_(std::move(audience)),
-      agent_key_cache_(agent_key_cache) {}
+      introspection_cache_(introspection_cache) {}
 
 absl::StatusOr<Caller> IngressAuth::Authenticate(const http::Request& request) {
   if (auto delegation = request.headers.Get(kDelegationHeader);
@@ -78,40 +78,55 @@ absl::StatusOr<Caller> IngressAuth::VerifyJwt(const std::string& token,
   if (absl::Status st = base::VerifyClaims(claims, requirements); !st.ok()) return st;
   caller.user_id = base::StringOr(claims, "sub", "");
   if (caller.user_id.empty()) return Unauthenticated("TOKEN_MALFORMED", "the token has no subject");
+  // The signature proves who issued it, not that it still stands: NyxID
+  // revokes a user's tokens at logout and password change.
+  auto subject = Introspected(
+      token, caller.kind == CredentialKind::kHumanBearer ? "AccessToken" : "ProxyDelegation",
+      "TOKEN_REVOKED");
+  if (!subject.ok()) return subject.status();
+  if (*subject != caller.user_id) {
+    return Unauthenticated("TOKEN_REVOKED", "NyxID names another subject for the token");
+  }
   caller.credential = token;
   return caller;
 }
 
 absl::StatusOr<Caller> IngressAuth::IntrospectAgentKey(const std::string& key) {
-  const std::string digest = base::Sha256Hex(key);
+  auto subject = Introspected(key, "AgentKey", "AGENT_KEY_INACTIVE");
+  if (!subject.ok()) return subject.status();
+  return Caller{CredentialKind::kAgentKey, *subject, key, false};
+}
+
+absl::StatusOr<std::string> IngressAuth::Introspected(const std::string& credential,
+                                                      const std::string& kind,
+                                                      const std::string& inactive_code) {
+  const std::string digest = base::Sha256Hex(credential);
   const auto now = std::chrono::steady_clock::now();
   {
     absl::MutexLock lock(&mu_);
-    if (auto it = agent_keys_.find(digest); it != agent_keys_.end() && it->second.until > now) {
-      return Caller{CredentialKind::kAgentKey, it->second.user_id, key, false};
+    if (auto it = introspected_.find(digest); it != introspected_.end() && it->second.until > now) {
+      return it->second.user_id;
     }
   }
-  NyxidReply reply = nyxid_->Introspect(key);
+  NyxidReply reply = nyxid_->Introspect(credential);
   if (reply.status == 0 || reply.status >= 500) {
     return base::ApiError(absl::StatusCode::kUnavailable, "NYXID_UNAVAILABLE",
                           "NyxID could not verify the credential; retry later", 503);
   }
-  if (reply.status != 200) {
-    return Unauthenticated("AGENT_KEY_INACTIVE", "the Agent Key is unknown or revoked");
-  }
+  const absl::Status inactive = Unauthenticated(
+      inactive_code.c_str(), "NyxID reports the credential unknown, revoked or expired");
+  if (reply.status != 200) return inactive;
   // A 200 that breaks the contract proves nothing either way: 502
   // NYXID_RESPONSE_INVALID, never a crash and never an admitted caller.
   auto introspection = ParseIntrospection(reply.body);
   if (!introspection.ok()) return introspection.status();
-  if (!introspection->active || introspection->kind != "AgentKey" ||
-      introspection->subject.empty()) {
-    return Unauthenticated("AGENT_KEY_INACTIVE", "the Agent Key is unknown or revoked");
+  if (!introspection->active || introspection->kind != kind || introspection->subject.empty()) {
+    return inactive;
   }
-  Caller caller{CredentialKind::kAgentKey, introspection->subject, key, false};
   absl::MutexLock lock(&mu_);
-  if (agent_keys_.size() > 10000) agent_keys_.clear();  // bound the cache
-  agent_keys_[digest] = {caller.user_id, now + agent_key_cache_};
-  return caller;
+  if (introspected_.size() > 10000) introspected_.clear();  // bound the cache
+  introspected_[digest] = {introspection->subject, now + introspection_cache_};
+  return introspection->subject;
 }
 
 }  // namespace aevatar::orchestrator

@@ -35,35 +35,48 @@ struct Caller {
 // Authenticates aevatar's callers (fail closed):
 //  - a NyxID human access token (EdDSA JWS, token_kind "access", aud "nyxid",
 //    scope account:read), verified against NyxID's JWKS -> HumanBearer;
-//  - an Agent Key ("nyxid_ag_…"), introspected at NyxID and cached for
-//    `agent_key_cache` -> AgentKey;
+//  - an Agent Key ("nyxid_ag_…") -> AgentKey;
 //  - a NyxID proxy delegation token (token_kind "delegation", aud
 //    `audience`, scope account:read), in X-NyxID-Delegation-Token or as the
 //    bearer -> ProxyDelegation.
+// Every credential is also introspected at NyxID, the answer cached for
+// `introspection_cache` (kIntrospectionCache): a revoked Agent Key, or a
+// token revoked by its user's logout or password change, stops working here
+// within that bound (401 AGENT_KEY_INACTIVE / TOKEN_REVOKED).
 // Errors: 401 CREDENTIAL_MISSING / TOKEN_* / AGENT_KEY_INACTIVE, 403
 // TOKEN_SCOPE_MISSING, 503 NYXID_UNAVAILABLE, 502 NYXID_RESPONSE_INVALID (an
 // introspection answer that breaks NyxID's contract). Thread-safe.
+// How long NyxID's answer about a credential is trusted here: the bound on a
+// revocation reaching aevatar.
+inline constexpr std::chrono::seconds kIntrospectionCache{5};
+
 class IngressAuth {
  public:
   IngressAuth(const NyxidClient* nyxid, base::KeyLookup keys, std::string audience,
-              std::chrono::seconds agent_key_cache = std::chrono::seconds(30));
+              std::chrono::seconds introspection_cache = kIntrospectionCache);
 
   absl::StatusOr<Caller> Authenticate(const http::Request& request);
 
  private:
   absl::StatusOr<Caller> VerifyJwt(const std::string& token, bool from_delegation_header);
   absl::StatusOr<Caller> IntrospectAgentKey(const std::string& key);
+  // The subject NyxID names for `credential` when it is active and of
+  // `kind` ("AgentKey", "AccessToken", "ProxyDelegation"); 401
+  // `inactive_code` otherwise.
+  absl::StatusOr<std::string> Introspected(const std::string& credential, const std::string& kind,
+                                           const std::string& inactive_code);
 
   const NyxidClient* nyxid_;
   base::KeyLookup keys_;
   std::string audience_;
-  std::chrono::seconds agent_key_cache_;
+  std::chrono::seconds introspection_cache_;
   absl::Mutex mu_;
   struct CachedKey {
     std::string user_id;
     std::chrono::steady_clock::time_point until;
   };
-  std::map<std::string, CachedKey> agent_keys_ ABSL_GUARDED_BY(mu_);  // key SHA-256 -> subject
+  // credential SHA-256 -> subject
+  std::map<std::string, CachedKey> introspected_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace aevatar::orchestrator

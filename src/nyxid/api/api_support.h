@@ -50,6 +50,15 @@ http::Response HandleLogin(const HttpApiDeps& deps, http::Request& request, Requ
 http::Response HandleMe(const HttpApiDeps& deps, http::Request& request, RequestNote& note);
 http::Response HandleJwks(const HttpApiDeps& deps, http::Request& request, RequestNote& note);
 http::Response HandleIntrospect(const HttpApiDeps& deps, http::Request& request, RequestNote& note);
+// api/admin_audit.cc
+http::Response HandleListAdminAudit(const HttpApiDeps& deps, http::Request& request,
+                                    RequestNote& note);
+// accounts/session_api.cc
+http::Response HandleLogout(const HttpApiDeps& deps, http::Request& request, RequestNote& note);
+http::Response HandleChangePassword(const HttpApiDeps& deps, http::Request& request,
+                                    RequestNote& note);
+http::Response HandleRotateSigningKey(const HttpApiDeps& deps, http::Request& request,
+                                      RequestNote& note);
 // agent_keys_api.cc
 http::Response HandleCreateAgentKey(const HttpApiDeps& deps, http::Request& request,
                                     RequestNote& note);

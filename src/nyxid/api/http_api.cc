@@ -127,6 +127,10 @@ std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
     router->Add(method, route, Logged(shared, route, handler));
   };
   add("POST", "/api/v1/auth/login", HandleLogin);
+  add("POST", "/api/v1/auth/logout", HandleLogout);
+  add("POST", "/api/v1/auth/password", HandleChangePassword);
+  add("POST", "/api/v1/admin/signing-keys/rotate", HandleRotateSigningKey);
+  add("GET", "/api/v1/admin/audit", HandleListAdminAudit);
   add("GET", "/api/v1/me", HandleMe);
   add("GET", "/.well-known/jwks.json", HandleJwks);
   add("POST", "/api/v1/tokens/introspect", HandleIntrospect);

@@ -32,7 +32,7 @@ inline constexpr std::chrono::milliseconds kDefaultProxyTimeout = std::chrono::s
 // Everything the handlers use; owned by the service and outliving the router.
 struct HttpApiDeps {
   NyxidStore* store = nullptr;
-  const KeyRing* keys = nullptr;
+  KeyRing* keys = nullptr;  // rotated by a platform admin
   const TokenService* tokens = nullptr;
   const Authenticator* auth = nullptr;
   std::chrono::milliseconds proxy_timeout = kDefaultProxyTimeout;
@@ -47,7 +47,8 @@ struct HttpApiDeps {
 };
 
 // The broker's HTTP API (docs/nyxid.md):
-//   POST /api/v1/auth/login, GET /api/v1/me, GET /.well-known/jwks.json,
+//   POST /api/v1/auth/login, POST /api/v1/auth/logout, POST /api/v1/auth/password,
+//   POST /api/v1/admin/signing-keys/rotate, GET /api/v1/me, GET /.well-known/jwks.json,
 //   POST /api/v1/tokens/introspect, POST|GET /api/v1/agent-keys,
 //   DELETE /api/v1/agent-keys/{id}, GET /api/v1/keys,
 //   GET|POST /api/v1/user-services, GET|PUT /api/v1/user-services/{id},

@@ -1,11 +1,51 @@
 // Applying a parsed bootstrap file to the store, idempotently.
 #include "absl/strings/str_cat.h"
 #include "base/crypto.h"
+#include "nyxid/api/admin_audit.h"
 #include "nyxid/bootstrap/bootstrap.h"
 #include "nyxid/routes/route_ops.h"
 
+// Each change the file makes is recorded in the admin audit log (actor
+// "bootstrap"); applying an unchanged file again records nothing.
 namespace aevatar::nyxid {
 namespace {
+
+absl::Status PutMembershipAudited(NyxidStore& store, const Membership& membership) {
+  auto current = store.MembershipsOfUser(membership.user_id);
+  if (!current.ok()) return current.status();
+  for (const Membership& held : *current) {
+    if (held.org_id == membership.org_id && held.role == membership.role) return absl::OkStatus();
+  }
+  if (absl::Status st = store.PutMembership(membership); !st.ok()) return st;
+  RecordAdminAction(
+      store, kBootstrapActor, "membership.set", "org", membership.org_id,
+      {{"user_id", membership.user_id}, {"role", std::string(OrgRoleName(membership.role))}});
+  return absl::OkStatus();
+}
+
+// What an operator changes in a catalog entry (the provider key is compared,
+// never recorded).
+bool SameCatalogEntry(const CatalogService& a, const CatalogService& b) {
+  return a.slug == b.slug && a.name == b.name && a.kind == b.kind && a.base_url == b.base_url &&
+         a.default_policy.forward_access_token == b.default_policy.forward_access_token &&
+         a.default_policy.inject_delegation_token == b.default_policy.inject_delegation_token &&
+         a.default_policy.delegation_token_scope == b.default_policy.delegation_token_scope &&
+         a.provider_api_key == b.provider_api_key && a.model_allowlist == b.model_allowlist &&
+         a.auto_connect == b.auto_connect;
+}
+
+absl::Status PutCatalogAudited(NyxidStore& store, const CatalogService& service) {
+  auto existing = store.FindCatalogService(service.id);
+  if (!existing.ok() && !absl::IsNotFound(existing.status())) return existing.status();
+  if (existing.ok() && SameCatalogEntry(*existing, service)) return absl::OkStatus();
+  if (absl::Status st = store.PutCatalogService(service); !st.ok()) return st;
+  RecordAdminAction(store, kBootstrapActor, existing.ok() ? "catalog.changed" : "catalog.created",
+                    "catalog_service", service.id,
+                    {{"slug", service.slug},
+                     {"kind", std::string(ServiceKindName(service.kind))},
+                     {"auto_connect", service.auto_connect}});
+  return absl::OkStatus();
+}
 
 absl::Status ApplyUser(const BootstrapUser& spec, NyxidStore& store, int64_t now_ms) {
   auto existing = store.FindUserByName(spec.username);
@@ -26,9 +66,15 @@ absl::Status ApplyUser(const BootstrapUser& spec, NyxidStore& store, int64_t now
     if (existing->password_hash == hash && existing->platform_admin == spec.platform_admin) {
       return absl::OkStatus();
     }
+    const bool password_changed = existing->password_hash != hash;
     existing->password_hash = hash;
     existing->platform_admin = spec.platform_admin;
-    return store.UpdateUser(*existing);
+    if (absl::Status st = store.UpdateUser(*existing); !st.ok()) return st;
+    RecordAdminAction(store, kBootstrapActor, "account.changed", "account", existing->id,
+                      {{"username", existing->username},
+                       {"platform_admin", existing->platform_admin},
+                       {"password_changed", password_changed}});
+    return absl::OkStatus();
   }
   User user;
   user.id = base::RandomId("usr_");
@@ -36,7 +82,10 @@ absl::Status ApplyUser(const BootstrapUser& spec, NyxidStore& store, int64_t now
   user.password_hash = hash;
   user.platform_admin = spec.platform_admin;
   user.created_at_ms = now_ms;
-  return store.InsertUser(user);
+  if (absl::Status st = store.InsertUser(user); !st.ok()) return st;
+  RecordAdminAction(store, kBootstrapActor, "account.created", "account", user.id,
+                    {{"username", user.username}, {"platform_admin", user.platform_admin}});
+  return absl::OkStatus();
 }
 
 absl::Status ApplyOrg(const BootstrapOrg& spec, NyxidStore& store) {
@@ -44,6 +93,8 @@ absl::Status ApplyOrg(const BootstrapOrg& spec, NyxidStore& store) {
   if (absl::IsNotFound(org.status())) {
     Org created{base::RandomId("org_"), spec.slug, spec.name};
     if (absl::Status st = store.InsertOrg(created); !st.ok()) return st;
+    RecordAdminAction(store, kBootstrapActor, "org.created", "org", created.id,
+                      {{"slug", created.slug}});
     org = created;
   }
   if (!org.ok()) return org.status();
@@ -53,7 +104,7 @@ absl::Status ApplyOrg(const BootstrapOrg& spec, NyxidStore& store) {
       return absl::InvalidArgumentError(
           absl::StrCat("bootstrap org ", spec.slug, ": unknown member ", member.username));
     }
-    if (absl::Status st = store.PutMembership({org->id, user->id, member.role}); !st.ok()) {
+    if (absl::Status st = PutMembershipAudited(store, {org->id, user->id, member.role}); !st.ok()) {
       return st;
     }
   }
@@ -105,7 +156,10 @@ absl::Status ApplyRoute(const BootstrapRoute& spec, NyxidStore& store, int64_t n
   route.node_id = spec.node_id;
   route.created_at_ms = now_ms;
   route.updated_at_ms = now_ms;
-  return store.InsertUserService(route);
+  if (absl::Status st = store.InsertUserService(route); !st.ok()) return st;
+  RecordAdminAction(store, kBootstrapActor, "route.created", "user_service", route.id,
+                    {{"slug", route.slug}, {"active", route.active}});
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -122,7 +176,7 @@ absl::Status ApplyBootstrap(const BootstrapSpec& spec, NyxidStore& store, int64_
       return absl::InvalidArgumentError(
           absl::StrCat("bootstrap catalog ", service.id, ": the provider key was not loaded"));
     }
-    if (absl::Status st = store.PutCatalogService(service); !st.ok()) return st;
+    if (absl::Status st = PutCatalogAudited(store, service); !st.ok()) return st;
   }
   for (const BootstrapRoute& route : spec.user_services) {
     if (absl::Status st = ApplyRoute(route, store, now_ms); !st.ok()) return st;

@@ -13,6 +13,7 @@
 #include "base/json_read.h"
 #include "base/log.h"
 #include "http/websocket.h"
+#include "nyxid/api/admin_audit.h"
 #include "nyxid/api/api_support.h"
 #include "nyxid/nodes/node_hub.h"
 #include "nyxid/nodes/node_store.h"
@@ -107,6 +108,8 @@ http::Response HandleNodeRegister(const HttpApiDeps& deps, http::Request& reques
     return Problem(st, note);
   }
   base::Log(base::LogLevel::kInfo, "nyxid.node_registered", "", {{"node_id", node.id}});
+  RecordAdminAction(*deps.store, node.user_id, "node.registered", "node", node.id,
+                    {{"name", node.name}});
   return NoStore(Json(201, {{"node_id", node.id}, {"name", node.name}, {"node_secret", secret}}));
 }
 
@@ -132,6 +135,7 @@ http::Response HandleDeleteNode(const HttpApiDeps& deps, http::Request& request,
     return Problem(st, note);
   }
   deps.hub->Disconnect(id);
+  RecordAdminAction(*deps.store, caller->user.id, "node.deleted", "node", id);
   return http::Response{204, {}, "", nullptr, nullptr};
 }
 

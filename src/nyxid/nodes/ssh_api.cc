@@ -19,6 +19,7 @@
 #include "base/crypto.h"
 #include "base/json_read.h"
 #include "base/log.h"
+#include "nyxid/api/admin_audit.h"
 #include "nyxid/api/api_support.h"
 #include "nyxid/nodes/node_hub.h"
 #include "nyxid/nodes/node_store.h"
@@ -224,6 +225,11 @@ http::Response HandleAddSshService(const HttpApiDeps& deps, http::Request& reque
   } else if (!st.ok()) {
     return Problem(st, note);
   }
+  RecordAdminAction(*deps.store, caller->user.id, "route.created", "user_service", route.id,
+                    {{"slug", route.slug},
+                     {"kind", "ssh"},
+                     {"node_id", node->id},
+                     {"principals", target.principals}});
   return Json(201, SshServiceJson(route, target));
 }
 

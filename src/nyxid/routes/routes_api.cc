@@ -4,6 +4,7 @@
 
 #include "base/api_error.h"
 #include "base/clock.h"
+#include "nyxid/api/admin_audit.h"
 #include "nyxid/api/api_support.h"
 #include "nyxid/routes/route_access.h"
 #include "nyxid/routes/route_ops.h"
@@ -213,6 +214,8 @@ http::Response HandleCreateUserService(const HttpApiDeps& deps, http::Request& r
   if (!create.ok()) return Problem(create.status(), note);
   auto route = CreatePersonalRoute(*deps.store, *caller, *create, base::NowUnixMs());
   if (!route.ok()) return Problem(route.status(), note);
+  RecordAdminAction(*deps.store, caller->user.id, "route.created", "user_service", route->id,
+                    {{"slug", route->slug}, {"active", route->active}});
   return Json(201, UserServiceJson(*route, SlugOf(CatalogSlugs(*deps.store), *route), std::nullopt,
                                    std::nullopt));
 }
@@ -239,6 +242,13 @@ http::Response HandlePutUserService(const HttpApiDeps& deps, http::Request& requ
   if (!patch.ok()) return Problem(patch.status(), note);
   auto route = PatchRoute(*deps.store, *caller, id, *patch, base::NowUnixMs());
   if (!route.ok()) return Problem(route.status(), note);
+  nlohmann::json fields = nlohmann::json::array();
+  for (const auto& [field, value] : body->items()) fields.push_back(field);
+  RecordAdminAction(*deps.store, caller->user.id,
+                    existing->active != route->active
+                        ? (route->active ? "route.activated" : "route.deactivated")
+                        : "route.changed",
+                    "user_service", id, {{"fields", fields}, {"active", route->active}});
   return Json(200, UserServiceJson(*route, SlugOf(CatalogSlugs(*deps.store), *route), std::nullopt,
                                    std::nullopt));
 }
@@ -255,6 +265,8 @@ http::Response HandleResyncIdentity(const HttpApiDeps& deps, http::Request& requ
   const std::string id = request.path_params["id"];
   auto changed = ResyncIdentity(*deps.store, id, base::NowUnixMs());
   if (!changed.ok()) return Problem(changed.status(), note);
+  RecordAdminAction(*deps.store, caller->user.id, "catalog.resynced", "catalog_service", id,
+                    {{"routes_updated", *changed}});
   return Json(200, {{"catalog_service_id", id}, {"updated", *changed}});
 }
 

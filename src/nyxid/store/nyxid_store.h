@@ -72,6 +72,12 @@ class NyxidStore {
   virtual absl::StatusOr<RegisteredClient> FindClientBySecretHash(
       const std::string& secret_sha256_hex) = 0;
 
+  // The admin audit log: append-only (the table refuses updates and deletes).
+  virtual absl::Status AppendAdminAudit(const AdminAuditEntry& entry) = 0;
+  // Entries with seq > `after_seq`, oldest first, at most `limit`.
+  virtual absl::StatusOr<std::vector<AdminAuditEntry>> ListAdminAudit(int64_t after_seq,
+                                                                      int limit) = 0;
+
   // Cheap liveness probe for /readyz.
   virtual absl::Status Ping() = 0;
 };

@@ -84,13 +84,67 @@ ALTER TABLE catalog_services ADD COLUMN provider_api_key_sealed TEXT NOT NULL DE
 ALTER TABLE catalog_services ADD COLUMN model_allowlist TEXT NOT NULL DEFAULT '[]';
 )sql";
 
-constexpr std::array<store::Migration, 2> kMigrations = {{{1, kSchemaV1}, {2, kSchemaV2}}};
+// v3: a user's access and delegation tokens issued before this instant are
+// revoked (logout, password change).
+constexpr char kSchemaV3[] = R"sql(
+ALTER TABLE users ADD COLUMN tokens_not_before_ms INTEGER NOT NULL DEFAULT 0;
+)sql";
+
+// v4: the admin audit log, append-only: the triggers refuse any change.
+constexpr char kSchemaV4[] = R"sql(
+CREATE TABLE admin_audit (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  at_ms INTEGER NOT NULL,
+  actor TEXT NOT NULL,
+  action TEXT NOT NULL,
+  target_type TEXT NOT NULL,
+  target_id TEXT NOT NULL,
+  detail TEXT NOT NULL
+);
+CREATE TRIGGER admin_audit_no_update BEFORE UPDATE ON admin_audit
+  BEGIN SELECT RAISE(ABORT, 'the admin audit log is append-only'); END;
+CREATE TRIGGER admin_audit_no_delete BEFORE DELETE ON admin_audit
+  BEGIN SELECT RAISE(ABORT, 'the admin audit log is append-only'); END;
+)sql";
+
+constexpr std::array<store::Migration, 4> kMigrations = {
+    {{1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}}};
 
 }  // namespace
 
 absl::Status BindOptional(store::Statement& statement, int index,
                           const std::optional<std::string>& value) {
   return value ? statement.BindText(index, *value) : statement.BindNull(index);
+}
+
+absl::Status SqliteNyxidStore::AppendAdminAudit(const AdminAuditEntry& entry) {
+  absl::MutexLock lock(&mu_);
+  return db_
+      .Run(
+          "INSERT INTO admin_audit (at_ms, actor, action, target_type, target_id, detail) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+          {entry.at_ms, entry.actor, entry.action, entry.target_type, entry.target_id,
+           entry.detail})
+      .status();
+}
+
+absl::StatusOr<std::vector<AdminAuditEntry>> SqliteNyxidStore::ListAdminAudit(int64_t after_seq,
+                                                                              int limit) {
+  absl::MutexLock lock(&mu_);
+  auto rows = db_.Prepare(
+      "SELECT seq, at_ms, actor, action, target_type, target_id, detail FROM admin_audit "
+      "WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+      {after_seq, int64_t{limit}});
+  if (!rows.ok()) return rows.status();
+  std::vector<AdminAuditEntry> entries;
+  while (true) {
+    auto more = rows->Step();
+    if (!more.ok()) return more.status();
+    if (!*more) return entries;
+    entries.push_back({rows->ColumnInt64(0), rows->ColumnInt64(1), rows->ColumnText(2),
+                       rows->ColumnText(3), rows->ColumnText(4), rows->ColumnText(5),
+                       rows->ColumnText(6)});
+  }
 }
 
 absl::Status SqliteNyxidStore::Ping() {

@@ -54,6 +54,10 @@ class SqliteNyxidStore : public NyxidStore {
   absl::StatusOr<RegisteredClient> FindClientBySecretHash(
       const std::string& secret_sha256_hex) override;
 
+  absl::Status AppendAdminAudit(const AdminAuditEntry& entry) override;
+  absl::StatusOr<std::vector<AdminAuditEntry>> ListAdminAudit(int64_t after_seq,
+                                                              int limit) override;
+
   absl::Status Ping() override;
 
  private:

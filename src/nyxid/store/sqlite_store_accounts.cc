@@ -6,7 +6,8 @@
 namespace aevatar::nyxid {
 namespace {
 
-constexpr char kUserColumns[] = "id, username, password_hash, platform_admin, created_at_ms";
+constexpr char kUserColumns[] =
+    "id, username, password_hash, platform_admin, created_at_ms, tokens_not_before_ms";
 constexpr char kKeyColumns[] =
     "id, user_id, label, key_hash, key_prefix, allowed_services, created_at_ms, revoked_at_ms";
 
@@ -16,6 +17,7 @@ User UserFromRow(const store::Statement& row) {
   user.username = row.ColumnText(1);
   user.password_hash = row.ColumnText(2);
   user.platform_admin = row.ColumnInt64(3) != 0;
+  user.tokens_not_before_ms = row.ColumnInt64(5);
   user.created_at_ms = row.ColumnInt64(4);
   return user;
 }
@@ -45,16 +47,18 @@ using sqlite_rows::One;
 absl::Status SqliteNyxidStore::InsertUser(const User& user) {
   absl::MutexLock lock(&mu_);
   return db_
-      .Run(std::string("INSERT INTO users (") + kUserColumns + ") VALUES (?1, ?2, ?3, ?4, ?5)",
+      .Run(std::string("INSERT INTO users (") + kUserColumns + ") VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
            {user.id, user.username, user.password_hash, int64_t{user.platform_admin},
-            user.created_at_ms})
+            user.created_at_ms, user.tokens_not_before_ms})
       .status();
 }
 
 absl::Status SqliteNyxidStore::UpdateUser(const User& user) {
   absl::MutexLock lock(&mu_);
-  auto changed = db_.Run("UPDATE users SET password_hash = ?2, platform_admin = ?3 WHERE id = ?1",
-                         {user.id, user.password_hash, int64_t{user.platform_admin}});
+  auto changed = db_.Run(
+      "UPDATE users SET password_hash = ?2, platform_admin = ?3, tokens_not_before_ms = ?4 "
+      "WHERE id = ?1",
+      {user.id, user.password_hash, int64_t{user.platform_admin}, user.tokens_not_before_ms});
   if (!changed.ok()) return changed.status();
   return *changed == 1 ? absl::OkStatus() : absl::NotFoundError("user not found");
 }

@@ -1,6 +1,7 @@
 // Agent Key lifecycle: create (shown once), list, revoke. Human tokens only.
 #include "base/api_error.h"
 #include "base/clock.h"
+#include "nyxid/api/admin_audit.h"
 #include "nyxid/api/api_support.h"
 #include "nyxid/routes/route_access.h"
 #include "nyxid/tokens/agent_keys.h"
@@ -57,6 +58,8 @@ http::Response HandleCreateAgentKey(const HttpApiDeps& deps, http::Request& requ
   NewAgentKey key =
       GenerateAgentKey(caller->user.id, label->get<std::string>(), allowed, base::NowUnixMs());
   if (absl::Status st = deps.store->InsertAgentKey(key.record); !st.ok()) return Problem(st, note);
+  RecordAdminAction(*deps.store, caller->user.id, "agent_key.created", "agent_key", key.record.id,
+                    {{"label", key.record.label}, {"allowed_services", allowed}});
   nlohmann::json out = KeyJson(key.record);
   out["key"] = key.secret;  // the only time the key is ever shown
   http::Response response = Json(201, out);
@@ -89,6 +92,8 @@ http::Response HandleRevokeAgentKey(const HttpApiDeps& deps, http::Request& requ
                    note);
   }
   if (!revoked.ok()) return Problem(revoked, note);
+  RecordAdminAction(*deps.store, caller->user.id, "agent_key.revoked", "agent_key",
+                    request.path_params["id"]);
   http::Response response;
   response.status = 204;
   return response;

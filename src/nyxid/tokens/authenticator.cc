@@ -60,6 +60,10 @@ absl::StatusOr<Principal> Authenticator::AuthenticateBearer(std::string_view bea
   if (!token.ok()) return token.status();
   auto principal = ForUser(token->subject);
   if (!principal.ok()) return principal.status();
+  if (token->issued_at_ms < principal->user.tokens_not_before_ms) {
+    return Unauthenticated("TOKEN_REVOKED",
+                           "the token was revoked (its account logged out or changed password)");
+  }
   principal->kind = token->kind == "access" ? CredentialKind::kAccess : CredentialKind::kDelegation;
   principal->scopes = std::move(token->scopes);
   principal->credential = std::string(bearer);

@@ -1,5 +1,7 @@
 #include "nyxid/tokens/signing_keys.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "base/api_error.h"
 #include "base/crypto.h"
@@ -18,8 +20,9 @@ absl::StatusOr<KeyRing::Key> KeyRing::ParseKey(const nlohmann::json& entry) {
   auto secret_text = base::RequiredString(entry, "secret_key");
   auto created_at = base::OptionalInt(entry, "created_at");
   auto retired_at = base::OptionalInt(entry, "retired_at");
-  for (const absl::Status& st :
-       {kid.status(), secret_text.status(), created_at.status(), retired_at.status()}) {
+  auto upcoming = base::OptionalBool(entry, "upcoming");
+  for (const absl::Status& st : {kid.status(), secret_text.status(), created_at.status(),
+                                 retired_at.status(), upcoming.status()}) {
     if (!st.ok()) return st;
   }
   auto secret = base::Base64UrlDecode(*secret_text);
@@ -32,6 +35,7 @@ absl::StatusOr<KeyRing::Key> KeyRing::ParseKey(const nlohmann::json& entry) {
   key.public_key = secret->substr(32);  // libsodium layout: seed || public key
   key.created_at = created_at->value_or(0);
   key.retired_at = *retired_at;
+  key.upcoming = upcoming->value_or(false);
   return key;
 }
 
@@ -55,8 +59,7 @@ absl::StatusOr<std::unique_ptr<KeyRing>> KeyRing::LoadOrCreate(const std::string
   auto text = os::ReadPrivateFile(path, 4 << 20);
   if (absl::IsNotFound(text.status())) {
     absl::MutexLock lock(&ring->mu_);
-    ring->keys_.push_back(NewKey(now_unix));
-    if (absl::Status saved = ring->SaveLocked(); !saved.ok()) return saved;
+    if (absl::Status filled = ring->FillLocked(now_unix); !filled.ok()) return filled;
     return ring;
   }
   if (!text.ok()) return text.status();
@@ -75,13 +78,31 @@ absl::StatusOr<std::unique_ptr<KeyRing>> KeyRing::LoadOrCreate(const std::string
     }
     ring->keys_.push_back(*std::move(key));
   }
-  bool has_current = false;
-  for (const Key& key : ring->keys_) has_current = has_current || !key.retired_at;
-  if (!has_current) {
-    ring->keys_.push_back(NewKey(now_unix));
-    if (absl::Status saved = ring->SaveLocked(); !saved.ok()) return saved;
-  }
+  if (absl::Status filled = ring->FillLocked(now_unix); !filled.ok()) return filled;
   return ring;
+}
+
+absl::Status KeyRing::FillLocked(int64_t now_unix) {
+  auto live = [](const Key& key) { return !key.retired_at; };
+  const bool has_current =
+      std::any_of(keys_.begin(), keys_.end(), [&](const Key& k) { return live(k) && !k.upcoming; });
+  const bool has_upcoming =
+      std::any_of(keys_.begin(), keys_.end(), [&](const Key& k) { return live(k) && k.upcoming; });
+  if (has_current && has_upcoming) return absl::OkStatus();
+  if (!has_current) {
+    // The published upcoming key signs first (verifiers already know it).
+    auto upcoming = std::find_if(keys_.begin(), keys_.end(),
+                                 [&](const Key& k) { return live(k) && k.upcoming; });
+    if (upcoming != keys_.end()) {
+      upcoming->upcoming = false;
+    } else {
+      keys_.push_back(NewKey(now_unix));
+    }
+  }
+  Key next = NewKey(now_unix);
+  next.upcoming = true;
+  keys_.push_back(std::move(next));
+  return SaveLocked();
 }
 
 absl::Status KeyRing::SaveLocked() const {
@@ -90,16 +111,17 @@ absl::Status KeyRing::SaveLocked() const {
     keys.push_back({{"kid", key.kid},
                     {"secret_key", base::Base64UrlEncode(key.secret_key)},
                     {"created_at", key.created_at},
-                    {"retired_at", key.retired_at ? nlohmann::json(*key.retired_at) : nullptr}});
+                    {"retired_at", key.retired_at ? nlohmann::json(*key.retired_at) : nullptr},
+                    {"upcoming", key.upcoming}});
   }
   return os::WriteFileAtomically(path_, nlohmann::json{{"keys", keys}}.dump(2) + "\n", 0600);
 }
 
 const KeyRing::Key& KeyRing::CurrentLocked() const {
   for (auto it = keys_.rbegin(); it != keys_.rend(); ++it) {
-    if (!it->retired_at) return *it;
+    if (!it->retired_at && !it->upcoming) return *it;
   }
-  return keys_.back();  // unreachable: LoadOrCreate guarantees a current key
+  return keys_.back();  // unreachable: FillLocked guarantees a current key
 }
 
 std::string KeyRing::Sign(const nlohmann::json& claims) const {
@@ -114,9 +136,9 @@ base::Jwks KeyRing::Published(int64_t now_unix) const {
   const Key& current = CurrentLocked();
   jwks.Add({current.kid, current.public_key});
   for (auto it = keys_.rbegin(); it != keys_.rend(); ++it) {
-    if (it->kid == current.kid || !it->retired_at) continue;
-    if (now_unix < *it->retired_at + publish_after_retire_secs_) {
-      jwks.Add({it->kid, it->public_key});
+    if (it->kid == current.kid) continue;
+    if (!it->retired_at || now_unix < *it->retired_at + publish_after_retire_secs_) {
+      jwks.Add({it->kid, it->public_key});  // the upcoming key, or a retired one still in use
     }
   }
   return jwks;
@@ -132,14 +154,15 @@ absl::StatusOr<base::Jwk> KeyRing::Lookup(std::string_view kid, int64_t now_unix
 absl::Status KeyRing::Rotate(int64_t now_unix) {
   absl::MutexLock lock(&mu_);
   for (Key& key : keys_) {
-    if (!key.retired_at) key.retired_at = now_unix;
+    if (!key.retired_at && !key.upcoming) key.retired_at = now_unix;
   }
   // Keys retired long enough ago to have no live tokens are dropped for good.
   std::erase_if(keys_, [&](const Key& key) {
     return key.retired_at && now_unix >= *key.retired_at + publish_after_retire_secs_;
   });
-  keys_.push_back(NewKey(now_unix));
-  return SaveLocked();
+  // The upcoming key, published since the last rotation, signs from now on;
+  // a fresh one is published to follow it.
+  return FillLocked(now_unix);
 }
 
 std::string KeyRing::current_kid() const {

@@ -19,11 +19,15 @@ namespace aevatar::nyxid {
 //
 // File format:
 //   {"keys":[{"kid":"nyx_…","secret_key":<base64url 64 bytes>,
-//             "created_at":<unix s>,"retired_at":<unix s>|null}]}
-// The last key without retired_at signs. Rotation retires it and appends a
-// fresh one; a retired key stays in the JWKS for `publish_after_retire_secs`
-// (the longest token lifetime plus skew), so tokens it signed keep verifying
-// until they expire.
+//             "created_at":<unix s>,"retired_at":<unix s>|null,
+//             "upcoming":bool}]}
+// The last key neither retired nor upcoming signs. One upcoming key is
+// published ahead of its use, so a verifier that read the JWKS since the
+// last rotation already trusts the key the next rotation switches to (its
+// refresh-on-unknown-kid is rate limited). Rotation retires the signing key,
+// promotes the upcoming one and publishes a fresh upcoming key; a retired
+// key stays in the JWKS for `publish_after_retire_secs` (the longest token
+// lifetime plus skew), so tokens it signed keep verifying until they expire.
 class KeyRing {
  public:
   // Loads the key file in `state_dir`, creating it with one fresh key on
@@ -55,10 +59,14 @@ class KeyRing {
     std::string public_key;  // 32 bytes
     int64_t created_at = 0;
     std::optional<int64_t> retired_at;
+    bool upcoming = false;  // published, not yet signing
   };
   KeyRing(std::string path, int64_t publish_after_retire_secs)
       : path_(std::move(path)), publish_after_retire_secs_(publish_after_retire_secs) {}
   absl::Status SaveLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Makes sure there is a signing key and an upcoming one (saving when it
+  // added either).
+  absl::Status FillLocked(int64_t now_unix) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   const Key& CurrentLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static Key NewKey(int64_t now_unix);
   // One entry of the key file; InvalidArgument naming the field.

@@ -1,6 +1,7 @@
 #include "nyxid/tokens/token_service.h"
 
 #include "base/api_error.h"
+#include "base/clock.h"
 #include "base/crypto.h"
 #include "base/json_read.h"
 #include "nyxid/accounts/principal.h"
@@ -18,8 +19,13 @@ absl::Status TokenError(std::string code, std::string detail) {
 
 nlohmann::json TokenService::BaseClaims(const std::string& subject, int64_t ttl_secs) const {
   const int64_t now = now_();
-  return {{"iss", issuer_}, {"sub", subject},        {"iat", now},
-          {"nbf", now},     {"exp", now + ttl_secs}, {"jti", base::RandomId("jti_")}};
+  return {{"iss", issuer_},
+          {"sub", subject},
+          {"iat", now},
+          {"nbf", now},
+          {"exp", now + ttl_secs},
+          {"jti", base::RandomId("jti_")},
+          {"iat_ms", base::NowUnixMs()}};
 }
 
 std::string TokenService::IssueAccess(const std::string& user_id,
@@ -86,6 +92,9 @@ absl::StatusOr<VerifiedToken> TokenService::Verify(std::string_view token) const
   // VerifyClaims checked exp; a fractional or out-of-range one (never issued
   // here) reads as 0 rather than through an overflowing conversion.
   out.expires_at = base::IntOr(claims, "exp", 0);
+  // The millisecond of issue (revocation compares it); a token without it
+  // counts from the start of its iat second.
+  out.issued_at_ms = base::IntOr(claims, "iat_ms", base::IntOr(claims, "iat", 0) * 1000);
   return out;
 }
 

@@ -16,10 +16,10 @@ namespace aevatar::nyxid {
 //
 //   access:     {iss, sub: user id, aud: "nyxid", scope: "account:read",
 //                token_kind: "access", iat, nbf, exp: iat + 3600, jti,
-//                preferred_username}
+//                iat_ms, preferred_username}
 //   delegation: {iss, sub: caller's user id, aud: catalog slug of the route,
 //                scope: the route's delegation_token_scope,
-//                token_kind: "delegation", iat, nbf, exp: iat + 300, jti}
+//                token_kind: "delegation", iat, nbf, exp: iat + 300, jti, iat_ms}
 //
 // chrono-sandbox verifies delegation tokens against /.well-known/jwks.json.
 inline constexpr int64_t kAccessTokenTtlSecs = 3600;
@@ -32,6 +32,9 @@ struct VerifiedToken {
   std::string audience;
   std::vector<std::string> scopes;  // sorted
   int64_t expires_at = 0;
+  // When it was issued, in Unix ms (claim iat_ms), for revocation by
+  // User::tokens_not_before_ms.
+  int64_t issued_at_ms = 0;
 };
 
 // Issues and verifies the broker's own tokens. Thread-safe.

@@ -45,10 +45,25 @@ class IngressAuthTest : public ::testing::Test {
 };
 
 TEST_F(IngressAuthTest, AWellFormedAccessTokenIsAHumanBearer) {
+  nyxid_.Answer("/api/v1/tokens/introspect", 200,
+                R"({"active": true, "kind": "AccessToken", "sub": "u_1"})");
   auto caller = WithClaims(Claims());
   ASSERT_TRUE(caller.ok()) << caller.status();
   EXPECT_EQ(caller->kind, CredentialKind::kHumanBearer);
   EXPECT_EQ(caller->user_id, "u_1");
+}
+
+TEST_F(IngressAuthTest, ASignedTokenNyxidNoLongerStandsByIsRevoked) {
+  // Logged out, password changed: NyxID says inactive, or names another
+  // subject, or cannot be asked.
+  for (const char* answer :
+       {R"({"active": false})", R"({"active": true, "kind": "AccessToken", "sub": "u_2"})",
+        R"({"active": true, "kind": "AgentKey", "sub": "u_1"})"}) {
+    nyxid_.Answer("/api/v1/tokens/introspect", 200, answer);
+    EXPECT_EQ(base::ApiCode(WithClaims(Claims()).status()), "TOKEN_REVOKED") << answer;
+  }
+  nyxid_.Answer("/api/v1/tokens/introspect", 503, "{}");
+  EXPECT_EQ(base::ApiCode(WithClaims(Claims()).status()), "NYXID_UNAVAILABLE");
 }
 
 TEST_F(IngressAuthTest, SignedClaimsOfTheWrongTypeAreRefusedNotThrown) {

@@ -1,5 +1,7 @@
 #include "codex/fake_nyxid.h"
 
+#include <set>
+
 #include "base/crypto.h"
 
 namespace aevatar::orchestrator::testing {
@@ -18,6 +20,7 @@ struct FakeNyxid::State {
     bool revoked = false;
   };
   std::vector<Key> keys ABSL_GUARDED_BY(mu);
+  std::set<std::string> revoked_subjects ABSL_GUARDED_BY(mu);
 };
 
 namespace {
@@ -123,7 +126,43 @@ void FakeNyxid::RevokeAllKeys() {
   for (auto& key : state_->keys) key.revoked = true;
 }
 
+// Introspection as NyxID answers it: an unrevoked Agent Key of this fake, or
+// a signed token (aevatar verified its signature before asking) reported
+// active with its kind and subject, unless RevokeTokensOf named the subject.
+http::Response FakeNyxid::Introspect(const http::Request& request) {
+  const std::string token = json::parse(request.body, nullptr, false).value("token", "");
+  absl::MutexLock lock(&state_->mu);
+  for (const auto& key : state_->keys) {
+    if (key.secret == token) {
+      if (key.revoked) return Reply(200, {{"active", false}});
+      return Reply(200, {{"active", true}, {"kind", "AgentKey"}, {"sub", kUser}});
+    }
+  }
+  const size_t first = token.find('.');
+  const size_t second = token.find('.', first + 1);
+  if (first == std::string::npos || second == std::string::npos)
+    return Reply(200, {{"active", false}});
+  auto payload = base::Base64UrlDecode(token.substr(first + 1, second - first - 1));
+  const json claims = payload.ok() ? json::parse(*payload, nullptr, false) : json();
+  const std::string subject = claims.is_object() ? claims.value("sub", "") : "";
+  if (subject.empty() || state_->revoked_subjects.count(subject) > 0) {
+    return Reply(200, {{"active", false}});
+  }
+  const bool access = claims.value("token_kind", "") == "access";
+  return Reply(
+      200,
+      {{"active", true}, {"kind", access ? "AccessToken" : "ProxyDelegation"}, {"sub", subject}});
+}
+
+void FakeNyxid::RevokeTokensOf(const std::string& subject) {
+  absl::MutexLock lock(&state_->mu);
+  state_->revoked_subjects.insert(subject);
+}
+
 http::Response FakeNyxid::Handle(const http::Request& request) {
+  // aevatar's ingress asks about every credential it is shown; the tests
+  // count the requests made on a caller's behalf, so these are not recorded.
+  if (request.path == "/api/v1/tokens/introspect") return Introspect(request);
   const std::string bearer = http::BearerToken(request).value_or("");
   CodexHandler codex;
   CodexHandler ssh;

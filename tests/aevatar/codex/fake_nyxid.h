@@ -52,16 +52,20 @@ class FakeNyxid {
   void OnSshExec(CodexHandler handler);
   static http::Response Reply(int status, const nlohmann::json& body);
 
-  // Every request so far; the number whose path starts with `prefix`.
+  // Every request so far (introspection aside); the number whose path
+  // starts with `prefix`.
   std::vector<RecordedRequest> Requests() const;
   int Count(const std::string& prefix = "/") const;
   // The secrets of the Agent Keys minted so far, and revocation.
   std::vector<std::string> MintedKeys() const;
   void RevokeAllKeys();
+  // Introspection reports the tokens of `subject` revoked (a logout).
+  void RevokeTokensOf(const std::string& subject);
 
  private:
   struct State;
   http::Response Handle(const http::Request& request);
+  http::Response Introspect(const http::Request& request);
   std::shared_ptr<State> state_;
   std::unique_ptr<http::Server> server_;
 };

@@ -182,8 +182,12 @@ TEST_F(LlmCatalog, AVersionOneCatalogMigratesWithoutKeyOrModels) {
   {
     auto db = store::Database::Open(db_path);
     ASSERT_TRUE(db.ok());
-    // The v1 shape of the table migration 2 changes, with one row.
-    ASSERT_TRUE(db->Exec("CREATE TABLE catalog_services (id TEXT PRIMARY KEY, slug TEXT NOT NULL "
+    // The v1 shape of the tables later migrations change (catalog_services
+    // with one row; users, which migration 3 extends).
+    ASSERT_TRUE(db->Exec("CREATE TABLE users (id TEXT PRIMARY KEY, username TEXT NOT NULL UNIQUE, "
+                         "password_hash TEXT NOT NULL, platform_admin INTEGER NOT NULL DEFAULT 0, "
+                         "created_at_ms INTEGER NOT NULL);"
+                         "CREATE TABLE catalog_services (id TEXT PRIMARY KEY, slug TEXT NOT NULL "
                          "UNIQUE, name TEXT NOT NULL, kind TEXT NOT NULL, base_url TEXT NOT NULL, "
                          "forward_access_token INTEGER NOT NULL, inject_delegation_token INTEGER "
                          "NOT NULL, delegation_token_scope TEXT NOT NULL, auto_connect INTEGER NOT "
@@ -203,7 +207,7 @@ TEST_F(LlmCatalog, AVersionOneCatalogMigratesWithoutKeyOrModels) {
   EXPECT_TRUE(found->model_allowlist.empty());
   auto db = store::Database::Open(db_path);
   ASSERT_TRUE(db.ok());
-  EXPECT_EQ(*store::SchemaVersion(*db), 2);
+  EXPECT_EQ(*store::SchemaVersion(*db), 4);  // every migration since v1 ran
 }
 
 }  // namespace

@@ -186,8 +186,17 @@ TEST_F(CredentialKinds, SigningKeyFileIsPrivateAndRotationKeepsOldKeysPublished)
 
   std::string old_token = tokens_->IssueAccess(user_.id, user_.username);
   const std::string old_kid = keys_->current_kid();
+  // The key the rotation will switch to is published before it signs, so a
+  // verifier holding the current JWKS trusts the next tokens at once.
+  std::vector<std::string> before;
+  const base::Jwks published_before = keys_->Published(now_);
+  for (const base::Jwk& key : published_before.keys()) before.push_back(key.kid);
+  ASSERT_EQ(before.size(), 2u);
   ASSERT_TRUE(keys_->Rotate(now_).ok());
   EXPECT_NE(keys_->current_kid(), old_kid);
+  EXPECT_NE(std::find(before.begin(), before.end(), keys_->current_kid()), before.end());
+  const base::Jwks published_after = keys_->Published(now_);
+  EXPECT_EQ(published_after.keys().size(), 3u);  // old, current, the next upcoming
   EXPECT_NE(keys_->Published(now_).Find(old_kid), nullptr);
   EXPECT_EQ(CodeOf(old_token), "OK");  // still verifies after rotation
   EXPECT_EQ(keys_->Published(now_ + 3900).Find(old_kid), nullptr);
