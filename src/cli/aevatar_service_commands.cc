@@ -67,6 +67,9 @@ CLI::App* AddAevatarServeCommand(CLI::App& app, orchestrator::ServiceConfig& con
   CLI::App* serve = app.add_subcommand("serve", "Serve aevatar's HTTP API");
   serve->add_option("--listen", config.listen, "HOST:PORT (default 127.0.0.1:8082)");
   serve->add_option("--state-dir", config.state_dir, "State directory")->required();
+  serve->add_option("--vault-key-file", config.vault_key_file,
+                    "The vault key (32 bytes, 0600) outside the state directory; default: "
+                    "$AEVATAR_VAULT_KEY (64 hex digits), else STATE_DIR/vault.key");
   serve->add_option("--nyxid-url", config.nyxid_url, "NyxID's base URL")->required();
   serve->add_option("--introspection-secret-file", config.introspection_secret_file,
                     "This service's registered-client secret at NyxID");

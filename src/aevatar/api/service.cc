@@ -7,6 +7,7 @@
 
 #include "aevatar/admission/ingress_auth.h"
 #include "aevatar/api/http_api.h"
+#include "aevatar/api/vault_key_source.h"
 #include "aevatar/approvals/approval_store.h"
 #include "aevatar/audit/audit_log.h"
 #include "aevatar/audit/sqlite_audit_log.h"
@@ -53,14 +54,16 @@ class Service : public AevatarService {
     auth_ = std::make_unique<IngressAuth>(nyxid_.get(), jwks_->AsLookup(), config.audience);
     // The state directory's vault key seals the managed credentials, the
     // workflow runtime's material and the approvals' calls.
-    auto vault_key = os::LoadOrCreateKeyFile(config.state_dir + "/vault.key", 32);
-    if (!vault_key.ok()) return vault_key.status();
-    if (absl::Status st = StartManagedCodex(config, *vault_key); !st.ok()) return st;
+    auto vault = LoadVaultKey(config.vault_key_file, config.state_dir);
+    if (!vault.ok()) return vault.status();
+    base::Log(base::LogLevel::kInfo, "aevatar.vault_key", "", {{"source", vault->source}});
+    const std::string& vault_key = vault->key;
+    if (absl::Status st = StartManagedCodex(config, vault_key); !st.ok()) return st;
     // Approvals before workflows: a private_ssh step waits on them.
-    auto approvals = OpenSqliteApprovalStore(config.state_dir + "/approvals.db", *vault_key);
+    auto approvals = OpenSqliteApprovalStore(config.state_dir + "/approvals.db", vault_key);
     if (!approvals.ok()) return approvals.status();
     approvals_ = std::move(*approvals);
-    if (absl::Status st = StartWorkflows(config, *vault_key); !st.ok()) return st;
+    if (absl::Status st = StartWorkflows(config, vault_key); !st.ok()) return st;
     HttpApiDeps deps{nyxid_.get(),     auth_.get(),    config.chrono_catalog_id,
                      workflows_.get(), runtime_.get(), audit_.get(),
                      codex_.get()};

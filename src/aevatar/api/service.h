@@ -13,7 +13,10 @@ namespace aevatar::orchestrator {
 struct ServiceConfig {
   std::string listen = "127.0.0.1:8082";  // HOST:PORT; port 0 picks a free one
   std::string state_dir;                  // required
-  std::string nyxid_url;                  // required: NyxID's public base URL
+  // The vault key's file outside the state directory (vault_key_source.h);
+  // empty: $AEVATAR_VAULT_KEY, else <state_dir>/vault.key.
+  std::string vault_key_file;
+  std::string nyxid_url;  // required: NyxID's public base URL
   // This service's registered-client secret at NyxID (for Agent Key
   // introspection); read from `introspection_secret_file` when set.
   std::string introspection_secret;
