@@ -159,6 +159,25 @@ TEST_F(NyxidTokens, RepeatedBadLoginsAreThrottledAlikeForEveryAccountName) {
                 401, "LOGIN_FAILED");
 }
 
+TEST_F(NyxidTokens, ARegisteredClientCountsLoginsUnderTheAddressItVouchesFor) {
+  // aevatar's /ui login: its client secret, and its client's address.
+  auto login = [&](const std::string& source, const std::string& name, bool vouched) {
+    std::vector<std::pair<std::string, std::string>> headers = {{"X-Forwarded-For", source}};
+    return f().Call("POST", "/api/v1/auth/login", vouched ? kClientSecret : "",
+                    nlohmann::json{{"username", name}, {"password", "guess"}}.dump(), headers);
+  };
+  // 20 free failures and one more (21 account names, so no name is locked)
+  // lock the address...
+  for (int i = 0; i < 21; ++i) {
+    ExpectProblem(login("10.9.0.1", "guesser-" + std::to_string(i), true), 401, "LOGIN_FAILED");
+  }
+  ExpectProblem(login("10.9.0.1", "guesser-next", true), 429, "LOGIN_THROTTLED");
+  // ...and only it: another client behind the same service is not locked.
+  ExpectProblem(login("10.9.0.2", "someone", true), 401, "LOGIN_FAILED");
+  // Without the secret the header names nothing: the peer's own count.
+  ExpectProblem(login("10.9.0.1", "unvouched", false), 401, "LOGIN_FAILED");
+}
+
 TEST_F(NyxidTokens, LoginFailuresAreTyped) {
   ExpectProblem(
       f().Call("POST", "/api/v1/auth/login", "", R"({"username":"alice","password":"wrong"})"), 401,

@@ -78,7 +78,7 @@ http::Response HandleLogin(const HttpApiDeps& deps, http::Request& request, Requ
       return refused;
     }
   }
-  const NyxidReply reply = deps.nyxid->Login(*username, *password);
+  const NyxidReply reply = deps.nyxid->Login(*username, *password, request.remote_address);
   if (throttle != nullptr && (reply.status == 401 || reply.status == 403)) {
     throttle->RecordFailure(*username, request.remote_address);
   }

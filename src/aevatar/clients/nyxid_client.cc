@@ -112,9 +112,15 @@ NyxidReply NyxidClient::ListAgentKeys(const std::string& bearer) const {
   return Exchange("GET", "/api/v1/agent-keys", bearer, "", {}, read_timeout_);
 }
 
-NyxidReply NyxidClient::Login(const std::string& username, const std::string& password) const {
+NyxidReply NyxidClient::Login(const std::string& username, const std::string& password,
+                              const std::string& client_address) const {
   const nlohmann::json body = {{"username", username}, {"password", password}};
-  return Exchange("POST", "/api/v1/auth/login", "", body.dump(), {}, read_timeout_);
+  http::Headers headers;
+  if (!client_address.empty() && !introspection_secret_.empty()) {
+    headers.Set("X-Forwarded-For", client_address);
+  }
+  const std::string vouching = client_address.empty() ? "" : introspection_secret_;
+  return Exchange("POST", "/api/v1/auth/login", vouching, body.dump(), headers, read_timeout_);
 }
 
 NyxidReply NyxidClient::SshExec(const std::string& bearer, const std::string& service,

@@ -94,8 +94,12 @@ class NyxidClient {
                      const nlohmann::json& body, std::chrono::milliseconds timeout) const;
 
   // POST /api/v1/auth/login {username, password}: a human's password login
-  // (the /ui page's). The reply holds an access token: never log it.
-  NyxidReply Login(const std::string& username, const std::string& password) const;
+  // (the /ui page's), made for the client at `client_address`: with this
+  // service's registered secret, NyxID counts the attempt under that address
+  // (X-Forwarded-For) rather than aevatar's. The reply holds an access token:
+  // never log it.
+  NyxidReply Login(const std::string& username, const std::string& password,
+                   const std::string& client_address = "") const;
 
   static constexpr size_t kDefaultMaxResponseBytes = 64 << 20;
   // The node bounds stdout and stderr to 1 MiB each; JSON escaping may

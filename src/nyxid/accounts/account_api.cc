@@ -26,6 +26,23 @@ absl::Status LoginFailed() {
 
 nlohmann::json InactiveToken() { return {{"active", false}}; }
 
+// Where a login attempt comes from, for its throttle: the peer, unless the
+// peer is a registered client (aevatar's /ui login) vouching for its own
+// client's address in X-Forwarded-For. An unregistered peer cannot choose
+// the address it is counted under.
+std::string LoginSource(const HttpApiDeps& deps, const http::Request& request) {
+  const std::optional<std::string> forwarded = request.headers.Get("X-Forwarded-For");
+  const std::optional<std::string> secret = http::BearerToken(request);
+  if (!forwarded || !secret) return request.remote_address;
+  const bool address =
+      !forwarded->empty() && forwarded->size() <= 45 &&
+      forwarded->find_first_not_of("0123456789abcdefABCDEF.:") == std::string::npos;
+  if (!address || !deps.store->FindClientBySecretHash(base::Sha256Hex(*secret)).ok()) {
+    return request.remote_address;
+  }
+  return *forwarded;
+}
+
 }  // namespace
 
 http::Response HandleLogin(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
@@ -40,9 +57,10 @@ http::Response HandleLogin(const HttpApiDeps& deps, http::Request& request, Requ
                    note);
   }
   const std::string& name = username->get_ref<const std::string&>();
+  const std::string source = LoginSource(deps, request);
   base::LoginThrottle* throttle = deps.login_throttle;
   if (throttle != nullptr) {
-    if (const int64_t wait_ms = throttle->RetryAfterMs(name, request.remote_address); wait_ms > 0) {
+    if (const int64_t wait_ms = throttle->RetryAfterMs(name, source); wait_ms > 0) {
       http::Response refused = Problem(base::LoginThrottledError(), note);
       refused.headers.Set("Retry-After", base::RetryAfterSeconds(wait_ms));
       return refused;
@@ -58,7 +76,7 @@ http::Response HandleLogin(const HttpApiDeps& deps, http::Request& request, Requ
     verified = base::VerifyPassword(hash, password->get<std::string>());
   }
   if (!user.ok() || !verified) {
-    if (throttle != nullptr) throttle->RecordFailure(name, request.remote_address);
+    if (throttle != nullptr) throttle->RecordFailure(name, source);
     return Problem(LoginFailed(), note);
   }
   if (throttle != nullptr) throttle->RecordSuccess(name);
