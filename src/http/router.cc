@@ -86,7 +86,14 @@ void Router::Add(std::string method, std::string pattern, Handler handler) {
     // A rest segment anywhere but last is a programming error in the service.
     assert(KindOf(segments[i]) != kRest && "{name...} must be the final segment");
   }
-  routes_.push_back(Route{std::move(method), std::move(segments), std::move(handler)});
+  routes_.push_back(
+      Route{std::move(method), std::move(pattern), std::move(segments), std::move(handler)});
+}
+
+std::vector<std::pair<std::string, std::string>> Router::Routes() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Route& route : routes_) out.emplace_back(route.method, route.pattern);
+  return out;
 }
 
 Response Router::Handle(Request& request) const {

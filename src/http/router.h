@@ -2,6 +2,7 @@
 #define AEVATAR_HTTP_ROUTER_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "http/server.h"
@@ -19,10 +20,14 @@ class Router {
   void Add(std::string method, std::string pattern, Handler handler);
   // Dispatches `request`; usable directly as a Server handler.
   Response Handle(Request& request) const;
+  // Every (method, pattern) added, in order: for tests that must cover each
+  // route (the adversarial matrix) and for documents that list them.
+  std::vector<std::pair<std::string, std::string>> Routes() const;
 
  private:
   struct Route {
     std::string method;
+    std::string pattern;
     std::vector<std::string> segments;
     Handler handler;
   };

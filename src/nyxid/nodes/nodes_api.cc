@@ -116,6 +116,7 @@ http::Response HandleNodeRegister(const HttpApiDeps& deps, http::Request& reques
 http::Response HandleListNodes(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
   auto caller = Authenticated(deps, request, note);
   if (!caller.ok()) return Problem(caller.status(), note);
+  if (absl::Status st = RequireAccountRead(*caller); !st.ok()) return Problem(st, note);
   auto nodes = deps.nodes->ListNodes(caller->user.id);
   if (!nodes.ok()) return Problem(nodes.status(), note);
   nlohmann::json out = nlohmann::json::array();

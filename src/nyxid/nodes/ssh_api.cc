@@ -6,9 +6,10 @@
 //
 // The route's answer is the node's raw SSH result:
 //   {"exit_code": int, "timed_out": bool, "stdout": str, "stderr": str}.
-// The private key stays on the node; NyxID never sees it. Every refusal is
-// typed: NODE_OFFLINE, SSH_SERVICE_NOT_FOUND, SSH_PRINCIPAL_NOT_ALLOWED,
-// SSH_COMMAND_REFUSED, and the node's own SSH_TARGET_NOT_ALLOWED,
+// The private key stays on the node; NyxID never sees it. Only a human
+// access token or an Agent Key restricted to the service may run it
+// (route_access.h CheckSshCredential). Every refusal is typed: NODE_OFFLINE, SSH_SERVICE_NOT_FOUND,
+// SSH_PRINCIPAL_NOT_ALLOWED, SSH_COMMAND_REFUSED, and the node's own SSH_TARGET_NOT_ALLOWED,
 // SSH_KEY_UNAVAILABLE, SSH_HOST_KEY_MISMATCH, SSH_AUTH_FAILED, SSH_CONNECT_FAILED.
 #include <algorithm>
 #include <set>
@@ -152,7 +153,7 @@ absl::StatusOr<std::pair<UserService, SshTarget>> ResolveSshService(const HttpAp
   if (!target.ok()) return target.status();
   if (!route->active) return base::Forbidden("ROUTE_INACTIVE", "the SSH service is not active");
   if (absl::Status st = CheckUsable(caller, *route); !st.ok()) return st;
-  if (absl::Status st = CheckCredentialAllowed(caller, *route); !st.ok()) return st;
+  if (absl::Status st = CheckSshCredential(caller, *route); !st.ok()) return st;
   return std::make_pair(std::move(*route), std::move(*target));
 }
 

@@ -80,6 +80,29 @@ absl::Status CheckCredentialAllowed(const Principal& caller, const UserService& 
   return base::Forbidden("CREDENTIAL_KIND_REJECTED", "this credential kind is not accepted");
 }
 
+absl::Status CheckSshCredential(const Principal& caller, const UserService& route) {
+  switch (caller.kind) {
+    case CredentialKind::kAccess:
+      return absl::OkStatus();
+    case CredentialKind::kAgentKey:
+      // Only a key its owner pointed at this very service: a key handed to a
+      // program for other work (code_execute gives one to sandboxed code)
+      // must not reach the owner's host.
+      if (caller.agent_key && !caller.agent_key->allowed_services.empty() &&
+          AgentKeyAllowsRoute(*caller.agent_key, route)) {
+        return absl::OkStatus();
+      }
+      return base::Forbidden("SSH_CREDENTIAL_NOT_ALLOWED",
+                             "an SSH service takes a human access token, or an Agent Key "
+                             "restricted to that service");
+    case CredentialKind::kDelegation:
+      break;
+  }
+  return base::Forbidden("SSH_CREDENTIAL_NOT_ALLOWED",
+                         "an SSH service takes a human access token, or an Agent Key restricted "
+                         "to that service; never a delegation token");
+}
+
 absl::Status RequireHumanToken(const Principal& caller) {
   if (caller.kind == CredentialKind::kAccess) return absl::OkStatus();
   return base::Forbidden("HUMAN_TOKEN_REQUIRED",

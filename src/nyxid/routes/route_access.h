@@ -44,6 +44,12 @@ absl::Status CheckWritable(const Principal& caller, const UserService& route);
 //   access token: allowed.
 absl::Status CheckCredentialAllowed(const Principal& caller, const UserService& route);
 
+// Whether the credential may run an SSH service (a user's own host): a
+// human access token, or an Agent Key whose allowed_services names the
+// service (an unrestricted key is refused); never a delegation token, which
+// sandboxed code may hold (403 SSH_CREDENTIAL_NOT_ALLOWED).
+absl::Status CheckSshCredential(const Principal& caller, const UserService& route);
+
 // Whether the credential may change routes or keys: only a human access
 // token (403 HUMAN_TOKEN_REQUIRED otherwise).
 absl::Status RequireHumanToken(const Principal& caller);
