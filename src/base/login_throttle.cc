@@ -1,6 +1,7 @@
 #include "base/login_throttle.h"
 
 #include <algorithm>
+#include <thread>
 #include <vector>
 
 #include "base/api_error.h"
@@ -34,6 +35,30 @@ int64_t LoginThrottle::RetryAfterMs(const std::string& username, const std::stri
   absl::MutexLock lock(&mu_);
   return std::max(RemainingLocked(AccountKey(username), now),
                   RemainingLocked(SourceKey(source), now));
+}
+
+int64_t LoginThrottle::Begin(const std::string& username, const std::string& source) {
+  const int64_t now = now_ms_();
+  absl::MutexLock lock(&mu_);
+  const int64_t wait =
+      std::max(RemainingLocked(AccountKey(username), now), RemainingLocked(SourceKey(source), now));
+  if (wait > 0) return wait;
+  Fail(AccountKey(username), options_.account_free_failures, now);
+  Fail(SourceKey(source), options_.source_free_failures, now);
+  if (entries_.size() > options_.max_keys) Evict(now);
+  return 0;
+}
+
+void LoginThrottle::Succeeded(const std::string& username, const std::string& source) {
+  absl::MutexLock lock(&mu_);
+  entries_.erase(AccountKey(username));
+  // The attempt was counted against its address when it began; a right
+  // password takes that one back (never more: an attacker's own good login
+  // must not reset the address's count).
+  auto it = entries_.find(SourceKey(source));
+  if (it == entries_.end() || it->second.failures == 0) return;
+  --it->second.failures;
+  if (it->second.failures <= options_.source_free_failures) it->second.locked_until_ms = 0;
 }
 
 void LoginThrottle::Fail(const std::string& key, int free_failures, int64_t now) {
@@ -95,6 +120,23 @@ size_t LoginThrottle::tracked_keys() {
 
 bool LoginThrottle::HasFreeHashSlot(LoginThrottle* throttle) {
   return throttle->hashing_ < throttle->options_.max_concurrent_hashes;
+}
+
+int DefaultHashConcurrency() {
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency() / 2));
+}
+
+void LoginThrottle::Tarpit(int64_t wait_ms) {
+  // Half the wait: the answer still says Retry-After, and the key is still
+  // locked when it arrives.
+  const int64_t sleep_ms = std::min<int64_t>(wait_ms / 2, options_.tarpit.count());
+  if (sleep_ms <= 0) return;
+  if (tarpitted_.fetch_add(1) >= options_.max_tarpitted) {
+    --tarpitted_;
+    return;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+  --tarpitted_;
 }
 
 LoginThrottle::HashSlot::HashSlot(LoginThrottle& throttle) : throttle_(throttle) {

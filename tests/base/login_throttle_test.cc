@@ -82,7 +82,9 @@ TEST_F(LoginThrottleTest, TracksAtMostMaxKeysYetKeepsTheLockedOnes) {
 }
 
 TEST_F(LoginThrottleTest, AtMostTheConfiguredNumberOfHashesRunAtOnce) {
-  LoginThrottle throttle = Make();
+  LoginThrottleOptions two;
+  two.max_concurrent_hashes = 2;
+  LoginThrottle throttle = Make(two);
   std::atomic<int> inside{0};
   std::atomic<int> most{0};
   std::vector<std::thread> threads;
@@ -99,6 +101,23 @@ TEST_F(LoginThrottleTest, AtMostTheConfiguredNumberOfHashesRunAtOnce) {
   }
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(most.load(), 2);
+  EXPECT_GE(DefaultHashConcurrency(), 1);
+}
+
+TEST_F(LoginThrottleTest, BeginCountsEachAttemptSoABurstCannotPassTheFreeLimit) {
+  LoginThrottle throttle = Make();
+  // 30 attempts arrive together from one address, each for another name,
+  // before any of them is decided: 20 free ones and the one that locks.
+  int admitted = 0;
+  for (int i = 0; i < 30; ++i)
+    admitted += throttle.Begin("name" + std::to_string(i), "10.0.0.9") == 0;
+  EXPECT_EQ(admitted, 21);
+  EXPECT_EQ(throttle.Begin("late", "10.0.0.9"), 1000);
+  // A right password takes its own count back, for the address only once.
+  now_ += 1000;
+  ASSERT_EQ(throttle.Begin("carol", "10.0.0.7"), 0);
+  throttle.Succeeded("carol", "10.0.0.7");
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(throttle.Begin("c" + std::to_string(i), "10.0.0.7"), 0);
 }
 
 }  // namespace

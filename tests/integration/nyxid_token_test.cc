@@ -138,6 +138,7 @@ std::string NyxidTokens::alice_;
 // for an account that exists and one that does not, and the right password
 // does not get through a lock; once it passes, it clears the count.
 TEST_F(NyxidTokens, RepeatedBadLoginsAreThrottledAlikeForEveryAccountName) {
+  const std::string right = R"({"username":"root","password":"root-password-1"})";
   for (const char* name : {"root", "no-such-user"}) {
     const std::string wrong = std::string(R"({"username":")") + name + R"(","password":"guess"})";
     for (int i = 0; i < 6; ++i) {
@@ -146,9 +147,12 @@ TEST_F(NyxidTokens, RepeatedBadLoginsAreThrottledAlikeForEveryAccountName) {
     const http::ClientResponse locked = f().Call("POST", "/api/v1/auth/login", "", wrong);
     ExpectProblem(locked, 429, "LOGIN_THROTTLED");
     EXPECT_EQ(locked.headers.Get("Retry-After").value_or(""), "1") << name;
+    // Locked is locked: the right password too (asked at once: the lock is
+    // a second, and a refusal is answered after half of what is left).
+    if (std::string(name) == "root") {
+      ExpectProblem(f().Call("POST", "/api/v1/auth/login", "", right), 429, "LOGIN_THROTTLED");
+    }
   }
-  const std::string right = R"({"username":"root","password":"root-password-1"})";
-  ExpectProblem(f().Call("POST", "/api/v1/auth/login", "", right), 429, "LOGIN_THROTTLED");
   // Another account name from the same address is not locked by these.
   ExpectProblem(
       f().Call("POST", "/api/v1/auth/login", "", R"({"username":"alice","password":"x"})"), 401,

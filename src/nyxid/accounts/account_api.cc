@@ -60,7 +60,8 @@ http::Response HandleLogin(const HttpApiDeps& deps, http::Request& request, Requ
   const std::string source = LoginSource(deps, request);
   base::LoginThrottle* throttle = deps.login_throttle;
   if (throttle != nullptr) {
-    if (const int64_t wait_ms = throttle->RetryAfterMs(name, source); wait_ms > 0) {
+    if (const int64_t wait_ms = throttle->Begin(name, source); wait_ms > 0) {
+      throttle->Tarpit(wait_ms);
       http::Response refused = Problem(base::LoginThrottledError(), note);
       refused.headers.Set("Retry-After", base::RetryAfterSeconds(wait_ms));
       return refused;
@@ -75,11 +76,8 @@ http::Response HandleLogin(const HttpApiDeps& deps, http::Request& request, Requ
     if (throttle != nullptr) slot.emplace(*throttle);
     verified = base::VerifyPassword(hash, password->get<std::string>());
   }
-  if (!user.ok() || !verified) {
-    if (throttle != nullptr) throttle->RecordFailure(name, source);
-    return Problem(LoginFailed(), note);
-  }
-  if (throttle != nullptr) throttle->RecordSuccess(name);
+  if (!user.ok() || !verified) return Problem(LoginFailed(), note);  // Begin counted it
+  if (throttle != nullptr) throttle->Succeeded(name, source);
   note.credential_kind = "password";
   return Json(200, {{"access_token", deps.tokens->IssueAccess(user->id, user->username)},
                     {"token_type", "Bearer"},

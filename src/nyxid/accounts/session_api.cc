@@ -62,7 +62,8 @@ http::Response HandleChangePassword(const HttpApiDeps& deps, http::Request& requ
   const std::string& name = caller->user.username;
   base::LoginThrottle* throttle = deps.login_throttle;
   if (throttle != nullptr) {
-    if (const int64_t wait_ms = throttle->RetryAfterMs(name, request.remote_address); wait_ms > 0) {
+    if (const int64_t wait_ms = throttle->Begin(name, request.remote_address); wait_ms > 0) {
+      throttle->Tarpit(wait_ms);
       http::Response refused = Problem(base::LoginThrottledError(), note);
       refused.headers.Set("Retry-After", base::RetryAfterSeconds(wait_ms));
       return refused;
@@ -74,12 +75,12 @@ http::Response HandleChangePassword(const HttpApiDeps& deps, http::Request& requ
     if (throttle != nullptr) slot.emplace(*throttle);
     verified = base::VerifyPassword(caller->user.password_hash, *current);
   }
-  if (!verified) {
-    if (throttle != nullptr) throttle->RecordFailure(name, request.remote_address);
+  if (!verified) {  // Begin counted it
     return Problem(base::ApiError(absl::StatusCode::kPermissionDenied, "PASSWORD_WRONG",
                                   "the current password is wrong", 403),
                    note);
   }
+  if (throttle != nullptr) throttle->Succeeded(name, request.remote_address);
   auto hash = base::HashPassword(*next);
   if (!hash.ok()) return Problem(hash.status(), note);
   User user = caller->user;
