@@ -17,14 +17,16 @@ using nlohmann::json;
 class NodeHubTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto server = http::Server::Start({}, [this](http::Request&) {
+    // The session holds the hub: a handler thread may finish after Stop.
+    auto server = http::Server::Start({}, [hub = hub_](http::Request&) {
       return http::WebSocketUpgrade(
-          [this](http::WebSocket& socket) { hub_.Serve("node_1", socket); });
+          [hub](http::WebSocket& socket) { hub->Serve("node_1", socket); });
     });
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = std::move(*server);
   }
-  void TearDown() override { server_->Stop(0); }
+  // Stopping ends the open sessions (their reads fail) and waits for them.
+  void TearDown() override { server_->Stop(5); }
 
   // A node: connects and answers each request with `answer(request)`
   // (nullopt: no answer) until the connection ends.
@@ -32,7 +34,7 @@ class NodeHubTest : public ::testing::Test {
     auto socket = http::ConnectWebSocket("ws://127.0.0.1:" + std::to_string(server_->port()) + "/",
                                          {}, std::chrono::seconds(5));
     EXPECT_TRUE(socket.ok()) << socket.status();
-    for (int i = 0; i < 200 && !hub_.Online("node_1"); ++i) {
+    for (int i = 0; i < 200 && !hub_->Online("node_1"); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return socket.ok() ? std::move(*socket) : nullptr;
@@ -48,14 +50,14 @@ class NodeHubTest : public ::testing::Test {
     }
   }
 
-  NodeHub hub_;
+  std::shared_ptr<NodeHub> hub_ = std::make_shared<NodeHub>();
   std::unique_ptr<http::Server> server_;
 };
 
 TEST_F(NodeHubTest, ANodeThatIsNotConnectedIsOffline) {
-  EXPECT_FALSE(hub_.Online("node_1"));
+  EXPECT_FALSE(hub_->Online("node_1"));
   EXPECT_TRUE(absl::IsUnavailable(
-      hub_.Relay("node_1", {{"type", "ssh_exec"}}, std::chrono::seconds(1)).status()));
+      hub_->Relay("node_1", {{"type", "ssh_exec"}}, std::chrono::seconds(1)).status()));
 }
 
 TEST_F(NodeHubTest, ConcurrentRequestsGetTheirOwnAnswers) {
@@ -71,7 +73,7 @@ TEST_F(NodeHubTest, ConcurrentRequestsGetTheirOwnAnswers) {
   for (int n = 0; n < 8; ++n) {
     callers.emplace_back([&, n] {
       auto answer =
-          hub_.Relay("node_1", {{"type", "ssh_exec"}, {"n", n}}, std::chrono::seconds(10));
+          hub_->Relay("node_1", {{"type", "ssh_exec"}, {"n", n}}, std::chrono::seconds(10));
       if (answer.ok() && (*answer)["echo"] == n) ++matched;
     });
   }
@@ -91,7 +93,7 @@ TEST_F(NodeHubTest, HostileAnswersAreDroppedAndTheCallerTimesOut) {
   });
   node->Write("not json at all");
   node->Write("[1,2,3]");
-  auto answer = hub_.Relay("node_1", {{"type", "ssh_exec"}}, std::chrono::milliseconds(300));
+  auto answer = hub_->Relay("node_1", {{"type", "ssh_exec"}}, std::chrono::milliseconds(300));
   EXPECT_TRUE(absl::IsDeadlineExceeded(answer.status())) << answer.status();
   node->Close();
   answering.join();
@@ -106,13 +108,13 @@ TEST_F(NodeHubTest, ADroppedConnectionFailsItsPendingRequests) {
       return std::nullopt;
     });
   });
-  auto answer = hub_.Relay("node_1", {{"type", "ssh_exec"}}, std::chrono::seconds(10));
+  auto answer = hub_->Relay("node_1", {{"type", "ssh_exec"}}, std::chrono::seconds(10));
   EXPECT_TRUE(absl::IsUnavailable(answer.status())) << answer.status();
   dropping.join();
-  for (int i = 0; i < 200 && hub_.Online("node_1"); ++i) {
+  for (int i = 0; i < 200 && hub_->Online("node_1"); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  EXPECT_FALSE(hub_.Online("node_1"));
+  EXPECT_FALSE(hub_->Online("node_1"));
 }
 
 TEST_F(NodeHubTest, ANewConnectionReplacesTheOldOne) {
@@ -125,10 +127,10 @@ TEST_F(NodeHubTest, ANewConnectionReplacesTheOldOne) {
       return json{{"request_id", request["request_id"]}, {"from", "second"}}.dump();
     });
   });
-  auto answer = hub_.Relay("node_1", {{"type", "ssh_exec"}}, std::chrono::seconds(10));
+  auto answer = hub_->Relay("node_1", {{"type", "ssh_exec"}}, std::chrono::seconds(10));
   ASSERT_TRUE(answer.ok()) << answer.status();
   EXPECT_EQ((*answer)["from"], "second");
-  hub_.Disconnect("node_1");
+  hub_->Disconnect("node_1");
   answering.join();
 }
 
