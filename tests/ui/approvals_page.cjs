@@ -13,7 +13,7 @@
 "use strict";
 
 const path = require("path");
-const { launchBrowser, logIn, waitForState: waitForArticleState } = require("./ui_common.cjs");
+const { launchBrowser, logIn, run, waitForState: waitForArticleState } = require("./ui_common.cjs");
 
 const config = JSON.parse(process.argv[2]);
 
@@ -91,7 +91,4 @@ async function main() {
   }
 }
 
-main().catch((error) => {
-  console.log(JSON.stringify({ ok: false, error: String(error && error.message ? error.message : error) }));
-  process.exit(1);
-});
+run(main);

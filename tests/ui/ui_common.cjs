@@ -33,4 +33,13 @@ async function waitForState(page, selector, state, timeout = 15000) {
   );
 }
 
-module.exports = { launchBrowser, logIn, waitForState };
+// Runs a script's `main` and prints its one JSON line: {"ok": false,
+// "error"} (exit 1) when it throws; `main` prints {"ok": true} itself.
+function run(main) {
+  main().catch((error) => {
+    console.log(JSON.stringify({ ok: false, error: String(error && error.message ? error.message : error) }));
+    process.exit(1);
+  });
+}
+
+module.exports = { launchBrowser, logIn, waitForState, run };

@@ -45,6 +45,25 @@ std::string LoginSource(const HttpApiDeps& deps, const http::Request& request) {
 
 }  // namespace
 
+std::optional<http::Response> ThrottledRefusal(const HttpApiDeps& deps, const std::string& name,
+                                               const std::string& source, RequestNote& note) {
+  base::LoginThrottle* throttle = deps.login_throttle;
+  if (throttle == nullptr) return std::nullopt;
+  const int64_t wait_ms = throttle->Begin(name, source);
+  if (wait_ms == 0) return std::nullopt;
+  throttle->Tarpit(wait_ms);
+  http::Response refused = Problem(base::LoginThrottledError(), note);
+  refused.headers.Set("Retry-After", base::RetryAfterSeconds(wait_ms));
+  return refused;
+}
+
+bool VerifyPasswordThrottled(const HttpApiDeps& deps, const std::string& hash,
+                             const std::string& password) {
+  std::optional<base::LoginThrottle::HashSlot> slot;
+  if (deps.login_throttle != nullptr) slot.emplace(*deps.login_throttle);
+  return base::VerifyPassword(hash, password);
+}
+
 http::Response HandleLogin(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
   auto body = JsonObjectBody(request);
   if (!body.ok()) return Problem(body.status(), note);
@@ -58,26 +77,13 @@ http::Response HandleLogin(const HttpApiDeps& deps, http::Request& request, Requ
   }
   const std::string& name = username->get_ref<const std::string&>();
   const std::string source = LoginSource(deps, request);
-  base::LoginThrottle* throttle = deps.login_throttle;
-  if (throttle != nullptr) {
-    if (const int64_t wait_ms = throttle->Begin(name, source); wait_ms > 0) {
-      throttle->Tarpit(wait_ms);
-      http::Response refused = Problem(base::LoginThrottledError(), note);
-      refused.headers.Set("Retry-After", base::RetryAfterSeconds(wait_ms));
-      return refused;
-    }
-  }
+  if (auto refused = ThrottledRefusal(deps, name, source, note)) return *std::move(refused);
   auto user = deps.store->FindUserByName(name);
   if (!user.ok() && !absl::IsNotFound(user.status())) return Problem(user.status(), note);
-  const std::string& hash = user.ok() ? user->password_hash : DummyHash();
-  bool verified = false;
-  {
-    std::optional<base::LoginThrottle::HashSlot> slot;
-    if (throttle != nullptr) slot.emplace(*throttle);
-    verified = base::VerifyPassword(hash, password->get<std::string>());
-  }
+  const bool verified = VerifyPasswordThrottled(deps, user.ok() ? user->password_hash : DummyHash(),
+                                                password->get<std::string>());
   if (!user.ok() || !verified) return Problem(LoginFailed(), note);  // Begin counted it
-  if (throttle != nullptr) throttle->Succeeded(name, source);
+  if (deps.login_throttle != nullptr) deps.login_throttle->Succeeded(name, source);
   note.credential_kind = "password";
   return Json(200, {{"access_token", deps.tokens->IssueAccess(user->id, user->username)},
                     {"token_type", "Bearer"},

@@ -60,27 +60,16 @@ http::Response HandleChangePassword(const HttpApiDeps& deps, http::Request& requ
   }
   // The current password is guessed no faster than at the login.
   const std::string& name = caller->user.username;
-  base::LoginThrottle* throttle = deps.login_throttle;
-  if (throttle != nullptr) {
-    if (const int64_t wait_ms = throttle->Begin(name, request.remote_address); wait_ms > 0) {
-      throttle->Tarpit(wait_ms);
-      http::Response refused = Problem(base::LoginThrottledError(), note);
-      refused.headers.Set("Retry-After", base::RetryAfterSeconds(wait_ms));
-      return refused;
-    }
+  if (auto refused = ThrottledRefusal(deps, name, request.remote_address, note)) {
+    return *std::move(refused);
   }
-  bool verified = false;
-  {
-    std::optional<base::LoginThrottle::HashSlot> slot;
-    if (throttle != nullptr) slot.emplace(*throttle);
-    verified = base::VerifyPassword(caller->user.password_hash, *current);
-  }
+  const bool verified = VerifyPasswordThrottled(deps, caller->user.password_hash, *current);
   if (!verified) {  // Begin counted it
     return Problem(base::ApiError(absl::StatusCode::kPermissionDenied, "PASSWORD_WRONG",
                                   "the current password is wrong", 403),
                    note);
   }
-  if (throttle != nullptr) throttle->Succeeded(name, request.remote_address);
+  if (deps.login_throttle != nullptr) deps.login_throttle->Succeeded(name, request.remote_address);
   auto hash = base::HashPassword(*next);
   if (!hash.ok()) return Problem(hash.status(), note);
   User user = caller->user;
@@ -94,10 +83,8 @@ http::Response HandleRotateSigningKey(const HttpApiDeps& deps, http::Request& re
                                       RequestNote& note) {
   auto caller = Authenticated(deps, request, note);
   if (!caller.ok()) return Problem(caller.status(), note);
-  if (caller->kind != CredentialKind::kAccess || !caller->user.platform_admin) {
-    return Problem(base::ApiError(absl::StatusCode::kPermissionDenied, "PLATFORM_ADMIN_REQUIRED",
-                                  "only a platform admin may rotate the signing key", 403),
-                   note);
+  if (absl::Status st = RequirePlatformAdmin(*caller, "rotate the signing key"); !st.ok()) {
+    return Problem(st, note);
   }
   const std::string previous = deps.keys->current_kid();
   if (absl::Status st = deps.keys->Rotate(base::NowUnixSecs()); !st.ok()) {

@@ -4,6 +4,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "nyxid/api/api_support.h"
+#include "nyxid/routes/route_access.h"
 
 namespace aevatar::nyxid {
 
@@ -29,10 +30,8 @@ http::Response HandleListAdminAudit(const HttpApiDeps& deps, http::Request& requ
                                     RequestNote& note) {
   auto caller = Authenticated(deps, request, note);
   if (!caller.ok()) return Problem(caller.status(), note);
-  if (caller->kind != CredentialKind::kAccess || !caller->user.platform_admin) {
-    return Problem(base::ApiError(absl::StatusCode::kPermissionDenied, "PLATFORM_ADMIN_REQUIRED",
-                                  "only a platform admin may read the admin audit log", 403),
-                   note);
+  if (absl::Status st = RequirePlatformAdmin(*caller, "read the admin audit log"); !st.ok()) {
+    return Problem(st, note);
   }
   int64_t after = 0;
   int64_t limit = 100;

@@ -28,6 +28,8 @@ struct RequestNote {
 // the log line.
 http::Response Problem(const absl::Status& status, RequestNote& note);
 http::Response Json(int status, const nlohmann::json& body);
+// `response` marked Cache-Control: no-store (it shows a secret once).
+http::Response NoStore(http::Response response);
 
 // The request body as a JSON object; 400 BODY_INVALID otherwise. An empty
 // body is an empty object.
@@ -36,6 +38,17 @@ absl::StatusOr<nlohmann::json> JsonObjectBody(const http::Request& request);
 // Authenticates the caller and notes its credential kind.
 absl::StatusOr<Principal> Authenticated(const HttpApiDeps& deps, const http::Request& request,
                                         RequestNote& note);
+
+// A password check under the login throttle (base/login_throttle.h) for
+// account `name` from `source`: nullopt when the attempt is let in (it then
+// counts as a failure until LoginThrottle::Succeeded), else the 429
+// LOGIN_THROTTLED answer with Retry-After, given after the tarpit.
+std::optional<http::Response> ThrottledRefusal(const HttpApiDeps& deps, const std::string& name,
+                                               const std::string& source, RequestNote& note);
+// Verifies `password` against `hash` holding one of the throttle's hashing
+// slots (all cores are never spent on Argon2id).
+bool VerifyPasswordThrottled(const HttpApiDeps& deps, const std::string& hash,
+                             const std::string& password);
 
 // A UserService as the API shows it. `auto_connected` and `usable` are only
 // set on /keys entries.

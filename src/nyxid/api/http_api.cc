@@ -28,6 +28,11 @@ http::Response Json(int status, const nlohmann::json& body) {
                             body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
+http::Response NoStore(http::Response response) {
+  response.headers.Set("Cache-Control", "no-store");
+  return response;
+}
+
 absl::StatusOr<nlohmann::json> JsonObjectBody(const http::Request& request) {
   if (request.body.empty()) return nlohmann::json::object();
   // Depth-bounded and non-throwing (base/json_read.h).

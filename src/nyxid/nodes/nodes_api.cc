@@ -50,11 +50,6 @@ nlohmann::json NodeJson(const NodeRecord& node, bool online) {
           {"last_seen_ms", node.last_seen_ms}};
 }
 
-http::Response NoStore(http::Response response) {
-  response.headers.Set("Cache-Control", "no-store");
-  return response;
-}
-
 }  // namespace
 
 http::Response HandleNodeRegisterToken(const HttpApiDeps& deps, http::Request& request,

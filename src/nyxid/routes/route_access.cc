@@ -103,6 +103,11 @@ absl::Status CheckSshCredential(const Principal& caller, const UserService& rout
                          "to that service; never a delegation token");
 }
 
+absl::Status RequirePlatformAdmin(const Principal& caller, const std::string& what) {
+  if (caller.kind == CredentialKind::kAccess && caller.user.platform_admin) return absl::OkStatus();
+  return base::Forbidden("PLATFORM_ADMIN_REQUIRED", "only a platform admin may " + what);
+}
+
 absl::Status RequireHumanToken(const Principal& caller) {
   if (caller.kind == CredentialKind::kAccess) return absl::OkStatus();
   return base::Forbidden("HUMAN_TOKEN_REQUIRED",

@@ -50,6 +50,10 @@ absl::Status CheckCredentialAllowed(const Principal& caller, const UserService& 
 // sandboxed code may hold (403 SSH_CREDENTIAL_NOT_ALLOWED).
 absl::Status CheckSshCredential(const Principal& caller, const UserService& route);
 
+// Whether the caller is a platform admin presenting a human access token
+// (403 PLATFORM_ADMIN_REQUIRED, saying "only a platform admin may <what>").
+absl::Status RequirePlatformAdmin(const Principal& caller, const std::string& what);
+
 // Whether the credential may change routes or keys: only a human access
 // token (403 HUMAN_TOKEN_REQUIRED otherwise).
 absl::Status RequireHumanToken(const Principal& caller);

@@ -257,10 +257,8 @@ http::Response HandleResyncIdentity(const HttpApiDeps& deps, http::Request& requ
                                     RequestNote& note) {
   auto caller = Authenticated(deps, request, note);
   if (!caller.ok()) return Problem(caller.status(), note);
-  if (caller->kind != CredentialKind::kAccess || !caller->user.platform_admin) {
-    return Problem(base::ApiError(absl::StatusCode::kPermissionDenied, "PLATFORM_ADMIN_REQUIRED",
-                                  "only a platform admin may resync a catalog identity", 403),
-                   note);
+  if (absl::Status st = RequirePlatformAdmin(*caller, "resync a catalog identity"); !st.ok()) {
+    return Problem(st, note);
   }
   const std::string id = request.path_params["id"];
   auto changed = ResyncIdentity(*deps.store, id, base::NowUnixMs());

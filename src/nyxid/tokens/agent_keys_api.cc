@@ -62,9 +62,7 @@ http::Response HandleCreateAgentKey(const HttpApiDeps& deps, http::Request& requ
                     {{"label", key.record.label}, {"allowed_services", allowed}});
   nlohmann::json out = KeyJson(key.record);
   out["key"] = key.secret;  // the only time the key is ever shown
-  http::Response response = Json(201, out);
-  response.headers.Set("Cache-Control", "no-store");
-  return response;
+  return NoStore(Json(201, out));
 }
 
 http::Response HandleListAgentKeys(const HttpApiDeps& deps, http::Request& request,
