@@ -14,7 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "http/beast_private.h"
-#include "http/tls_client.h"
+#include "http/tls.h"
 #include "http/url.h"
 
 namespace aevatar::http {
@@ -159,7 +159,7 @@ absl::StatusOr<ClientResponse> RunExchange(const ClientRequest& request,
   if (!url.ok()) return url.status();
   std::shared_ptr<ssl::context> tls;
   if (url->tls) {
-    auto context = SharedClientTlsContext(request.ca_file);
+    auto context = SharedClientTlsContext(request.tls);
     if (!context.ok()) return context.status();
     tls = std::move(*context);
   }
@@ -188,8 +188,10 @@ absl::StatusOr<ClientResponse> RunExchange(const ClientRequest& request,
 
 absl::Status CheckCaFile(const std::string& path) {
   if (path.empty()) return absl::InvalidArgumentError("no TLS CA file named");
-  return MakeClientTlsContext(path).status();
+  return MakeClientTlsContext(ClientTls{.ca_file = path, .cert_file = {}, .key_file = {}}).status();
 }
+
+absl::Status CheckClientTls(const ClientTls& tls) { return MakeClientTlsContext(tls).status(); }
 
 absl::StatusOr<ClientResponse> Fetch(const ClientRequest& request) {
   std::string body;

@@ -3,25 +3,41 @@
 
 #include <chrono>
 #include <string>
+#include <tuple>
 
 #include "absl/status/statusor.h"
 #include "http/message.h"
 
 namespace aevatar::http {
 
+// What an https exchange trusts and presents. The peer is always verified
+// (chain and host name, TLS 1.2 at least); these only add to that.
+struct ClientTls {
+  // A PEM file of extra trusted CA certificates (a private CA or a test's);
+  // empty: the system trust store alone.
+  std::string ca_file;
+  // A client certificate chain (PEM, leaf first) and its private key, shown
+  // to a server that asks for one (mutual TLS between the services). Both or
+  // neither.
+  std::string cert_file;
+  std::string key_file;
+
+  bool operator<(const ClientTls& other) const {
+    return std::tie(ca_file, cert_file, key_file) <
+           std::tie(other.ca_file, other.cert_file, other.key_file);
+  }
+};
+
 struct ClientRequest {
   std::string method = "GET";
-  // http://host:port/path?query, or https:// for TLS: always verified against
-  // the system trust store (plus `ca_file`), host name checked, TLS 1.2 at least.
+  // http://host:port/path?query, or https:// for TLS (see ClientTls).
   std::string url;
   Headers headers;
   std::string body;
   // The whole exchange (connect, send, receive) must finish within this.
   std::chrono::milliseconds timeout{15000};
   size_t max_response_bytes = 64 << 20;
-  // https only: a PEM file of extra trusted CA certificates (a private CA or a
-  // test's); empty: the system trust store alone.
-  std::string ca_file;
+  ClientTls tls;  // https only
 };
 
 struct ClientResponse {
@@ -32,7 +48,7 @@ struct ClientResponse {
 
 // Performs one HTTP/1.1 exchange on a fresh connection. Every status code is a
 // successful exchange (the caller interprets 4xx/5xx). Errors: InvalidArgument
-// for a bad URL or an unusable `ca_file`, Unavailable when the connection
+// for a bad URL or unusable `tls` files, Unavailable when the connection
 // fails (for https also a failed TLS handshake, and a certificate that fails
 // verification: the message then says "TLS verification failed" and why),
 // DeadlineExceeded when the timeout passes (the TLS handshake included),
@@ -48,9 +64,14 @@ absl::StatusOr<ClientResponse> FetchStreaming(
     const std::function<bool(std::string_view chunk)>& on_chunk);
 
 // Returns OK when `path` is a readable PEM file holding at least one CA
-// certificate usable as ClientRequest::ca_file; InvalidArgument otherwise.
+// certificate usable as ClientTls::ca_file; InvalidArgument otherwise.
 // For validating configuration once at start-up.
 absl::Status CheckCaFile(const std::string& path);
+
+// Returns OK when every file `tls` names loads (the CA file, and the client
+// certificate with a private key that matches it); InvalidArgument naming the
+// file otherwise. For validating configuration once at start-up.
+absl::Status CheckClientTls(const ClientTls& tls);
 
 }  // namespace aevatar::http
 

@@ -56,19 +56,22 @@ constexpr size_t kMaxLingerBytes = 64 << 20;
 constexpr int kMaxShedding = 64;               // past this, shed connections are just closed
 constexpr size_t kFirstReadBytes = 4 << 10;    // first read of a kept-alive request
 constexpr size_t kIdleBufferBytes = 16 << 10;  // an idle connection keeps at most this buffer
+constexpr Duration kTlsShutdownTimeout = std::chrono::seconds(2);  // the peer's close_notify
 
-asio::awaitable<bool> WriteResponse(beast::tcp_stream& stream, const Response& response,
-                                    bool keep_alive, bool head, Duration timeout = kWriteTimeout) {
+template <class Stream>
+asio::awaitable<bool> WriteResponse(Stream& stream, const Response& response, bool keep_alive,
+                                    bool head, Duration timeout = kWriteTimeout) {
   bhttp::response<bhttp::string_body> message = BuildResponse(response, keep_alive, head);
   beast::error_code ec;
-  stream.expires_after(timeout);
+  beast::get_lowest_layer(stream).expires_after(timeout);
   co_await bhttp::async_write(stream, message, NoThrow(ec));
   co_return !ec;
 }
 
 // Ends a connection after an error answer: stop sending, then read and drop
 // what the peer is still sending (bounded), so the close does not turn into a
-// reset that destroys our answer before the peer reads it.
+// reset that destroys our answer before the peer reads it. Works below TLS:
+// the drained bytes are never decrypted.
 asio::awaitable<void> LingeringClose(beast::tcp_stream& stream, Duration timeout = kLingerTimeout) {
   beast::error_code ec;
   stream.socket().shutdown(tcp::socket::shutdown_send, ec);
@@ -84,23 +87,25 @@ asio::awaitable<void> LingeringClose(beast::tcp_stream& stream, Duration timeout
 // Waits up to `timeout` for the first bytes of a kept-alive connection's next
 // request and leaves them in `buffer`. Returns false when the peer closed or
 // stayed silent.
-asio::awaitable<bool> AwaitNextRequest(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+template <class Stream>
+asio::awaitable<bool> AwaitNextRequest(Stream& stream, beast::flat_buffer& buffer,
                                        Duration timeout) {
   if (buffer.capacity() > kIdleBufferBytes) buffer.shrink_to_fit();  // buffer is empty here
   beast::error_code ec;
-  stream.expires_after(timeout);
+  beast::get_lowest_layer(stream).expires_after(timeout);
   size_t n = co_await stream.async_read_some(buffer.prepare(kFirstReadBytes), NoThrow(ec));
   buffer.commit(n);
   co_return !ec;
 }
 
-asio::awaitable<void> Session(std::shared_ptr<Shared> shared, std::weak_ptr<asio::io_context> ioc,
-                              tcp::socket socket, ConnectionLimit::Slot slot) {
-  ConnectionLimit::Slot held = std::move(slot);  // a local: released before `shared`
-  beast::tcp_stream stream(std::move(socket));
-  Registration registration(*shared, &stream);
+// Serves a connection's requests until it ends. Returns false when the
+// connection is no longer the caller's to close (a WebSocket session took it).
+template <class Stream>
+asio::awaitable<bool> Serve(std::shared_ptr<Shared> shared, std::weak_ptr<asio::io_context> ioc,
+                            Stream& stream, Registration& registration) {
+  beast::tcp_stream& tcp = beast::get_lowest_layer(stream);
   beast::error_code ec;
-  std::string remote = stream.socket().remote_endpoint(ec).address().to_string();
+  std::string remote = tcp.socket().remote_endpoint(ec).address().to_string();
   beast::flat_buffer buffer;
   const ServerOptions& options = shared->options;
   for (bool first = true; !shared->stopping; first = false) {
@@ -114,7 +119,7 @@ asio::awaitable<void> Session(std::shared_ptr<Shared> shared, std::weak_ptr<asio
     parser.body_limit(options.max_body_bytes);
     parser.header_limit(
         static_cast<uint32_t>(std::min<size_t>(options.max_header_bytes, 1u << 30)));
-    stream.expires_after(options.header_timeout);
+    tcp.expires_after(options.header_timeout);
     co_await bhttp::async_read_header(stream, buffer, parser, NoThrow(ec));
     if (!ec && beast::iequals(parser.get()[bhttp::field::expect], "100-continue")) {
       // curl and others wait for this before sending a body.
@@ -122,17 +127,17 @@ asio::awaitable<void> Session(std::shared_ptr<Shared> shared, std::weak_ptr<asio
       co_await asio::async_write(stream, asio::buffer(kContinue), NoThrow(ec));
     }
     if (!ec && !parser.is_done()) {
-      stream.expires_after(options.body_timeout);
+      tcp.expires_after(options.body_timeout);
       co_await bhttp::async_read(stream, buffer, parser, NoThrow(ec));
     }
     if (ec) {
       bool request_line_read = !parser.get().target().empty();
       if (std::optional<Response> problem = ProblemForReadError(ec, options, request_line_read)) {
         if (co_await WriteResponse(stream, *problem, /*keep_alive=*/false, /*head=*/false)) {
-          co_await LingeringClose(stream);
+          co_await LingeringClose(tcp);
         }
       }
-      co_return;
+      co_return true;
     }
     InFlight in_flight(*shared);
     auto exchange = std::make_shared<Exchange>();
@@ -140,6 +145,7 @@ asio::awaitable<void> Session(std::shared_ptr<Shared> shared, std::weak_ptr<asio
     exchange->head = exchange->request.method == "HEAD";
     exchange->keep_alive = parser.keep_alive();
     exchange->stream = &stream;
+    exchange->registration = &registration;
     if (shared->stopping) {
       exchange->response = StoppingResponse();
       exchange->keep_alive = false;
@@ -152,16 +158,47 @@ asio::awaitable<void> Session(std::shared_ptr<Shared> shared, std::weak_ptr<asio
           asio::use_awaitable);
     }
     if (exchange->busy) exchange->response = BusyResponse();
+    if (exchange->handed_off) co_return false;
     if (exchange->streamed) {
-      if (!exchange->stream_ok) co_return;
+      if (!exchange->stream_ok) co_return true;
     } else if (!co_await WriteResponse(stream, exchange->response, exchange->keep_alive,
                                        exchange->head)) {
-      co_return;
+      co_return true;
     }
     if (!exchange->keep_alive || WantsClose(exchange->response)) break;
   }
+  co_return true;
+}
+
+asio::awaitable<void> PlainSession(std::shared_ptr<Shared> shared,
+                                   std::weak_ptr<asio::io_context> ioc, tcp::socket socket,
+                                   ConnectionLimit::Slot slot) {
+  ConnectionLimit::Slot held = std::move(slot);  // a local: released before `shared`
+  beast::tcp_stream stream(std::move(socket));
+  Registration registration(*shared, &stream);
+  if (!co_await Serve(shared, ioc, stream, registration)) co_return;
+  beast::error_code ec;
   stream.socket().shutdown(tcp::socket::shutdown_send, ec);
   stream.socket().close(ec);
+}
+
+// A TLS connection: the handshake (bounded by the header timeout, like a
+// request's header), the requests, then close_notify (bounded) and close.
+asio::awaitable<void> TlsSession(std::shared_ptr<Shared> shared,
+                                 std::weak_ptr<asio::io_context> ioc, tcp::socket socket,
+                                 ConnectionLimit::Slot slot) {
+  ConnectionLimit::Slot held = std::move(slot);
+  TlsStream stream(beast::tcp_stream(std::move(socket)), *shared->tls);
+  beast::tcp_stream& tcp = beast::get_lowest_layer(stream);
+  Registration registration(*shared, &tcp);
+  beast::error_code ec;
+  tcp.expires_after(shared->options.header_timeout);
+  co_await stream.async_handshake(ssl::stream_base::server, NoThrow(ec));
+  if (ec) co_return;  // plaintext, a scanner, an untrusted client certificate: nothing to answer
+  if (!co_await Serve(shared, ioc, stream, registration)) co_return;
+  tcp.expires_after(kTlsShutdownTimeout);
+  co_await stream.async_shutdown(NoThrow(ec));
+  tcp.socket().close(ec);
 }
 
 // Answers a connection past the cap with 503 and closes it; it holds no slot.
@@ -197,25 +234,32 @@ asio::awaitable<void> AcceptLoop(std::shared_ptr<Shared> shared,
     socket.set_option(tcp::no_delay(true), ec);
     auto executor = socket.get_executor();
     if (std::optional<ConnectionLimit::Slot> slot = shared->limit->TryAcquire()) {
-      asio::co_spawn(executor, Session(shared, ioc_weak, std::move(socket), std::move(*slot)),
-                     asio::detached);
-    } else if (shared->shedding.fetch_add(1) < kMaxShedding) {
+      if (shared->tls) {
+        asio::co_spawn(executor, TlsSession(shared, ioc_weak, std::move(socket), std::move(*slot)),
+                       asio::detached);
+      } else {
+        asio::co_spawn(executor,
+                       PlainSession(shared, ioc_weak, std::move(socket), std::move(*slot)),
+                       asio::detached);
+      }
+    } else if (!shared->tls && shared->shedding.fetch_add(1) < kMaxShedding) {
       asio::co_spawn(executor, Shed(shared, std::move(socket)), asio::detached);
     } else {
-      --shared->shedding;
-      socket.close(ec);  // a flood: not even a 503
+      if (!shared->tls) --shared->shedding;
+      socket.close(ec);  // a flood (or TLS): not even a 503
     }
   }
 }
 
 class ServerImpl final : public Server {
  public:
-  ServerImpl(const ServerOptions& options, Handler handler)
+  ServerImpl(const ServerOptions& options, Handler handler, std::shared_ptr<ssl::context> tls)
       : shared_(std::make_shared<Shared>()),
         ioc_(std::make_shared<asio::io_context>(std::max(1, options.io_threads))),
         work_(asio::make_work_guard(*ioc_)) {
     shared_->options = options;
     shared_->handler = std::move(handler);
+    shared_->tls = std::move(tls);
     shared_->pool =
         std::make_shared<HandlerPool>(options.max_concurrent_handlers, kIdleThreadTimeout);
     shared_->limit = std::make_unique<ConnectionLimit>(options.max_connections);
@@ -359,7 +403,13 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
         "io_threads, max_concurrent_handlers, max_connections, max_header_bytes and the "
         "timeouts must be positive");
   }
-  auto server = std::make_unique<ServerImpl>(options, std::move(handler));
+  std::shared_ptr<ssl::context> tls;
+  if (options.tls.enabled()) {
+    auto context = MakeServerTlsContext(options.tls);
+    if (!context.ok()) return context.status();
+    tls = std::move(*context);
+  }
+  auto server = std::make_unique<ServerImpl>(options, std::move(handler), std::move(tls));
   (void)adopted.release();  // Listen closes or keeps it from here
   if (absl::Status status = server->Listen(); !status.ok()) return status;
   return server;

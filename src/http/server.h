@@ -43,6 +43,17 @@ absl::StatusOr<std::pair<std::string, uint16_t>> ParseListenAddress(const std::s
 //       thread (each is a coroutine).
 //   max_concurrent_handlers (512)  past it a request gets 503 SERVER_BUSY;
 //       the connection stays open.
+// TLS for a server's listener. Off while `cert_file` is empty.
+struct ServerTls {
+  std::string cert_file;  // PEM certificate chain, leaf first
+  std::string key_file;   // its private key (PEM)
+  // Not empty: mutual TLS. A client must present a certificate that chains to
+  // a CA in this PEM file, or the handshake fails before any HTTP is read.
+  std::string client_ca_file;
+
+  bool enabled() const { return !cert_file.empty(); }
+};
+
 struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 0;  // 0 picks a free port; see Server::port()
@@ -63,15 +74,23 @@ struct ServerOptions {
   // so slow handlers never hold up other requests. Past this many handlers in
   // flight the server answers 503 SERVER_BUSY at once.
   int max_concurrent_handlers = 512;
+  // With TLS on, every connection completes a TLS 1.2+ handshake within
+  // header_timeout before its first request is read; keep-alive, streaming
+  // and WebSocket upgrades work as over plain TCP. A connection past the cap
+  // is closed without an answer (a plaintext 503 means nothing to a TLS
+  // client, and a handshake would spend the CPU shedding saves).
+  ServerTls tls;
 };
 
-// An HTTP/1.1 server (keep-alive, chunked streaming) on Boost.Beast.
+// An HTTP/1.1 server (keep-alive, chunked streaming; optionally over TLS) on
+// Boost.Beast.
 // Malformed HTTP gets 400, requests past a limit 413/414/431, connections past
 // the cap 503, and a handler that throws gets a 500 problem — all as
 // application/problem+json.
 class Server {
  public:
   // Binds, starts the I/O threads and returns; requests go to `handler`.
+  // InvalidArgument when a TLS file cannot be loaded.
   static absl::StatusOr<std::unique_ptr<Server>> Start(const ServerOptions& options,
                                                        Handler handler);
   virtual ~Server() = default;

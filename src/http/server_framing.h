@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -17,6 +18,8 @@
 #include "http/problem.h"
 #include "http/request_body.h"
 #include "http/server.h"
+#include "http/server_state.h"
+#include "http/tls.h"
 
 namespace aevatar::http {
 
@@ -32,7 +35,10 @@ struct Exchange {
   bool busy = false;        // the handler pool was full; answer 503
   bool streamed = false;    // the handler thread wrote the response itself
   bool stream_ok = false;   // ... and every write succeeded
-  beast::tcp_stream* stream = nullptr;
+  bool handed_off = false;  // a WebSocket session took the connection
+  // The connection, plain or TLS, and its entry in the server's list.
+  std::variant<beast::tcp_stream*, TlsStream*> stream;
+  Registration* registration = nullptr;
 };
 
 // Returns the Request for a fully read message from `remote_address`.

@@ -69,15 +69,15 @@ bool RunOnStrand(const Ticket& ticket, Start start) {
 
 // Sends a streamed response from the handler thread: headers with chunked
 // encoding, one chunk per writer call, then the last chunk.
-inline void StreamOnHandlerThread(const Ticket& ticket) {
+template <class Stream>
+void StreamOnHandlerThread(const Ticket& ticket, Stream* stream) {
   Exchange& ex = *ticket.exchange;
-  beast::tcp_stream* stream = ex.stream;
   auto header = std::make_shared<bhttp::response<bhttp::empty_body>>(
       BuildStreamHeader(ex.response, ex.keep_alive));
   auto serializer = std::make_shared<bhttp::response_serializer<bhttp::empty_body>>(*header);
   ex.streamed = true;
   bool ok = RunOnStrand(ticket, [stream, header, serializer](auto done) {
-    stream->expires_after(kWriteTimeout);
+    beast::get_lowest_layer(*stream).expires_after(kWriteTimeout);
     bhttp::async_write_header(*stream, *serializer,
                               [header, serializer, done](auto ec, auto n) { done(ec, n); });
   });
@@ -87,7 +87,7 @@ inline void StreamOnHandlerThread(const Ticket& ticket) {
       if (chunk.empty()) return true;  // an empty chunk would end the body early
       auto data = std::make_shared<std::string>(chunk);
       ok = RunOnStrand(ticket, [stream, data](auto done) {
-        stream->expires_after(kWriteTimeout);
+        beast::get_lowest_layer(*stream).expires_after(kWriteTimeout);
         asio::async_write(*stream, bhttp::make_chunk(asio::buffer(*data)),
                           [data, done](auto ec, auto n) { done(ec, n); });
       });
@@ -100,7 +100,7 @@ inline void StreamOnHandlerThread(const Ticket& ticket) {
     }
     if (ok) {
       ok = RunOnStrand(ticket, [stream](auto done) {
-        stream->expires_after(kWriteTimeout);
+        beast::get_lowest_layer(*stream).expires_after(kWriteTimeout);
         asio::async_write(*stream, bhttp::make_chunk_last(), done);
       });
     }
@@ -117,23 +117,33 @@ bool OnStrand(const Ticket& ticket, Work work) {
   });
 }
 
+// What a WebSocket session takes from the connection: the socket of a plain
+// one, the whole TLS stream (its session state) of a TLS one.
+inline beast::tcp_stream TakeConnection(beast::tcp_stream* stream) {
+  return beast::tcp_stream(stream->release_socket());
+}
+inline TlsStream TakeConnection(TlsStream* stream) { return std::move(*stream); }
+
 // Turns the connection into a WebSocket and runs the handler's session on
-// this thread. The socket leaves the connection's stream (whose coroutine
-// then ends) for the channel, which this thread owns and destroys on the
+// this thread. The connection leaves its coroutine (which then ends without
+// touching it) for the channel, which this thread owns and destroys on the
 // strand, where its timers run.
-inline void WebSocketOnHandlerThread(const Ticket& ticket) {
+template <class Stream>
+void WebSocketOnHandlerThread(const Ticket& ticket, Stream* stream) {
   Exchange& ex = *ticket.exchange;
   const WebSocketUpgradeSpec& spec = *ex.response.websocket;
   ex.streamed = true;  // the connection is the session's now and ends with it
   ex.stream_ok = false;
+  ex.handed_off = true;
   std::shared_ptr<Shared> shared = ticket.shared;
   ChannelEnd end{[shared] { return shared->stopping.load(); },
                  [shared] { return shared->io_stopped.load(); }};
-  std::unique_ptr<WebSocketChannel> channel;
+  std::unique_ptr<BasicWebSocketChannel<Stream>> channel;
   if (!OnStrand(ticket, [&] {
-        ex.stream->expires_never();
-        channel = std::make_unique<WebSocketChannel>(beast::tcp_stream(ex.stream->release_socket()),
-                                                     spec.options, end);
+        beast::get_lowest_layer(*stream).expires_never();
+        ex.registration->Release();
+        channel = std::make_unique<BasicWebSocketChannel<Stream>>(TakeConnection(stream),
+                                                                  spec.options, end);
       })) {
     return;
   }
@@ -147,7 +157,8 @@ inline void WebSocketOnHandlerThread(const Ticket& ticket) {
   if (!ec) spec.session(*channel);
   channel->Close();
   if (shared->io_stopped) return;  // nothing runs on the strand: destroy it here
-  asio::post(ticket.strand, [owned = std::shared_ptr<WebSocketChannel>(std::move(channel))] {});
+  asio::post(ticket.strand,
+             [owned = std::shared_ptr<BasicWebSocketChannel<Stream>>(std::move(channel))] {});
 }
 
 // The handler thread's whole job for one request.
@@ -155,14 +166,14 @@ inline void RunExchange(Ticket& ticket) {
   Exchange& ex = *ticket.exchange;
   ex.response = CallHandler(ticket.shared->handler, ex.request);
   if (ex.response.websocket && !ex.head && IsWebSocketUpgrade(ex.request)) {
-    WebSocketOnHandlerThread(ticket);
+    std::visit([&](auto* stream) { WebSocketOnHandlerThread(ticket, stream); }, ex.stream);
   } else if (ex.response.websocket) {
     ex.response = ProblemResponse(
         base::ApiError(absl::StatusCode::kInvalidArgument, "WEBSOCKET_UPGRADE_REQUIRED",
                        "this endpoint takes a WebSocket upgrade", 400),
         NewDiagnosticId());
   } else if (ex.response.stream) {
-    StreamOnHandlerThread(ticket);
+    std::visit([&](auto* stream) { StreamOnHandlerThread(ticket, stream); }, ex.stream);
   }
   asio::post(ticket.strand, std::move(ticket.resume));
 }

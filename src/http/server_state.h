@@ -16,6 +16,7 @@
 #include "http/connection_limit.h"
 #include "http/handler_pool.h"
 #include "http/server.h"
+#include "http/tls.h"
 
 namespace aevatar::http {
 
@@ -26,6 +27,7 @@ inline constexpr std::chrono::steady_clock::duration kWriteTimeout =
 struct Shared {
   ServerOptions options;
   Handler handler;
+  std::shared_ptr<ssl::context> tls;  // null: plain TCP
   std::shared_ptr<HandlerPool> pool;
   std::unique_ptr<ConnectionLimit> limit;
   std::atomic<int> shedding{0};         // connections being answered 503 and closed
@@ -55,16 +57,22 @@ class InFlight {
   Shared& shared_;
 };
 
-// Registers an open connection so Stop() can close it.
+// Registers an open connection so Stop() can close it. A connection handed to
+// a WebSocket session leaves early (Release, on its strand), so Stop() never
+// reaches a stream the session has moved or destroyed.
 class Registration {
  public:
   Registration(Shared& shared, beast::tcp_stream* stream) : shared_(shared), stream_(stream) {
     absl::MutexLock lock(&shared_.mu);
     shared_.streams.insert(stream_);
   }
-  ~Registration() {
+  ~Registration() { Release(); }
+
+  void Release() {
+    if (stream_ == nullptr) return;
     absl::MutexLock lock(&shared_.mu);
     shared_.streams.erase(stream_);
+    stream_ = nullptr;
   }
 
  private:

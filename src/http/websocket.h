@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "http/client.h"
 #include "http/message.h"
 
 // WebSocket connections carrying text messages (RFC 6455), for a peer that
@@ -53,14 +54,15 @@ Response WebSocketUpgrade(WebSocketSession session, WebSocketOptions options = {
 // True when `request` asks for a WebSocket upgrade.
 bool IsWebSocketUpgrade(const Request& request);
 
-// The client side: connects to "ws://host:port/path" and completes the
-// upgrade with `headers` (e.g. Authorization) within `connect_timeout`.
-// InvalidArgument for another scheme (wss:// is not built yet), Unavailable
-// when the connection or the upgrade fails (the message names the status the
-// server answered instead, e.g. 401), DeadlineExceeded past the timeout.
+// The client side: connects to "ws://host:port/path" or "wss://…" (TLS,
+// verified as ClientTls says) and completes the upgrade with `headers` (e.g.
+// Authorization) within `connect_timeout`. InvalidArgument for another
+// scheme or unusable `tls` files, Unavailable when the connection, the TLS
+// handshake or the upgrade fails (the message names the status the server
+// answered instead, e.g. 401), DeadlineExceeded past the timeout.
 absl::StatusOr<std::unique_ptr<WebSocket>> ConnectWebSocket(
     const std::string& url, const Headers& headers, std::chrono::milliseconds connect_timeout,
-    WebSocketOptions options = {});
+    WebSocketOptions options = {}, const ClientTls& tls = {});
 
 }  // namespace aevatar::http
 

@@ -2,13 +2,15 @@
 #define AEVATAR_HTTP_WEBSOCKET_CHANNEL_H_
 
 // Private to src/http (server.cc through server_handler_thread.h, and
-// websocket_client.cc): a WebSocket over a beast::tcp_stream whose operations
+// websocket.cc): a WebSocket over a beast::tcp_stream or a TLS stream
+// (BasicWebSocketChannel<TlsStream>) whose operations
 // all run on the stream's strand. The calling thread posts each operation to
 // the strand and blocks until it completes, the same way the server's
 // handler threads drive a streamed response, so Read and Write can block on
 // two threads while the socket is only ever touched on its strand.
 
 #include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 #include <functional>
 #include <future>
 #include <memory>
@@ -18,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "http/beast_private.h"
+#include "http/tls.h"
 #include "http/websocket.h"
 
 namespace aevatar::http {
@@ -32,9 +35,10 @@ struct ChannelEnd {
   std::function<bool()> io_gone = [] { return false; };
 };
 
-class WebSocketChannel final : public WebSocket {
+template <class NextLayer>
+class BasicWebSocketChannel final : public WebSocket {
  public:
-  WebSocketChannel(beast::tcp_stream stream, const WebSocketOptions& options, ChannelEnd end)
+  BasicWebSocketChannel(NextLayer stream, const WebSocketOptions& options, ChannelEnd end)
       : ws_(std::move(stream)), end_(std::move(end)) {
     websocket::stream_base::timeout timeout{};
     timeout.handshake_timeout = std::chrono::seconds(10);
@@ -44,9 +48,9 @@ class WebSocketChannel final : public WebSocket {
     ws_.read_message_max(options.max_message_bytes);
     ws_.text(true);
   }
-  ~WebSocketChannel() override = default;
+  ~BasicWebSocketChannel() override = default;
 
-  websocket::stream<beast::tcp_stream>& ws() { return ws_; }
+  websocket::stream<NextLayer>& ws() { return ws_; }
   asio::any_io_executor strand() { return ws_.get_executor(); }
 
   // Runs `start(done)` on the strand and blocks until `done(ec, ...)`.
@@ -111,11 +115,14 @@ class WebSocketChannel final : public WebSocket {
   }
 
  private:
-  websocket::stream<beast::tcp_stream> ws_;
+  websocket::stream<NextLayer> ws_;
   ChannelEnd end_;
   absl::Mutex read_mu_;
   absl::Mutex write_mu_;
 };
+
+using WebSocketChannel = BasicWebSocketChannel<beast::tcp_stream>;
+using TlsWebSocketChannel = BasicWebSocketChannel<TlsStream>;
 
 }  // namespace aevatar::http
 

@@ -47,7 +47,7 @@ TEST(HttpsClient, FetchWithTheTestCaSucceedsByNameAndByAddress) {
     request.method = "POST";
     request.url = HttpsUrl(host, front, "/x");
     request.body = "abc";
-    request.ca_file = TlsFront::Fixture("ca.pem");
+    request.tls.ca_file = TlsFront::Fixture("ca.pem");
     auto response = Fetch(request);
     ASSERT_TRUE(response.ok()) << host << ": " << response.status();
     auto seen = nlohmann::json::parse(response->body);
@@ -81,7 +81,7 @@ TEST(HttpsClient, CertificateForAnotherHostIsAVerificationError) {
   for (const char* host : {"localhost", "127.0.0.1"}) {
     ClientRequest request;
     request.url = HttpsUrl(host, front, "/");
-    request.ca_file = TlsFront::Fixture("ca.pem");
+    request.tls.ca_file = TlsFront::Fixture("ca.pem");
     auto response = Fetch(request);
     EXPECT_EQ(response.status().code(), absl::StatusCode::kUnavailable) << response.status();
     EXPECT_NE(response.status().message().find("TLS verification"), std::string::npos)
@@ -111,7 +111,7 @@ TEST(HttpsClient, ServerSentEventsArriveChunkByChunk) {
   ASSERT_TRUE(front.ok());
   ClientRequest request;
   request.url = HttpsUrl("localhost", front, "/events");
-  request.ca_file = TlsFront::Fixture("ca.pem");
+  request.tls.ca_file = TlsFront::Fixture("ca.pem");
   std::string content_type;
   std::string body;
   std::string before_gate;
@@ -142,7 +142,7 @@ TEST(HttpsClient, StalledHandshakeIsDeadlineExceeded) {
   ASSERT_TRUE(front.ok());
   ClientRequest request;
   request.url = HttpsUrl("localhost", front, "/");
-  request.ca_file = TlsFront::Fixture("ca.pem");
+  request.tls.ca_file = TlsFront::Fixture("ca.pem");
   request.timeout = milliseconds(300);
   auto response = Fetch(request);
   EXPECT_EQ(response.status().code(), absl::StatusCode::kDeadlineExceeded) << response.status();
@@ -154,7 +154,7 @@ TEST(HttpsClient, OversizedResponseIsResourceExhausted) {
   ASSERT_TRUE(front.ok());
   ClientRequest request;
   request.url = HttpsUrl("localhost", front, "/");
-  request.ca_file = TlsFront::Fixture("ca.pem");
+  request.tls.ca_file = TlsFront::Fixture("ca.pem");
   request.max_response_bytes = 1000;
   EXPECT_EQ(Fetch(request).status().code(), absl::StatusCode::kResourceExhausted);
   request.max_response_bytes = 10000;
@@ -169,7 +169,7 @@ TEST(HttpsClient, UnusableCaFileIsInvalidArgument) {
   }
   ClientRequest request;
   request.url = "https://127.0.0.1:1/";
-  request.ca_file = TlsFront::Fixture("missing.pem");
+  request.tls.ca_file = TlsFront::Fixture("missing.pem");
   EXPECT_EQ(Fetch(request).status().code(), absl::StatusCode::kInvalidArgument);
 }
 

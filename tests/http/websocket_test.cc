@@ -59,7 +59,7 @@ TEST(WebSocketTest, ARefusedUpgradeNamesTheStatus) {
   EXPECT_TRUE(absl::IsUnavailable(socket.status()));
   EXPECT_TRUE(absl::StrContains(socket.status().message(), "401")) << socket.status();
   EXPECT_TRUE(absl::IsInvalidArgument(
-      ConnectWebSocket("wss://127.0.0.1:1/ws", {}, std::chrono::seconds(1)).status()));
+      ConnectWebSocket("http://127.0.0.1:1/ws", {}, std::chrono::seconds(1)).status()));
 }
 
 TEST(WebSocketTest, APlainRequestToAnUpgradeEndpointIs400) {

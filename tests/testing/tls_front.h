@@ -39,7 +39,8 @@ class TlsFront {
 
   // The committed test PKI in tests/http/testdata: "ca.pem" (the test CA),
   // "server.pem"/"server.key" (localhost and 127.0.0.1), "other.pem"/
-  // "other.key" (other.example only).
+  // "other.key" (other.example only), "client.pem"/"client.key" (a client
+  // certificate), "rogue-client.pem"/".key" (one from another CA).
   static std::string Fixture(const std::string& name);
 
  private:

@@ -1,4 +1,4 @@
-#include "http/tls_client.h"
+#include "http/tls.h"
 
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
@@ -15,13 +15,37 @@ namespace aevatar::http {
 namespace {
 
 ABSL_CONST_INIT absl::Mutex contexts_mu(absl::kConstInit);
-// ca_file -> its context; never destroyed (exchanges may run at exit).
-std::map<std::string, std::shared_ptr<ssl::context>>* contexts ABSL_GUARDED_BY(contexts_mu) =
-    nullptr;
+// What is trusted and presented -> its context; never destroyed (exchanges
+// may run at exit).
+std::map<ClientTls, std::shared_ptr<ssl::context>>* contexts ABSL_GUARDED_BY(contexts_mu) = nullptr;
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<ssl::context>> MakeClientTlsContext(const std::string& ca_file) {
+absl::Status LoadCertificate(ssl::context& context, const std::string& cert_file,
+                             const std::string& key_file) {
+  if (cert_file.empty() || key_file.empty()) {
+    return absl::InvalidArgumentError("a TLS certificate needs both its file and its key file");
+  }
+  beast::error_code ec;
+  context.use_certificate_chain_file(cert_file, ec);
+  if (ec) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot load TLS certificate ", cert_file, ": ", ec.message()));
+  }
+  context.use_private_key_file(key_file, ssl::context::pem, ec);
+  if (ec) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot load TLS private key ", key_file, ": ", ec.message()));
+  }
+  if (SSL_CTX_check_private_key(context.native_handle()) != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TLS private key ", key_file, " does not match certificate ", cert_file));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<ssl::context>> MakeClientTlsContext(const ClientTls& tls) {
+  const std::string& ca_file = tls.ca_file;
   // Built from OpenSSL's own handle: Asio's constructors throw on failure.
   SSL_CTX* native = SSL_CTX_new(TLS_client_method());
   if (native == nullptr) return absl::InternalError("OpenSSL cannot create a TLS context");
@@ -43,18 +67,51 @@ absl::StatusOr<std::unique_ptr<ssl::context>> MakeClientTlsContext(const std::st
   context->set_verify_mode(ssl::verify_peer, ec);
   if (ec)
     return absl::InternalError(absl::StrCat("cannot enable TLS verification: ", ec.message()));
+  if (!tls.cert_file.empty() || !tls.key_file.empty()) {
+    if (absl::Status st = LoadCertificate(*context, tls.cert_file, tls.key_file); !st.ok()) {
+      return st;
+    }
+  }
   return context;
 }
 
-absl::StatusOr<std::shared_ptr<ssl::context>> SharedClientTlsContext(const std::string& ca_file) {
+absl::StatusOr<std::shared_ptr<ssl::context>> MakeServerTlsContext(const ServerTls& tls) {
+  SSL_CTX* native = SSL_CTX_new(TLS_server_method());
+  if (native == nullptr) return absl::InternalError("OpenSSL cannot create a TLS context");
+  auto context = std::make_shared<ssl::context>(native);  // owns `native` from here
+  if (SSL_CTX_set_min_proto_version(native, TLS1_2_VERSION) != 1) {
+    return absl::InternalError("OpenSSL refuses TLS 1.2 as the minimum version");
+  }
+  // Renegotiation is a client-driven CPU cost and old attack surface.
+  SSL_CTX_set_options(native, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+  if (absl::Status st = LoadCertificate(*context, tls.cert_file, tls.key_file); !st.ok()) {
+    return st;
+  }
+  if (!tls.client_ca_file.empty()) {
+    beast::error_code ec;
+    context->load_verify_file(tls.client_ca_file, ec);
+    if (ec) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot load TLS client CA file ", tls.client_ca_file, ": ", ec.message()));
+    }
+    context->set_verify_mode(ssl::verify_peer | ssl::verify_fail_if_no_peer_cert, ec);
+    if (ec) {
+      return absl::InternalError(
+          absl::StrCat("cannot require client certificates: ", ec.message()));
+    }
+  }
+  return context;
+}
+
+absl::StatusOr<std::shared_ptr<ssl::context>> SharedClientTlsContext(const ClientTls& tls) {
   absl::MutexLock lock(&contexts_mu);
-  if (contexts == nullptr) contexts = new std::map<std::string, std::shared_ptr<ssl::context>>();
-  auto found = contexts->find(ca_file);
+  if (contexts == nullptr) contexts = new std::map<ClientTls, std::shared_ptr<ssl::context>>();
+  auto found = contexts->find(tls);
   if (found != contexts->end()) return found->second;
-  auto made = MakeClientTlsContext(ca_file);
+  auto made = MakeClientTlsContext(tls);
   if (!made.ok()) return made.status();
   std::shared_ptr<ssl::context> shared = std::move(*made);
-  contexts->emplace(ca_file, shared);
+  contexts->emplace(tls, shared);
   return shared;
 }
 
