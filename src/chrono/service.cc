@@ -43,9 +43,10 @@ base::JwksCache::Fetcher MakeJwksFetcher(const ServiceConfig& config) {
       return text.str();
     };
   }
-  return [url = config.jwks_url]() -> absl::StatusOr<std::string> {
+  return [url = config.jwks_url, tls = config.tls.peers]() -> absl::StatusOr<std::string> {
     http::ClientRequest request;
     request.url = url;
+    request.tls = tls;
     request.timeout = std::chrono::seconds(5);
     auto response = http::Fetch(request);
     if (!response.ok()) return response.status();
@@ -97,6 +98,10 @@ class Service : public ChronoService {
     if (config.jwks_file.empty() == config.jwks_url.empty()) {
       return absl::InvalidArgumentError("exactly one of --jwks-file or --jwks-url is required");
     }
+    if (absl::Status st = http::CheckServiceTls("chrono-sandbox", listen->first, config.tls);
+        !st.ok()) {
+      return st;
+    }
     if (config.queue_depth < 1 || !(config.retention_hours > 0)) {
       return absl::InvalidArgumentError("--queue-depth and --retention-hours must be positive");
     }
@@ -142,6 +147,7 @@ class Service : public ChronoService {
     server_options.host = listen->first;
     server_options.port = listen->second;
     server_options.io_threads = config.http_threads;
+    server_options.tls = config.tls.listen;
     auto server = http::Server::Start(
         server_options, [this](http::Request& request) { return router_->Handle(request); });
     if (!server.ok()) return server.status();
@@ -177,6 +183,7 @@ class Service : public ChronoService {
     }
     options.max_concurrent = config.codex_max_concurrent;
     options.nyxid_url = config.nyxid_base_url;
+    options.nyxid_tls = config.tls.peers;
     return options;
   }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "http/service_tls.h"
 
 namespace aevatar::chrono {
 
@@ -27,6 +28,7 @@ struct ServiceConfig {
   // where the managed Codex runner's relay forwards model calls.
   std::string nyxid_base_url;
   int http_threads = 2;
+  http::ServiceTls tls;  // the listener's, and the calls to NyxID (JWKS, model relay)
   // The managed Codex runner (POST /codex/execute); available only with a
   // model, the Codex CLI at codex_path, the backend and nyxid_base_url.
   std::string codex_path;                // "" = the pinned install (kDefaultCodexPath)

@@ -5,6 +5,7 @@
 #include "base/log.h"
 #include "cli/aevatar_commands.h"
 #include "cli/embedded_stack.h"
+#include "cli/tls_flags.h"
 #include "cli/wait_for_signal.h"
 
 namespace aevatar::cli {
@@ -71,6 +72,7 @@ CLI::App* AddAevatarServeCommand(CLI::App& app, orchestrator::ServiceConfig& con
                     "The vault key (32 bytes, 0600) outside the state directory; default: "
                     "$AEVATAR_VAULT_KEY (64 hex digits), else STATE_DIR/vault.key");
   serve->add_option("--nyxid-url", config.nyxid_url, "NyxID's base URL")->required();
+  AddTlsFlags(serve, config.tls, "NyxID");
   serve->add_option("--introspection-secret-file", config.introspection_secret_file,
                     "This service's registered-client secret at NyxID");
   serve->add_option("--chrono-catalog-id", config.chrono_catalog_id,

@@ -4,6 +4,7 @@
 
 #include "CLI/CLI.hpp"
 #include "base/log.h"
+#include "cli/tls_flags.h"
 #include "cli/wait_for_signal.h"
 
 namespace aevatar::cli {
@@ -37,6 +38,7 @@ CLI::App* AddServeCommand(CLI::App& app, chrono::ServiceConfig& config) {
                     "Model name for managed Codex runs (required for POST /codex/execute)");
   serve->add_option("--codex-max-concurrent", config.codex_max_concurrent,
                     "Managed Codex runs at once before 429 (default 8)");
+  AddTlsFlags(serve, config.tls, "NyxID (JWKS, the model route)");
   return serve;
 }
 

@@ -131,7 +131,7 @@ class Stack : public EmbeddedStack {
     nyxid_config.listen = ListenOf(info_.nyxid_url);
     nyxid_config.state_dir = options.state_dir + "/nyxid";
     nyxid_config.bootstrap_file = options.state_dir + "/bootstrap.yaml";
-    nyxid_config.upstream_ca_file = options.llm.ca_file;
+    nyxid_config.tls.peers.ca_file = options.llm.ca_file;
     nyxid_config.public_url = info_.nyxid_url;
     auto nyxid = nyxid::NyxidService::Start(nyxid_config);
     if (!nyxid.ok()) return nyxid.status();

@@ -7,6 +7,7 @@
 #include "CLI/CLI.hpp"
 #include "base/log.h"
 #include "cli/nyxid_commands.h"
+#include "cli/tls_flags.h"
 #include "cli/wait_for_signal.h"
 #include "nyxid/api/service.h"
 
@@ -38,8 +39,8 @@ void AddNyxidServeCommand(CLI::App& app, int& exit_code) {
   serve->add_option("--state-dir", config->state_dir, "SQLite store and signing keys")->required();
   serve->add_option("--bootstrap", config->bootstrap_file, "YAML seed applied idempotently");
   serve->add_option("--public-url", config->public_url, "URL callers use; the tokens' issuer");
-  serve->add_option("--upstream-ca-file", config->upstream_ca_file,
-                    "PEM CA certificates trusted for https upstreams besides the system store");
+  AddTlsFlags(serve, config->tls, "https upstreams (catalog services, chrono-sandbox)",
+              "--ca-file,--upstream-ca-file");
   // The proxy deadline: seconds for operators, milliseconds for tests that
   // scale the deadline chain down (180 < 300 < 315 < 330 < 360 s).
   auto timeout_secs = std::make_shared<int64_t>(nyxid::kDefaultProxyTimeout.count() / 1000);

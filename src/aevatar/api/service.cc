@@ -42,6 +42,9 @@ class Service : public AevatarService {
     if (!listen.ok()) return listen.status();
     if (config.state_dir.empty()) return absl::InvalidArgumentError("--state-dir is required");
     if (config.nyxid_url.empty()) return absl::InvalidArgumentError("--nyxid-url is required");
+    if (absl::Status st = http::CheckServiceTls("aevatar", listen->first, config.tls); !st.ok()) {
+      return st;
+    }
     if (absl::Status st = os::MakeDirectories(config.state_dir, 0700); !st.ok()) return st;
     std::string secret = config.introspection_secret;
     if (!config.introspection_secret_file.empty()) {
@@ -49,7 +52,8 @@ class Service : public AevatarService {
       if (!in) return absl::InvalidArgumentError("cannot read --introspection-secret-file");
       std::getline(in, secret);
     }
-    nyxid_ = std::make_unique<NyxidClient>(config.nyxid_url, secret);
+    nyxid_ = std::make_unique<NyxidClient>(config.nyxid_url, secret, std::chrono::seconds(15),
+                                           config.tls.peers);
     jwks_ = std::make_unique<base::JwksCache>([this] { return nyxid_->FetchJwks(); });
     auth_ = std::make_unique<IngressAuth>(nyxid_.get(), jwks_->AsLookup(), config.audience);
     // The state directory's vault key seals the managed credentials, the
@@ -76,6 +80,7 @@ class Service : public AevatarService {
     options.host = listen->first;
     options.port = listen->second;
     options.io_threads = config.http_threads;
+    options.tls = config.tls.listen;
     auto server = http::Server::Start(
         options, [this](http::Request& request) { return router_->Handle(request); });
     if (!server.ok()) return server.status();

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "http/service_tls.h"
 
 namespace aevatar::orchestrator {
 
@@ -26,6 +27,7 @@ struct ServiceConfig {
   // The audience of NyxID delegation tokens minted for aevatar.
   std::string audience = "aevatar";
   int http_threads = 2;
+  http::ServiceTls tls;  // the listener's, and the calls to NyxID
   // The stop-cancellation window of workflow runs (the spec's two minutes;
   // tests shorten it).
   int64_t stop_window_ms = 120'000;

@@ -27,10 +27,11 @@ absl::StatusOr<Introspection> ParseIntrospection(const nlohmann::json& body) {
 }
 
 NyxidClient::NyxidClient(std::string base_url, std::string introspection_secret,
-                         std::chrono::milliseconds read_timeout)
+                         std::chrono::milliseconds read_timeout, http::ClientTls tls)
     : base_url_(std::move(base_url)),
       introspection_secret_(std::move(introspection_secret)),
-      read_timeout_(read_timeout) {
+      read_timeout_(read_timeout),
+      tls_(std::move(tls)) {
   while (!base_url_.empty() && base_url_.back() == '/') base_url_.pop_back();
 }
 
@@ -44,6 +45,7 @@ NyxidReply NyxidClient::Exchange(const std::string& method, const std::string& p
   request.method = method;
   request.url = base_url_ + path;
   request.timeout = timeout;
+  request.tls = tls_;
   if (!bearer.empty()) request.headers.Set("Authorization", "Bearer " + bearer);
   if (!body.empty()) request.headers.Set("Content-Type", "application/json");
   for (const auto& [name, value] : extra_headers.fields()) request.headers.Set(name, value);

@@ -55,8 +55,11 @@ absl::StatusOr<Introspection> ParseIntrospection(const nlohmann::json& body);
 // except the registered-client secret used for introspection.
 class NyxidClient {
  public:
+  // `tls`: what an https NyxID URL is verified against and the client
+  // certificate shown to it (mutual TLS).
   NyxidClient(std::string base_url, std::string introspection_secret,
-              std::chrono::milliseconds read_timeout = std::chrono::seconds(15));
+              std::chrono::milliseconds read_timeout = std::chrono::seconds(15),
+              http::ClientTls tls = {});
 
   const std::string& base_url() const { return base_url_; }
 
@@ -115,6 +118,7 @@ class NyxidClient {
   std::string base_url_;
   std::string introspection_secret_;
   std::chrono::milliseconds read_timeout_;
+  http::ClientTls tls_;
 };
 
 }  // namespace aevatar::orchestrator

@@ -47,6 +47,7 @@ http::Response HandleCodexRelayRequest(const CodexRelayTarget& target, http::Req
   upstream.method = "POST";
   upstream.url = CodexRelayUpstreamUrl(target);
   upstream.timeout = target.timeout;
+  upstream.tls = target.nyxid_tls;
   upstream.headers.Set("Authorization", "Bearer " + target.delegation_token);
   for (const char* name : {"Content-Type", "Accept"}) {
     if (auto value = request.headers.Get(name)) upstream.headers.Set(name, *value);

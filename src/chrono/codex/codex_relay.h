@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "http/client.h"
 #include "http/message.h"
 #include "http/server.h"
 #include "os/unique_fd.h"
@@ -34,6 +35,7 @@ namespace aevatar::chrono {
 // it would if Codex had held the token.
 struct CodexRelayTarget {
   std::string nyxid_url;         // e.g. http://127.0.0.1:8080 (no trailing path)
+  http::ClientTls nyxid_tls;     // an https nyxid_url: its CA, chrono's client certificate
   std::string user_service_id;   // the caller's chrono-llm-public route id
   std::string run_key;           // what Codex presents (its NYXID_LLM_TOKEN)
   std::string delegation_token;  // what NyxID gets instead

@@ -88,6 +88,7 @@ absl::StatusOr<CodexRunResult> CodexRunner::RunInSlot(const CodexRequest& reques
   if (!netns.ok()) return netns.status();
   CodexRelayTarget target;
   target.nyxid_url = options_.nyxid_url;
+  target.nyxid_tls = options_.nyxid_tls;
   target.user_service_id = request.user_service_id;
   // Codex holds only this (see codex_relay.h); the token stays here.
   target.run_key = base::RandomId("relay_");

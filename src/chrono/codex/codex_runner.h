@@ -9,6 +9,7 @@
 #include "absl/synchronization/mutex.h"
 #include "chrono/codex/codex_home_template.h"
 #include "chrono/codex/codex_request.h"
+#include "http/client.h"
 #include "sandbox/runner.h"
 
 namespace aevatar::chrono {
@@ -21,9 +22,10 @@ inline constexpr char kDefaultCodexPath[] =
 struct CodexRunnerOptions {
   std::string codex_path = kDefaultCodexPath;                    // --codex-path
   sandbox::BackendKind backend = sandbox::BackendKind::kGvisor;  // --codex-backend
-  std::string model;       // --codex-model; required for the runner to be available
-  int max_concurrent = 8;  // --codex-max-concurrent; past it 429 CODEX_RUNNER_BUSY
-  std::string nyxid_url;   // NyxID's base URL: the relay forwards there
+  std::string model;          // --codex-model; required for the runner to be available
+  int max_concurrent = 8;     // --codex-max-concurrent; past it 429 CODEX_RUNNER_BUSY
+  std::string nyxid_url;      // NyxID's base URL: the relay forwards there
+  http::ClientTls nyxid_tls;  // ... verified and mutually authenticated so
   // Whether the chosen backend can run here (gvisor: runsc is installed).
   bool backend_available = true;
 };

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "http/client.h"
 #include "http/router.h"
 #include "nyxid/store/nyxid_store.h"
 #include "nyxid/tokens/authenticator.h"
@@ -36,9 +37,9 @@ struct HttpApiDeps {
   const TokenService* tokens = nullptr;
   const Authenticator* auth = nullptr;
   std::chrono::milliseconds proxy_timeout = kDefaultProxyTimeout;
-  // Extra CA certificates (PEM) trusted for https upstreams besides the
-  // system store; empty: the system store alone.
-  std::string upstream_ca_file;
+  // What an https upstream is verified against besides the system store, and
+  // the client certificate shown to one that asks (mutual TLS).
+  http::ClientTls upstream_tls;
   // Password-guessing limits of the login; null: none (in-process tests).
   base::LoginThrottle* login_throttle = nullptr;
   // Nodes and SSH services (nodes/); null: those routes answer 501.

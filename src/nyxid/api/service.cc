@@ -71,10 +71,8 @@ class Service : public NyxidService {
         config.public_url.rfind("https://", 0) != 0) {
       return absl::InvalidArgumentError("--public-url must be an http:// or https:// URL");
     }
-    if (!config.upstream_ca_file.empty()) {
-      if (absl::Status st = http::CheckCaFile(config.upstream_ca_file); !st.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat("--upstream-ca-file: ", st.message()));
-      }
+    if (absl::Status st = http::CheckServiceTls("nyxid", listen->first, config.tls); !st.ok()) {
+      return st;
     }
     if (absl::Status st = os::MakeDirectories(config.state_dir, 0700); !st.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("cannot create --state-dir: ", st.message()));
@@ -101,7 +99,7 @@ class Service : public NyxidService {
     login_throttle_ =
         std::make_unique<base::LoginThrottle>(base::LoginThrottleOptions{}, base::NowUnixMs);
     HttpApiDeps deps{store_.get(), keys_.get(),          tokens_.get(),
-                     auth_.get(),  config.proxy_timeout, config.upstream_ca_file};
+                     auth_.get(),  config.proxy_timeout, config.tls.peers};
     deps.login_throttle = login_throttle_.get();
     deps.nodes = nodes_.get();
     deps.hub = &hub_;
@@ -111,6 +109,7 @@ class Service : public NyxidService {
     options.host = listen->first;
     options.port = listen->second;
     options.io_threads = config.http_threads;
+    options.tls = config.tls.listen;
     auto server = http::Server::Start(
         options, [this](http::Request& request) { return router_->Handle(request); });
     if (!server.ok()) return server.status();

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "http/service_tls.h"
 #include "nyxid/api/http_api.h"
 
 namespace aevatar::nyxid {
@@ -22,11 +23,13 @@ struct ServiceConfig {
   // The proxy's deadline per upstream exchange, 1 ms..3600 s (default
   // kDefaultProxyTimeout, 315 s; tests of the deadline chain scale it down).
   std::chrono::milliseconds proxy_timeout = kDefaultProxyTimeout;
-  // A PEM file of CA certificates trusted for https upstreams (catalog and
-  // custom base URLs) in addition to the system store, e.g. a private CA.
-  // Empty: the system store alone. Checked at start-up.
-  std::string upstream_ca_file;
   int http_threads = 2;
+  // The listener's TLS, and the proxy's to its upstreams: `tls.peers.ca_file`
+  // is trusted for https upstreams (catalog and custom base URLs, e.g. a
+  // private CA) in addition to the system store, and its client certificate
+  // is shown to an upstream that asks (chrono-sandbox under mutual TLS).
+  // Checked at start-up.
+  http::ServiceTls tls;
 };
 
 // A running broker: HTTP API, proxy, SQLite state and signing keys.

@@ -140,7 +140,7 @@ http::Response HandleProxy(const HttpApiDeps& deps, http::Request& request, Requ
   forward.body = request.body;
   forward.timeout = deps.proxy_timeout;
   forward.max_response_bytes = kMaxProxiedResponseBytes;
-  forward.tls.ca_file = deps.upstream_ca_file;  // https upstreams only
+  forward.tls = deps.upstream_tls;  // https upstreams only
   auto response = ProxyExchange(std::move(forward));
   if (!response.ok()) return Problem(response.status(), note);
   note.upstream_status = response->status;
