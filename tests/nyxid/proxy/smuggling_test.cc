@@ -1,9 +1,11 @@
-// Request smuggling at NyxID's proxy: a real `nyxid serve` in front of a raw
+// Hostile requests at NyxID's proxy. Request smuggling: a real `nyxid serve` in front of a raw
 // TCP upstream that records every byte it receives. Conflicting framing
 // (Content-Length with Transfer-Encoding, two lengths), CR or LF in the path
 // or a header value, and oversized headers must be refused with a typed
 // problem before the upstream sees a single byte; an ordinary request
 // through the same route then shows the upstream was reachable all along.
+// SSRF: users cannot set an upstream, and one that resolves to the cloud
+// metadata address is refused at request time.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -102,6 +104,9 @@ user_services:
          std::to_string(upstream_port) + R"yaml('
     forward_access_token: false
     inject_delegation_token: false
+  - owner: {user: alice}
+    slug: metadata
+    base_url: 'http://2852039166:9'
 )yaml";
 }
 
@@ -203,6 +208,25 @@ TEST_F(ProxySmuggling, AFoldedHeaderLineReachesTheUpstreamAsOneValue) {
   const std::string received = upstream_.Received().front();
   EXPECT_EQ(received.find("\nX-Injected"), std::string::npos) << received;
   EXPECT_EQ(received.find("\n X-Injected"), std::string::npos) << received;
+}
+
+TEST_F(ProxySmuggling, UsersCannotSetAnUpstream) {
+  ExpectProblem(nyxid_.Call("POST", "/api/v1/user-services", token_,
+                            R"({"catalog_service_id":"x","slug":"mine",)"
+                            R"("base_url":"http://169.254.169.254/"})"),
+                400, "USER_SERVICE_FIELD_READ_ONLY");
+  ExpectProblem(nyxid_.Call("PUT", "/api/v1/user-services/" + via_, token_,
+                            R"({"base_url":"http://169.254.169.254/"})"),
+                400, "USER_SERVICE_FIELD_READ_ONLY");
+}
+
+// 2852039166 is 169.254.169.254 as one number: no IP literal to the URL
+// check, but the resolver's answer is the metadata address.
+TEST_F(ProxySmuggling, AnUpstreamResolvingToTheMetadataAddressIsRefused) {
+  const std::string metadata = nyxid_.KeyBySlug(token_, "metadata").value("id", "");
+  ASSERT_FALSE(metadata.empty());
+  ExpectProblem(nyxid_.Call("GET", "/api/v1/proxy/metadata/latest?_nyxid_via=" + metadata, token_),
+                403, "UPSTREAM_ADDRESS_FORBIDDEN");
 }
 
 }  // namespace
