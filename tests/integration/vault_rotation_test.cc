@@ -7,15 +7,12 @@
 // and so does a restart with only the new key.
 #include <atomic>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
-#include "aevatar/vault/reseal.h"
 #include "aevatar_stack.h"
 #include "base/crypto.h"
 #include "gtest/gtest.h"
-#include "store/sqlite_db.h"
+#include "testing/sealed_state.h"
 #include "testing/shell_run.h"
 
 namespace aevatar::testing {
@@ -31,28 +28,6 @@ user_services:
 )yaml";
 constexpr char kSource[] = "PLANTED-rotation-source-2b8";
 constexpr char kPrompt[] = "PLANTED-rotation-prompt-e41";
-
-std::string FileBytes(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
-// Every sealed value aevatar keeps in `state` (a copy of its state directory).
-std::vector<std::string> SealedValues(const std::string& state) {
-  std::vector<std::string> values;
-  for (const orchestrator::SealedColumn& column : orchestrator::kSealedColumns) {
-    const std::string path = state + "/" + column.file;
-    if (!std::filesystem::exists(path)) continue;
-    auto db = store::Database::Open(path);
-    EXPECT_TRUE(db.ok()) << db.status();
-    auto stmt = db->Prepare(std::string("SELECT ") + column.blob + " FROM " + column.table);
-    EXPECT_TRUE(stmt.ok()) << stmt.status();
-    while (stmt->Step().value_or(false)) values.push_back(stmt->ColumnBlob(0));
-  }
-  return values;
-}
 
 std::string CopyState(const std::string& state, const std::string& to) {
   std::filesystem::copy(state, to, std::filesystem::copy_options::recursive);
@@ -138,7 +113,7 @@ TEST(VaultRotation, ARunningAevatarMovesEverythingToTheNewKeyAndTheOldOneOpensNo
   }
   for (const auto& entry : std::filesystem::recursive_directory_iterator(copy)) {
     if (!entry.is_regular_file()) continue;
-    const std::string bytes = FileBytes(entry.path());
+    const std::string bytes = FileBytes(entry.path().string());
     for (const std::string& secret : {std::string(kSource), std::string(kPrompt), agent_key}) {
       EXPECT_EQ(bytes.find(secret), std::string::npos) << entry.path() << " holds a secret";
     }

@@ -9,8 +9,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "aevatar/api/vault_key_source.h"
 #include "aevatar/approvals/approval_store.h"
@@ -23,31 +21,15 @@
 #include "gtest/gtest.h"
 #include "os/atomic_file.h"
 #include "store/sqlite_db.h"
+#include "testing/sealed_state.h"
 
 namespace aevatar::orchestrator {
 namespace {
 
 constexpr char kSecret[] = "PLANTED-rotation-secret-5d2";
 
-std::string ReadAll(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
-// Every sealed value in the state directory, straight from the files.
-std::vector<std::string> SealedValues(const std::string& state) {
-  std::vector<std::string> values;
-  for (const SealedColumn& column : kSealedColumns) {
-    auto db = store::Database::Open(state + "/" + column.file);
-    EXPECT_TRUE(db.ok()) << db.status();
-    auto stmt = db->Prepare(std::string("SELECT ") + column.blob + " FROM " + column.table);
-    EXPECT_TRUE(stmt.ok()) << stmt.status();
-    while (stmt->Step().value_or(false)) values.push_back(stmt->ColumnBlob(0));
-  }
-  return values;
-}
+using ::aevatar::testing::FileBytes;
+using ::aevatar::testing::SealedValues;
 
 class KeyRotationTest : public ::testing::Test {
  protected:
@@ -132,7 +114,7 @@ class KeyRotationTest : public ::testing::Test {
       EXPECT_TRUE(base::SecretBoxOpen(new_key_, value).ok());
     }
     for (const auto& entry : std::filesystem::recursive_directory_iterator(state_)) {
-      const std::string bytes = ReadAll(entry.path());
+      const std::string bytes = FileBytes(entry.path().string());
       for (const std::string& old_value : before_) {
         EXPECT_EQ(bytes.find(old_value), std::string::npos) << entry.path();
       }
