@@ -8,10 +8,12 @@
 //   workflow   save | run | stop | show durable workflows
 //   codex      credential ensure | status, exec: managed codex_exec
 //   approvals  list | show | approve | deny: your durable approvals
+//   vault      rotate-key: a new vault key, without downtime (run on the aevatar host)
 #include "CLI/CLI.hpp"
 #include "cli/aevatar_approvals_command.h"
 #include "cli/aevatar_codex_command.h"
 #include "cli/aevatar_commands.h"
+#include "cli/aevatar_vault_command.h"
 #include "cli/aevatar_workflow_command.h"
 
 int main(int argc, char** argv) {
@@ -33,6 +35,8 @@ int main(int argc, char** argv) {
   CodexCommands codex = AddCodexCommand(app, codex_options);
   ApprovalsOptions approvals_options;
   ApprovalsCommands approvals = AddApprovalsCommand(app, approvals_options);
+  VaultOptions vault_options;
+  CLI::App* rotate_key = AddVaultCommand(app, vault_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -55,5 +59,6 @@ int main(int argc, char** argv) {
     return RunCodexCommand(codex, codex_options);
   }
   if (approvals.parsed()) return RunApprovalsCommand(approvals, approvals_options);
+  if (rotate_key->parsed()) return RunVaultCommand(vault_options);
   return 2;
 }

@@ -30,12 +30,14 @@ std::string NewPassword() { return base::Base64UrlEncode(base::RandomBytes(18));
 std::string LlmCatalogYaml(const LlmUpstreamOptions& llm) {
   if (llm.base_url.empty()) return "";
   const nlohmann::json model = llm.model;  // quoted as YAML accepts JSON strings
-  return absl::StrCat(
-      "  - id: ", kLlmCatalogId, "\n    slug: chrono-llm-public\n",
-      "    name: Chrono LLM (public)\n    kind: llm\n",
-      "    base_url: ", nlohmann::json(llm.base_url).dump(), "\n", "    provider_api_key_file: ",
-      nlohmann::json(std::filesystem::absolute(llm.api_key_file).string()).dump(), "\n",
-      "    model_allowlist: [", model.dump(), "]\n", "    auto_connect: true\n");
+  return absl::StrCat("  - id: ", kLlmCatalogId, "\n    slug: chrono-llm-public\n",
+                      "    name: Chrono LLM (public)\n    kind: llm\n",
+                      "    base_url: ", nlohmann::json(llm.base_url).dump(), "\n",
+                      "    provider_api_key_file: ",
+                      nlohmann::json(std::filesystem::absolute(llm.api_key_file).string()).dump(),
+                      "\n", "    model_allowlist: [", model.dump(), "]\n",
+                      // Managed Codex runs call the model with the token minted for chrono-sandbox.
+                      "    delegation_audiences: [chrono-sandbox]\n", "    auto_connect: true\n");
 }
 
 absl::StatusOr<std::string> BootstrapYaml(const StackCredentials& credentials,

@@ -82,6 +82,15 @@ struct CatalogService {
   // When true every user gets a personal auto-connected route to it, kept in
   // step with `default_policy` by resync-identity.
   bool auto_connect = false;
+  // The catalog slugs whose delegation tokens may call this service's routes
+  // through the proxy: a delegation token is bound to its `aud`, so only a
+  // service named here may call back on its caller's behalf (chrono-llm-public
+  // names chrono-sandbox, whose managed Codex runs call the model with the
+  // token NyxID minted for them). Empty: no delegation token may.
+  std::vector<std::string> delegation_audiences;
+  // Whether base_url may name or resolve to a link-local or cloud-metadata
+  // address (proxy/upstream_address.h); refused otherwise.
+  bool allow_link_local = false;
 };
 
 enum class OwnerKind { kUser, kOrg };

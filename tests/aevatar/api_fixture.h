@@ -25,10 +25,12 @@ class AevatarApiTest : public ::testing::Test {
     ASSERT_TRUE(nyxid_.ok());
     client_ = std::make_unique<NyxidClient>(nyxid_.url(), "");
     auth_ = std::make_unique<IngressAuth>(client_.get(), signer_.lookup(), "aevatar");
-    auto vault = OpenSqliteCredentialVault(":memory:", base::RandomBytes(32));
+    auto vault = OpenSqliteCredentialVault(":memory:",
+                                           std::make_shared<VaultKeyring>(base::RandomBytes(32)));
     ASSERT_TRUE(vault.ok());
     vault_ = std::move(*vault);
-    auto approvals = OpenSqliteApprovalStore(":memory:", base::RandomBytes(32));
+    auto approvals =
+        OpenSqliteApprovalStore(":memory:", std::make_shared<VaultKeyring>(base::RandomBytes(32)));
     ASSERT_TRUE(approvals.ok());
     approvals_ = std::move(*approvals);
     ManagedCodexConfig config;

@@ -48,6 +48,10 @@ class ChronoHarness {
   // executor. Idempotent; requires that no other thread still uses the executor.
   void Shutdown();
 
+  // The router itself (after Start), for requests the test builds whole.
+  const http::Router& router() const { return *router_; }
+  // The issuer whose JWKS the harness's auth trusts.
+  const testing::TestIssuer& issuer() const { return issuer_; }
   OperationStore& store() { return *store_; }
   Executor& executor() { return *executor_; }
   FakeRunner& runner() { return runner_; }

@@ -116,7 +116,8 @@ TEST(ApprovalsPage, APersonApprovesAndDeniesTheExactCallsInABrowser) {
 
   auto vault_key = os::LoadOrCreateKeyFile(state + "/aevatar/vault.key", 32);
   ASSERT_TRUE(vault_key.ok()) << vault_key.status();
-  auto store = orchestrator::OpenSqliteApprovalStore(state + "/aevatar/approvals.db", *vault_key);
+  auto store = orchestrator::OpenSqliteApprovalStore(
+      state + "/aevatar/approvals.db", std::make_shared<orchestrator::VaultKeyring>(*vault_key));
   ASSERT_TRUE(store.ok()) << store.status();
   for (const auto& [id, prompt] : {std::pair{"appr_approve", kPrompt},
                                    {"appr_deny", kPrompt},

@@ -55,7 +55,8 @@ ManagedCodexStack::ManagedCodexStack(ManagedCodexOptions options)
         "  - id: chrono-llm-public\n    slug: chrono-llm-public\n    kind: llm\n"
         "    base_url: http://127.0.0.1:" +
         std::to_string(model_->port()) + "/v1\n    provider_api_key_file: " + key_file +
-        "\n    model_allowlist: [" + kModel + "]\n    auto_connect: true\n";
+        "\n    model_allowlist: [" + kModel + "]\n    delegation_audiences: [chrono-sandbox]\n" +
+        "    auto_connect: true\n";
   }
   stack_ = std::make_unique<AevatarStack>(std::move(stack_options));
 }

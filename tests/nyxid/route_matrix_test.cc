@@ -7,9 +7,10 @@
 // another service; a delegation token of alice's minted for another
 // audience. Each request gets freshly minted credentials, so a logout or
 // password change in one row never changes another.
+#include "testing/route_matrix.h"
+
 #include <filesystem>
 #include <map>
-#include <set>
 
 #include "base/clock.h"
 #include "base/crypto.h"
@@ -25,22 +26,18 @@ namespace {
 
 using nlohmann::json;
 
-enum Attacker { kNone, kForged, kOtherUser, kOrgViewer, kRestrictedKey, kForeignDelegation };
-constexpr Attacker kAttackers[] = {kNone,      kForged,        kOtherUser,
-                                   kOrgViewer, kRestrictedKey, kForeignDelegation};
-const char* Name(Attacker a) {
-  static const char* names[] = {"none",       "forged",         "other-user",
-                                "org-viewer", "restricted-key", "foreign-delegation"};
-  return names[a];
-}
-
-// The answer a row expects: an HTTP status, or kOwn: a 2xx about the caller's
-// own things, which must not name any of alice's resources.
-constexpr int kOwn = -1;
-struct Row {
-  std::map<Attacker, int> expect;
-  std::string body = "{}";
-};
+using testing::Attacker;
+using testing::Authenticated;
+using testing::Everyone;
+using testing::kAttackers;
+using testing::kForeignDelegation;
+using testing::kForged;
+using testing::kNone;
+using testing::kOrgViewer;
+using testing::kOtherUser;
+using testing::kOwn;
+using testing::kRestrictedKey;
+using Row = testing::MatrixRow;
 
 constexpr char kBootstrap[] = R"yaml(
 users:
@@ -164,23 +161,6 @@ class NyxidRouteMatrix : public ::testing::Test {
   std::vector<std::string> alice_ids_;
 };
 
-// 401 without a credential or with a forged one, `rest` for the others.
-Row Authenticated(int other, int viewer, int key, int delegation, std::string body = "{}") {
-  return {{{kNone, 401},
-           {kForged, 401},
-           {kOtherUser, other},
-           {kOrgViewer, viewer},
-           {kRestrictedKey, key},
-           {kForeignDelegation, delegation}},
-          std::move(body)};
-}
-Row Everyone(int status, std::string body = "{}") {
-  Row row;
-  for (Attacker a : kAttackers) row.expect[a] = status;
-  row.body = std::move(body);
-  return row;
-}
-
 std::map<std::string, Row> Table() {
   const Row proxy = Authenticated(404, 404, 403, 403);
   const std::string exec_body =
@@ -221,44 +201,15 @@ std::map<std::string, Row> Table() {
 }
 
 TEST_F(NyxidRouteMatrix, EveryRouteAnswersEachAttackerAsTheTableSays) {
-  const std::map<std::string, Row> table = Table();
-  std::set<std::string> covered;
-  for (const auto& [method, pattern] : router_->Routes()) {
-    const std::string key = method + " " + pattern;
-    auto row = table.find(key);
-    ASSERT_NE(row, table.end()) << key << " has no row in the matrix: add one";
-    covered.insert(key);
-    for (Attacker attacker : kAttackers) {
-      http::Request request;
-      request.method = method;
-      request.target = PathOf(pattern);
-      request.path = request.target.substr(0, request.target.find('?'));
-      if (size_t q = request.target.find('?'); q != std::string::npos) {
-        request.query = request.target.substr(q + 1);
-      }
-      request.remote_address = "198.51.100." + std::to_string(attacker + 1);
-      request.body = row->second.body;
-      request.headers.Set("Content-Type", "application/json");
-      const std::string credential = Credential(attacker);
-      if (!credential.empty()) request.headers.Set("Authorization", "Bearer " + credential);
-      const http::Response response = router_->Handle(request);
-      const int expected = row->second.expect.at(attacker);
-      if (expected == kOwn) {
-        EXPECT_GE(response.status, 200) << key << " as " << Name(attacker);
-        EXPECT_LT(response.status, 300) << key << " as " << Name(attacker) << ": " << response.body;
-        for (const std::string& id : alice_ids_) {
-          EXPECT_EQ(response.body.find(id), std::string::npos)
-              << key << " as " << Name(attacker) << " shows alice's " << id;
-        }
-      } else {
-        EXPECT_EQ(response.status, expected)
-            << key << " as " << Name(attacker) << ": " << response.body;
-      }
-    }
-  }
-  for (const auto& [key, row] : table) {
-    EXPECT_TRUE(covered.count(key)) << key << " is in the matrix but not in the router";
-  }
+  testing::MatrixSubject subject;
+  subject.router = router_.get();
+  subject.path_of = [this](const std::string& pattern) { return PathOf(pattern); };
+  subject.present = [this](Attacker attacker, http::Request& request) {
+    const std::string credential = Credential(attacker);
+    if (!credential.empty()) request.headers.Set("Authorization", "Bearer " + credential);
+  };
+  subject.victim_ids = alice_ids_;
+  testing::RunRouteMatrix(subject, Table());
 }
 
 // The SSH route reaches a user's own host: only the user's access token or a

@@ -18,6 +18,7 @@
 #include "aevatar/codex/private_ssh_run.h"
 #include "aevatar/runtime/workflow_runtime.h"
 #include "aevatar/runtime/workflow_store.h"
+#include "aevatar/vault/rotation_watcher.h"
 #include "base/clock.h"
 #include "base/jws.h"
 #include "base/log.h"
@@ -35,6 +36,7 @@ class Service : public AevatarService {
   void Stop() override {
     if (server_) server_->Stop();
     if (runtime_) runtime_->Stop();
+    if (rotation_) rotation_->Stop();
   }
 
   absl::Status Init(const ServiceConfig& config) {
@@ -56,18 +58,25 @@ class Service : public AevatarService {
                                            config.tls.peers);
     jwks_ = std::make_unique<base::JwksCache>([this] { return nyxid_->FetchJwks(); });
     auth_ = std::make_unique<IngressAuth>(nyxid_.get(), jwks_->AsLookup(), config.audience);
-    // The state directory's vault key seals the managed credentials, the
-    // workflow runtime's material and the approvals' calls.
+    // The vault key seals the managed credentials, the workflow runtime's
+    // material and the approvals' calls; one keyring, shared with the key
+    // rotation, serves them all.
     auto vault = LoadVaultKey(config.vault_key_file, config.state_dir);
     if (!vault.ok()) return vault.status();
-    base::Log(base::LogLevel::kInfo, "aevatar.vault_key", "", {{"source", vault->source}});
-    const std::string& vault_key = vault->key;
-    if (absl::Status st = StartManagedCodex(config, vault_key); !st.ok()) return st;
+    base::Log(base::LogLevel::kInfo, "aevatar.vault_key", "",
+              {{"source", vault->source}, {"rotating", !vault->retiring.empty()}});
+    keyring_ = std::make_shared<VaultKeyring>(vault->key, vault->retiring);
+    if (absl::Status st = StartManagedCodex(config); !st.ok()) return st;
     // Approvals before workflows: a private_ssh step waits on them.
-    auto approvals = OpenSqliteApprovalStore(config.state_dir + "/approvals.db", vault_key);
+    auto approvals = OpenSqliteApprovalStore(config.state_dir + "/approvals.db", keyring_);
     if (!approvals.ok()) return approvals.status();
     approvals_ = std::move(*approvals);
-    if (absl::Status st = StartWorkflows(config, vault_key); !st.ok()) return st;
+    if (absl::Status st = StartWorkflows(config); !st.ok()) return st;
+    // Once the stores are open: a rotation under way resumes, a staged one starts.
+    rotation_ = std::make_unique<RotationWatcher>(
+        RotationWatcher::Options{config.state_dir, vault->key_file, vault->key, vault->retiring},
+        keyring_.get());
+    rotation_->Start();
     HttpApiDeps deps{nyxid_.get(),     auth_.get(),    config.chrono_catalog_id,
                      workflows_.get(), runtime_.get(), audit_.get(),
                      codex_.get()};
@@ -91,8 +100,8 @@ class Service : public AevatarService {
 
  private:
   // Managed codex_exec: the policy from the operator flags and the sealed
-  // credential vault (codex.db, sealed with the state directory's vault key).
-  absl::Status StartManagedCodex(const ServiceConfig& config, const std::string& vault_key) {
+  // credential vault (codex.db, sealed with the vault keyring).
+  absl::Status StartManagedCodex(const ServiceConfig& config) {
     auto policy = ParseManagedCodexPolicy(config.managed_codex, config.managed_codex_allowlist);
     if (!policy.ok()) return policy.status();
     if (config.managed_request_deadline_ms < 1 ||
@@ -101,7 +110,7 @@ class Service : public AevatarService {
           "the managed request deadline must be positive and below the NyxID client deadline");
     }
     if (policy->mode == EligibilityMode::kOff) return absl::OkStatus();
-    auto vault = OpenSqliteCredentialVault(config.state_dir + "/codex.db", vault_key);
+    auto vault = OpenSqliteCredentialVault(config.state_dir + "/codex.db", keyring_);
     if (!vault.ok()) return vault.status();
     vault_ = std::move(*vault);
     ManagedCodexConfig codex;
@@ -115,9 +124,9 @@ class Service : public AevatarService {
     return absl::OkStatus();
   }
 
-  // The durable workflow runtime: its store, the audit log and the vault key
-  // live in the state directory; runs resume from there after a restart.
-  absl::Status StartWorkflows(const ServiceConfig& config, const std::string& vault_key) {
+  // The durable workflow runtime: its store and the audit log live in the
+  // state directory; runs resume from there after a restart.
+  absl::Status StartWorkflows(const ServiceConfig& config) {
     auto store = OpenSqliteWorkflowStore(config.state_dir + "/workflows.db");
     if (!store.ok()) return store.status();
     workflows_ = std::move(*store);
@@ -126,7 +135,7 @@ class Service : public AevatarService {
     audit_ = std::move(*audit);
     WorkflowRuntime::Options options;
     options.stop_window_ms = config.stop_window_ms;
-    options.vault_key = vault_key;
+    options.vault = keyring_;
     if (codex_ != nullptr) {
       const ManagedCodex* codex = codex_.get();
       options.codex = [codex](const std::string& user_id, const CodexExecArgs& args,
@@ -153,6 +162,8 @@ class Service : public AevatarService {
     return absl::OkStatus();
   }
 
+  std::shared_ptr<VaultKeyring> keyring_;
+  std::unique_ptr<RotationWatcher> rotation_;
   std::unique_ptr<NyxidClient> nyxid_;
   std::unique_ptr<base::JwksCache> jwks_;
   std::unique_ptr<IngressAuth> auth_;

@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <utility>
 
+#include "aevatar/vault/key_rotation.h"
 #include "os/atomic_file.h"
 
 namespace aevatar::orchestrator {
@@ -11,9 +13,9 @@ namespace {
 
 constexpr size_t kKeyBytes = 32;
 
-absl::StatusOr<std::string> FromHex(const std::string& hex) {
+absl::StatusOr<std::string> FromHex(const char* variable, const std::string& hex) {
   if (hex.size() != 2 * kKeyBytes) {
-    return absl::InvalidArgumentError(std::string(kVaultKeyEnv) + " must be 64 hex digits");
+    return absl::InvalidArgumentError(std::string(variable) + " must be 64 hex digits");
   }
   std::string key;
   for (size_t i = 0; i < hex.size(); i += 2) {
@@ -24,13 +26,39 @@ absl::StatusOr<std::string> FromHex(const std::string& hex) {
                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
                                           : -1;
       if (nibble < 0) {
-        return absl::InvalidArgumentError(std::string(kVaultKeyEnv) + " must be 64 hex digits");
+        return absl::InvalidArgumentError(std::string(variable) + " must be 64 hex digits");
       }
       byte = byte * 16 + nibble;
     }
     key.push_back(static_cast<char>(byte));
   }
   return key;
+}
+
+// The key in `key_file`, with a rotation staged beside it folded in.
+absl::StatusOr<VaultKey> WithStagedKey(std::string key, const char* source,
+                                       const std::string& key_file) {
+  VaultKey vault{std::move(key), "", source, key_file};
+  auto staged = ReadStagedKey(key_file);
+  if (!staged.ok()) return staged.status();
+  // Equal keys: the rotation was promoted; only the staged copy is left.
+  if (staged->has_value() && **staged != vault.key) {
+    vault.retiring = std::exchange(vault.key, **std::move(staged));
+  }
+  return vault;
+}
+
+absl::StatusOr<VaultKey> FromEnvironment(const char* env) {
+  auto key = FromHex(kVaultKeyEnv, env);
+  if (!key.ok()) return key.status();
+  VaultKey vault{*std::move(key), "", "environment", ""};
+  const char* previous = std::getenv(kPreviousVaultKeyEnv);
+  if (previous != nullptr && *previous != '\0') {
+    auto retiring = FromHex(kPreviousVaultKeyEnv, previous);
+    if (!retiring.ok()) return retiring.status();
+    if (*retiring != vault.key) vault.retiring = *std::move(retiring);
+  }
+  return vault;
 }
 
 }  // namespace
@@ -42,7 +70,7 @@ absl::StatusOr<VaultKey> LoadVaultKey(const std::string& key_file, const std::st
   if (!external) {
     auto key = os::LoadOrCreateKeyFile(in_state_dir, kKeyBytes);
     if (!key.ok()) return key.status();
-    return VaultKey{*key, "state_dir"};
+    return WithStagedKey(*std::move(key), "state_dir", in_state_dir);
   }
   struct stat st {};
   if (::stat(in_state_dir.c_str(), &st) == 0) {
@@ -59,15 +87,13 @@ absl::StatusOr<VaultKey> LoadVaultKey(const std::string& key_file, const std::st
       if (key->size() != kKeyBytes) {
         return absl::InvalidArgumentError("--vault-key-file must hold exactly 32 bytes");
       }
-      return VaultKey{*key, "file"};
+      return WithStagedKey(*std::move(key), "file", key_file);
     }
     auto key = os::LoadOrCreateKeyFile(key_file, kKeyBytes);
     if (!key.ok()) return key.status();
-    return VaultKey{*key, "file"};
+    return WithStagedKey(*std::move(key), "file", key_file);
   }
-  auto key = FromHex(env);
-  if (!key.ok()) return key.status();
-  return VaultKey{*key, "environment"};
+  return FromEnvironment(env);
 }
 
 }  // namespace aevatar::orchestrator

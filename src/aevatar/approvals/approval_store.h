@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "aevatar/approvals/approval.h"
+#include "aevatar/vault/vault_keyring.h"
 
 namespace aevatar::orchestrator {
 
@@ -47,10 +48,11 @@ class ApprovalStore {
 };
 
 // A store in the SQLite file at `path` (":memory:" for tests); each call is
-// sealed with `vault_key` (32 bytes) together with its owner and id, so a
-// sealed call moved to another row does not open (DataLoss).
+// sealed with `vault` (required; shared with the key rotation) together with
+// its owner and id, so a sealed call moved to another row does not open
+// (DataLoss).
 absl::StatusOr<std::unique_ptr<ApprovalStore>> OpenSqliteApprovalStore(
-    const std::string& path, const std::string& vault_key);
+    const std::string& path, std::shared_ptr<const VaultKeyring> vault);
 
 }  // namespace aevatar::orchestrator
 

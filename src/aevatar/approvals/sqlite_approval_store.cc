@@ -2,9 +2,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "aevatar/approvals/approval_store.h"
+#include "aevatar/vault/sealed_json.h"
 #include "base/api_error.h"
-#include "base/crypto.h"
-#include "base/json_read.h"
 #include "store/migrations.h"
 #include "store/sqlite_db.h"
 
@@ -63,8 +62,8 @@ absl::Status NotFound() {
 // One connection behind one mutex: approvals are few and human-paced.
 class SqliteApprovalStore final : public ApprovalStore {
  public:
-  SqliteApprovalStore(Database db, std::string vault_key)
-      : db_(std::move(db)), vault_key_(std::move(vault_key)) {}
+  SqliteApprovalStore(Database db, std::shared_ptr<const VaultKeyring> vault)
+      : db_(std::move(db)), vault_(std::move(vault)) {}
 
   absl::Status Create(const Approval& approval) override {
     const std::string sealed = Seal(approval);
@@ -148,10 +147,9 @@ class SqliteApprovalStore final : public ApprovalStore {
 
  private:
   std::string Seal(const Approval& approval) const {
-    return base::SecretBoxSeal(
-        vault_key_,
-        nlohmann::json{{"owner", approval.owner}, {"id", approval.id}, {"call", approval.call}}
-            .dump());
+    return SealJson(
+        *vault_,
+        nlohmann::json{{"owner", approval.owner}, {"id", approval.id}, {"call", approval.call}});
   }
 
   absl::StatusOr<std::optional<Approval>> GetLocked(const std::string& owner, const std::string& id)
@@ -178,14 +176,11 @@ class SqliteApprovalStore final : public ApprovalStore {
     approval.expires_at_ms = row.ColumnInt64(7);
     approval.decided_at_ms = row.ColumnInt64(8);
     const auto state = ParseApprovalState(row.ColumnText(5));
-    auto opened = base::SecretBoxOpen(vault_key_, row.ColumnBlob(3));
-    auto sealed = opened.ok() ? base::ParseJsonObject(*opened)
-                              : absl::StatusOr<nlohmann::json>(opened.status());
-    const bool belongs =
-        sealed.ok() && base::RequiredString(*sealed, "owner").value_or("") == approval.owner &&
-        base::RequiredString(*sealed, "id").value_or("") == approval.id && sealed->contains("call");
-    if (!state || !belongs) {
-      return absl::DataLossError("a stored approval does not open or belongs to another row");
+    auto sealed = OpenSealedJson(*vault_, row.ColumnBlob(3), "approval call",
+                                 {{"owner", approval.owner}, {"id", approval.id}});
+    if (!sealed.ok()) return sealed.status();
+    if (!state || !sealed->contains("call")) {
+      return absl::DataLossError("a stored approval is corrupt");
     }
     approval.state = *state;
     approval.call = (*sealed)["call"];
@@ -194,18 +189,18 @@ class SqliteApprovalStore final : public ApprovalStore {
 
   absl::Mutex mu_;
   Database db_ ABSL_GUARDED_BY(mu_);
-  const std::string vault_key_;
+  const std::shared_ptr<const VaultKeyring> vault_;
 };
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ApprovalStore>> OpenSqliteApprovalStore(
-    const std::string& path, const std::string& vault_key) {
-  if (vault_key.size() != 32) return absl::InvalidArgumentError("the vault key must be 32 bytes");
+    const std::string& path, std::shared_ptr<const VaultKeyring> vault) {
+  if (vault == nullptr) return absl::InvalidArgumentError("the approval store needs a vault key");
   auto db = Database::Open(path);
   if (!db.ok()) return db.status();
   if (absl::Status st = store::ApplyMigrations(*db, kMigrations); !st.ok()) return st;
-  return std::unique_ptr<ApprovalStore>(new SqliteApprovalStore(*std::move(db), vault_key));
+  return std::unique_ptr<ApprovalStore>(new SqliteApprovalStore(*std::move(db), std::move(vault)));
 }
 
 }  // namespace aevatar::orchestrator

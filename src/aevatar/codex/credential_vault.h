@@ -7,11 +7,12 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "aevatar/vault/vault_keyring.h"
 
 // The secret vault of managed codex_exec: per NyxID user, the invocation
 // Agent Key aevatar minted for that user's exact chrono-sandbox route. The
 // key is sealed at rest (XChaCha20-Poly1305 with the service's vault key,
-// base::SecretBoxSeal) together with its owner, so a sealed row moved to
+// sealed_json.h) together with its owner, so a sealed row moved to
 // another user does not open. It never leaves this process except as the
 // Authorization of the exact proxy request: never in a body, log, state,
 // event or API response.
@@ -37,9 +38,9 @@ class ManagedCredentialVault {
 };
 
 // A vault in the SQLite file at `path` (created 0600, ":memory:" for tests),
-// sealing with `vault_key` (32 bytes).
+// sealing with `vault` (required; shared with the key rotation).
 absl::StatusOr<std::unique_ptr<ManagedCredentialVault>> OpenSqliteCredentialVault(
-    const std::string& path, const std::string& vault_key);
+    const std::string& path, std::shared_ptr<const VaultKeyring> vault);
 
 }  // namespace aevatar::orchestrator
 

@@ -1,8 +1,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "aevatar/codex/credential_vault.h"
-#include "base/crypto.h"
-#include "base/json_read.h"
+#include "aevatar/vault/sealed_json.h"
 #include "store/migrations.h"
 #include "store/sqlite_db.h"
 
@@ -28,8 +27,8 @@ CREATE TABLE managed_codex_credentials (
 // One connection behind one mutex: credential writes are rare.
 class SqliteCredentialVault final : public ManagedCredentialVault {
  public:
-  SqliteCredentialVault(Database db, std::string vault_key)
-      : db_(std::move(db)), vault_key_(std::move(vault_key)) {}
+  SqliteCredentialVault(Database db, std::shared_ptr<const VaultKeyring> vault)
+      : db_(std::move(db)), vault_(std::move(vault)) {}
 
   absl::StatusOr<std::optional<ManagedCredential>> Load(const std::string& user_id) override {
     absl::MutexLock lock(&mu_);
@@ -46,23 +45,19 @@ class SqliteCredentialVault final : public ManagedCredentialVault {
     credential.chrono_route_id = stmt->ColumnText(1);
     credential.created_at_ms = stmt->ColumnInt64(3);
     credential.updated_at_ms = stmt->ColumnInt64(4);
-    auto opened = base::SecretBoxOpen(vault_key_, stmt->ColumnBlob(2));
-    if (!opened.ok()) return absl::DataLossError("the sealed managed credential does not open");
-    auto sealed = base::ParseJsonObject(*opened);
-    auto owner = sealed.ok() ? base::RequiredString(*sealed, "user_id")
-                             : absl::StatusOr<std::string>(sealed.status());
-    auto secret = sealed.ok() ? base::RequiredString(*sealed, "key")
-                              : absl::StatusOr<std::string>(sealed.status());
-    if (!owner.ok() || !secret.ok() || *owner != user_id) {
-      return absl::DataLossError("the sealed managed credential belongs to no such user");
+    auto sealed =
+        OpenSealedJson(*vault_, stmt->ColumnBlob(2), "managed credential", {{"user_id", user_id}});
+    if (!sealed.ok()) return sealed.status();
+    if (!(*sealed)["key"].is_string()) {
+      return absl::DataLossError("the sealed managed credential is corrupt");
     }
-    credential.secret = *std::move(secret);
+    credential.secret = (*sealed)["key"].get<std::string>();
     return std::optional<ManagedCredential>(std::move(credential));
   }
 
   absl::Status Store(const std::string& user_id, const ManagedCredential& credential) override {
-    const std::string sealed = base::SecretBoxSeal(
-        vault_key_, nlohmann::json{{"user_id", user_id}, {"key", credential.secret}}.dump());
+    const std::string sealed =
+        SealJson(*vault_, nlohmann::json{{"user_id", user_id}, {"key", credential.secret}});
     absl::MutexLock lock(&mu_);
     auto changed = db_.Run(
         "INSERT INTO managed_codex_credentials (user_id, key_id, chrono_route_id, sealed_key, "
@@ -77,19 +72,19 @@ class SqliteCredentialVault final : public ManagedCredentialVault {
  private:
   absl::Mutex mu_;
   Database db_ ABSL_GUARDED_BY(mu_);
-  const std::string vault_key_;
+  const std::shared_ptr<const VaultKeyring> vault_;
 };
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ManagedCredentialVault>> OpenSqliteCredentialVault(
-    const std::string& path, const std::string& vault_key) {
-  if (vault_key.size() != 32) return absl::InvalidArgumentError("the vault key must be 32 bytes");
+    const std::string& path, std::shared_ptr<const VaultKeyring> vault) {
+  if (vault == nullptr) return absl::InvalidArgumentError("the credential vault needs a vault key");
   auto db = Database::Open(path);
   if (!db.ok()) return db.status();
   if (absl::Status st = store::ApplyMigrations(*db, kMigrations); !st.ok()) return st;
   return std::unique_ptr<ManagedCredentialVault>(
-      new SqliteCredentialVault(*std::move(db), vault_key));
+      new SqliteCredentialVault(*std::move(db), std::move(vault)));
 }
 
 }  // namespace aevatar::orchestrator

@@ -117,7 +117,7 @@ absl::Status StartCodexStep(const TurnDeps& deps, Turn& turn, const WorkflowStep
                                                   state.value("definition_digest", ""), arguments)},
       {"arguments", arguments}};
   const std::string ref = base::RandomId("mat_");
-  turn.sealed_puts.push_back({ref, SealJson(deps.vault_key, material)});
+  turn.sealed_puts.push_back({ref, SealJson(*deps.vault, material)});
   state["pending"] = {{"step_id", step.id},
                       {"tool", "codex_exec"},
                       {"deadline_ms", deps.now_ms + step.timeout_ms},

@@ -171,7 +171,7 @@ absl::Status StartPrivateSshStep(const TurnDeps& deps, Turn& turn, const Workflo
   json& state = turn.state();
   const json material = {{"arguments", arguments}};
   const std::string ref = base::RandomId("mat_");
-  turn.sealed_puts.push_back({ref, SealJson(deps.vault_key, material)});
+  turn.sealed_puts.push_back({ref, SealJson(*deps.vault, material)});
   state["pending"] = {{"step_id", step.id},
                       {"tool", "codex_exec"},
                       {"target", "private_ssh"},

@@ -10,22 +10,10 @@ namespace aevatar::orchestrator {
 
 using nlohmann::json;
 
-std::string SealJson(const std::string& key, const nlohmann::json& value) {
-  return base::SecretBoxSeal(key, value.dump());
-}
-
-absl::StatusOr<nlohmann::json> UnsealJson(const std::string& key, const std::string& sealed) {
-  auto plain = base::SecretBoxOpen(key, sealed);
-  if (!plain.ok()) return plain.status();
-  json value = json::parse(*plain, nullptr, false);
-  if (value.is_discarded()) return absl::DataLossError("sealed material is corrupt");
-  return value;
-}
-
 absl::StatusOr<json> LoadPendingMaterial(const TurnDeps& deps, const json& pending) {
   auto sealed = deps.store->GetSealed(base::StringOr(pending, "material_ref", ""));
   if (!sealed.ok()) return sealed.status();
-  auto material = UnsealJson(deps.vault_key, *sealed);
+  auto material = OpenSealedJson(*deps.vault, *sealed, "protected material");
   if (!material.ok()) return material.status();
   if ("sha256:" + base::Sha256Hex(material->dump()) !=
       base::StringOr(pending, "material_digest", "")) {

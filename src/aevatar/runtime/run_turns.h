@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "aevatar/runtime/workflow_runtime.h"
+#include "aevatar/vault/sealed_json.h"
 
 namespace aevatar::orchestrator {
 
@@ -17,7 +18,7 @@ struct TurnDeps {
   AuditLog* audit;
   const WorkflowRuntime::TransportFactory* transports;
   const WorkflowRuntime::FactsReader* facts;  // may hold an empty function
-  std::string vault_key;
+  const VaultKeyring* vault;                  // seals and opens protected material
   int64_t now_ms;
   const WorkflowRuntime::CodexExecutor* codex = nullptr;  // may be null or hold an empty function
   // The run's lock, held for the turn; only a codex_exec exchange releases
@@ -30,10 +31,6 @@ struct TurnDeps {
 // Runs the turn `callback` triggers, if it is still the run's current
 // callback, and commits its outcome. Caller holds the run's lock.
 absl::Status ExecuteTurn(const TurnDeps& deps, const Callback& callback);
-
-// Sealing of protected material with the vault key (XChaCha20-Poly1305).
-std::string SealJson(const std::string& key, const nlohmann::json& value);
-absl::StatusOr<nlohmann::json> UnsealJson(const std::string& key, const std::string& sealed);
 
 // The material a pending step sealed before its side effect (`material_ref`),
 // unsealed and checked against the digest run state recorded

@@ -226,7 +226,7 @@ absl::Status StartStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinitio
                                             state.value("definition_digest", ""), *arguments)},
       {"body", ExecutorRequestBody(*args)}};
   const std::string ref = base::RandomId("mat_");
-  turn.sealed_puts.push_back({ref, SealJson(deps.vault_key, material)});
+  turn.sealed_puts.push_back({ref, SealJson(*deps.vault, material)});
   state["pending"] = {{"step_id", step.id},
                       // The step's budget (timeout_ms) runs from its start.
                       {"deadline_ms", deps.now_ms + step.timeout_ms},

@@ -75,7 +75,7 @@ void RecordStepFinished(Turn& turn, int64_t now, const std::string& step_id,
 absl::StatusOr<WorkflowDefinition> LoadDefinition(const TurnDeps& deps, const json& state) {
   auto sealed = deps.store->GetSealed(state.value("definition_ref", ""));
   if (!sealed.ok()) return sealed.status();
-  auto definition = UnsealJson(deps.vault_key, *sealed);
+  auto definition = OpenSealedJson(*deps.vault, *sealed, "workflow definition");
   if (!definition.ok()) return definition.status();
   return WorkflowFromJson(*definition);
 }
@@ -83,7 +83,7 @@ absl::StatusOr<WorkflowDefinition> LoadDefinition(const TurnDeps& deps, const js
 absl::StatusOr<std::string> LoadCredential(const TurnDeps& deps, const json& state) {
   auto sealed = deps.store->GetSealed(state["caller"].value("credential_ref", ""));
   if (!sealed.ok()) return sealed.status();
-  auto credential = UnsealJson(deps.vault_key, *sealed);
+  auto credential = OpenSealedJson(*deps.vault, *sealed, "caller credential");
   if (!credential.ok()) return credential.status();
   return credential->value("credential", "");
 }

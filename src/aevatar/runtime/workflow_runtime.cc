@@ -108,7 +108,7 @@ absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback, absl::Mutex*
                   audit_,
                   &transports_,
                   &facts_,
-                  options_.vault_key,
+                  options_.vault.get(),
                   clock_(),
                   &options_.codex,
                   run_lock,
@@ -255,8 +255,8 @@ absl::StatusOr<std::string> WorkflowRuntime::StartRun(const Caller& caller,
   RunEvent first{0, run.run_id, now, "run.started", {{"workflow_id", definition.workflow_id}}};
   // The protected material is committed with the run that references it.
   const std::vector<std::pair<std::string, std::string>> sealed = {
-      {definition_ref, SealJson(options_.vault_key, WorkflowToJson(definition))},
-      {credential_ref, SealJson(options_.vault_key, {{"credential", caller.credential}})}};
+      {definition_ref, SealJson(*options_.vault, WorkflowToJson(definition))},
+      {credential_ref, SealJson(*options_.vault, {{"credential", caller.credential}})}};
   if (auto st = store_->CreateRun(run, first, Callback{callback_id, run.run_id, now}, sealed);
       !st.ok()) {
     return st;

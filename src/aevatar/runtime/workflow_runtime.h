@@ -22,6 +22,7 @@
 #include "aevatar/codex/codex_exec_args.h"
 #include "aevatar/codex/managed_errors.h"
 #include "aevatar/runtime/workflow_store.h"
+#include "aevatar/vault/vault_keyring.h"
 #include "aevatar/workflow/workflow_definition.h"
 #include "aevatar/workflow/workflow_template.h"
 
@@ -78,7 +79,8 @@ class WorkflowRuntime {
     int64_t stop_window_ms = 120'000;
     // How often the dispatcher looks for due callbacks.
     int64_t poll_interval_ms = 50;
-    std::string vault_key;  // 32 bytes; seals protected material
+    // Seals protected material (shared with the key rotation); required.
+    std::shared_ptr<const VaultKeyring> vault;
     // codex_exec steps; empty when managed Codex is off (such a step then
     // fails managed_target_disabled before any network call).
     CodexExecutor codex;

@@ -35,6 +35,8 @@ struct Principal {
   std::vector<std::string> scopes;          // sorted; empty for Agent Keys
   std::optional<AgentKeyRecord> agent_key;  // set for kAgentKey
   std::string credential;
+  // kDelegation: the token's aud, the catalog slug it was minted for.
+  std::string audience;
   std::vector<Membership> memberships;
 
   bool HasScope(std::string_view scope) const;

@@ -31,7 +31,8 @@ bool SameCatalogEntry(const CatalogService& a, const CatalogService& b) {
          a.default_policy.inject_delegation_token == b.default_policy.inject_delegation_token &&
          a.default_policy.delegation_token_scope == b.default_policy.delegation_token_scope &&
          a.provider_api_key == b.provider_api_key && a.model_allowlist == b.model_allowlist &&
-         a.auto_connect == b.auto_connect;
+         a.auto_connect == b.auto_connect && a.delegation_audiences == b.delegation_audiences &&
+         a.allow_link_local == b.allow_link_local;
 }
 
 absl::Status PutCatalogAudited(NyxidStore& store, const CatalogService& service) {

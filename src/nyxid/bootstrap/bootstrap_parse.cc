@@ -9,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "nyxid/bootstrap/bootstrap.h"
+#include "nyxid/proxy/upstream_address.h"
 
 namespace aevatar::nyxid {
 namespace {
@@ -97,6 +98,20 @@ absl::StatusOr<CatalogService> ParseCatalog(const YAML::Node& node, size_t index
   service.default_policy.delegation_token_scope =
       OptScopes(policy, "delegation_token_scope").value_or(std::vector<std::string>{});
   service.auto_connect = OptBool(node, "auto_connect").value_or(false);
+  service.allow_link_local = OptBool(node, "allow_link_local").value_or(false);
+  if (absl::Status st = CheckUpstreamLiteral(service.base_url, service.allow_link_local);
+      !st.ok()) {
+    return Invalid(where, std::string(st.message()));
+  }
+  if (const YAML::Node audiences = node["delegation_audiences"]; audiences && !audiences.IsNull()) {
+    if (!audiences.IsSequence()) return Invalid(where, "delegation_audiences must be a list");
+    for (const YAML::Node& audience : audiences) {
+      if (!audience.IsScalar() || !IsValidSlug(audience.Scalar())) {
+        return Invalid(where, "delegation_audiences must be a list of catalog slugs");
+      }
+      service.delegation_audiences.push_back(audience.Scalar());
+    }
+  }
   if (absl::Status st = ParseLlmFields(node, where, service, key_file); !st.ok()) return st;
   return service;
 }
@@ -121,6 +136,11 @@ absl::StatusOr<BootstrapRoute> ParseRoute(const YAML::Node& node, size_t index) 
   if (!route.catalog_service_id && !IsUpstreamUrl(route.base_url)) {
     return Invalid(
         where, "a custom service (no catalog_service_id) needs an http:// or https:// base_url");
+  }
+  if (!CheckUpstreamLiteral(route.base_url, /*allow_link_local=*/false).ok()) {
+    return Invalid(where,
+                   "a custom service's base_url cannot be link-local or a metadata address "
+                   "(only a catalog service may allow it)");
   }
   route.slug = Str(node, "slug");
   route.label = Str(node, "label");

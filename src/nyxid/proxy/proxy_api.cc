@@ -3,11 +3,12 @@
 //   1. authenticate the caller (access token, Agent Key or delegation token);
 //   2. resolve _nyxid_via (required; no slug auto-resolution): the service
 //      must exist, be visible, carry exactly {slug}, be active and usable by
-//      this caller, and admit this credential;
+//      this caller, and admit this credential (a delegation token only where
+//      its catalog service names the token's audience);
 //   3. forward to the upstream base_url + path (query kept minus
-//      _nyxid_via), with the route's credential policy applied to headers;
-//      a route of kind llm instead passes llm_route.h's checks and carries
-//      the provider key, never a caller credential;
+//      _nyxid_via; no link-local or metadata address, upstream_address.h), with the route's
+//      credential policy applied to headers; a route of kind llm instead passes llm_route.h's
+//      checks and carries the provider key, never a caller credential;
 //   4-5. return the upstream answer unchanged (streamed when large), within
 //      the proxy deadline.
 #include <optional>
@@ -18,6 +19,7 @@
 #include "nyxid/api/api_support.h"
 #include "nyxid/proxy/llm_route.h"
 #include "nyxid/proxy/proxy_headers.h"
+#include "nyxid/proxy/upstream_address.h"
 #include "nyxid/proxy/upstream_exchange.h"
 #include "nyxid/routes/route_access.h"
 
@@ -69,6 +71,10 @@ struct Upstream {
   std::string base_url;
   std::string audience;               // the delegation token's aud: the catalog slug
   std::optional<CatalogService> llm;  // set for a catalog service of kind llm
+  // The catalog's delegation_audiences and allow_link_local (a custom route:
+  // none, false).
+  std::vector<std::string> delegation_audiences;
+  bool allow_link_local = false;
 };
 
 absl::StatusOr<Upstream> ResolveUpstream(const HttpApiDeps& deps, const UserService& route) {
@@ -78,20 +84,20 @@ absl::StatusOr<Upstream> ResolveUpstream(const HttpApiDeps& deps, const UserServ
                           "POST /api/v1/ssh/{service}/exec, not the HTTP proxy",
                           409);
   }
-  if (!route.catalog_service_id) return Upstream{route.base_url, route.slug, std::nullopt};
+  if (!route.catalog_service_id) return Upstream{route.base_url, route.slug, std::nullopt, {}};
   auto catalog = deps.store->FindCatalogService(*route.catalog_service_id);
   if (!catalog.ok()) {
     return base::ApiError(absl::StatusCode::kFailedPrecondition, "CATALOG_SERVICE_MISSING",
                           "the user service's catalog service no longer exists", 409);
   }
-  if (catalog->kind == ServiceKind::kLlm) {
-    return Upstream{catalog->base_url, catalog->slug, *catalog};
-  }
-  if (catalog->kind != ServiceKind::kHttp) {
+  if (catalog->kind != ServiceKind::kHttp && catalog->kind != ServiceKind::kLlm) {
     return base::ApiError(absl::StatusCode::kUnimplemented, "ROUTE_KIND_UNSUPPORTED",
                           "this kind of service cannot be proxied over HTTP", 501);
   }
-  return Upstream{catalog->base_url, catalog->slug, std::nullopt};
+  Upstream upstream{catalog->base_url, catalog->slug, std::nullopt, catalog->delegation_audiences,
+                    catalog->allow_link_local};
+  if (catalog->kind == ServiceKind::kLlm) upstream.llm = std::move(*catalog);
+  return upstream;
 }
 
 // The upstream headers: an llm route's fixed set with the provider key, or
@@ -112,6 +118,13 @@ http::Headers ForwardedHeaders(const HttpApiDeps& deps, const Principal& caller,
 }  // namespace
 
 http::Response HandleProxy(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
+  // Before anything else: the bytes after an ambiguous body are already
+  // queued as this connection's next request, so it is closed too.
+  if (absl::Status framing = CheckRequestFraming(request.headers); !framing.ok()) {
+    http::Response refused = Problem(framing, note);
+    refused.headers.Set("Connection", "close");
+    return refused;
+  }
   auto caller = Authenticated(deps, request, note);
   if (!caller.ok()) return Problem(caller.status(), note);
   const std::string slug = request.path_params["slug"];
@@ -122,6 +135,10 @@ http::Response HandleProxy(const HttpApiDeps& deps, http::Request& request, Requ
   if (!route.ok()) return Problem(route.status(), note);
   auto upstream = ResolveUpstream(deps, *route);
   if (!upstream.ok()) return Problem(upstream.status(), note);
+  if (absl::Status st = CheckDelegationAudience(*caller, upstream->delegation_audiences);
+      !st.ok()) {
+    return Problem(st, note);
+  }
   const std::string rest = RawRest(request, slug);
   if (upstream->llm) {
     if (absl::Status st = CheckLlmRequest(*upstream->llm, request, rest); !st.ok()) {
@@ -132,6 +149,9 @@ http::Response HandleProxy(const HttpApiDeps& deps, http::Request& request, Requ
   auto url = UpstreamUrl(upstream->base_url, rest,
                          upstream->llm ? std::string() : QueryWithoutVia(request.query));
   if (!url.ok()) return Problem(url.status(), note);
+  if (absl::Status st = CheckUpstreamAddress(*url, upstream->allow_link_local); !st.ok()) {
+    return Problem(st, note);
+  }
 
   http::ClientRequest forward;
   forward.method = request.method;

@@ -80,6 +80,17 @@ absl::Status CheckCredentialAllowed(const Principal& caller, const UserService& 
   return base::Forbidden("CREDENTIAL_KIND_REJECTED", "this credential kind is not accepted");
 }
 
+absl::Status CheckDelegationAudience(const Principal& caller,
+                                     const std::vector<std::string>& audiences) {
+  if (caller.kind != CredentialKind::kDelegation) return absl::OkStatus();
+  for (const std::string& audience : audiences) {
+    if (audience == caller.audience) return absl::OkStatus();
+  }
+  return base::Forbidden("DELEGATION_AUDIENCE_NOT_ALLOWED",
+                         "this delegation token was minted for another service, which may not "
+                         "call this one");
+}
+
 absl::Status CheckSshCredential(const Principal& caller, const UserService& route) {
   switch (caller.kind) {
     case CredentialKind::kAccess:

@@ -44,6 +44,14 @@ absl::Status CheckWritable(const Principal& caller, const UserService& route);
 //   access token: allowed.
 absl::Status CheckCredentialAllowed(const Principal& caller, const UserService& route);
 
+// Whether a delegation token may call a route whose service admits the
+// delegation tokens of `audiences` (CatalogService::delegation_audiences; a
+// custom route admits none): its aud must be one of them, so a token minted
+// for one service cannot be replayed against another of its user's routes
+// (403 DELEGATION_AUDIENCE_NOT_ALLOWED). Other credentials pass.
+absl::Status CheckDelegationAudience(const Principal& caller,
+                                     const std::vector<std::string>& audiences);
+
 // Whether the credential may run an SSH service (a user's own host): a
 // human access token, or an Agent Key whose allowed_services names the
 // service (an unrestricted key is refused); never a delegation token, which

@@ -74,7 +74,8 @@ absl::StatusOr<RoutePatch> ParsePatch(const nlohmann::json& body) {
                                                   "created_at_ms",
                                                   "updated_at_ms",
                                                   "usable",
-                                                  "catalog_slug"};
+                                                  "catalog_slug",
+                                                  "base_url"};
   static const std::set<std::string> kWritable = {"label",
                                                   "active",
                                                   "forward_access_token",
@@ -126,6 +127,11 @@ absl::StatusOr<RoutePatch> ParsePatch(const nlohmann::json& body) {
 
 absl::StatusOr<CreateRouteRequest> ParseCreate(const nlohmann::json& body) {
   CreateRouteRequest request;
+  // Upstreams are the platform operator's (the bootstrap file), never a user's.
+  if (body.contains("base_url")) {
+    return base::ApiError(absl::StatusCode::kInvalidArgument, "USER_SERVICE_FIELD_READ_ONLY",
+                          "base_url is set by the platform operator", 400);
+  }
   auto text = [&](const char* name) -> absl::StatusOr<std::optional<std::string>> {
     auto it = body.find(name);
     if (it == body.end() || it->is_null()) return std::optional<std::string>();

@@ -107,8 +107,15 @@ CREATE TRIGGER admin_audit_no_delete BEFORE DELETE ON admin_audit
   BEGIN SELECT RAISE(ABORT, 'the admin audit log is append-only'); END;
 )sql";
 
-constexpr std::array<store::Migration, 4> kMigrations = {
-    {{1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}}};
+// v5: the delegation audiences a catalog service admits (a JSON array of
+// catalog slugs) and whether its upstream may be link-local.
+constexpr char kSchemaV5[] = R"sql(
+ALTER TABLE catalog_services ADD COLUMN delegation_audiences TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE catalog_services ADD COLUMN allow_link_local INTEGER NOT NULL DEFAULT 0;
+)sql";
+
+constexpr std::array<store::Migration, 5> kMigrations = {
+    {{1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5}}};
 
 }  // namespace
 

@@ -10,11 +10,23 @@ namespace {
 
 constexpr char kCatalogColumns[] =
     "id, slug, name, kind, base_url, forward_access_token, inject_delegation_token, "
-    "delegation_token_scope, auto_connect, provider_api_key_sealed, model_allowlist";
+    "delegation_token_scope, auto_connect, provider_api_key_sealed, model_allowlist, "
+    "delegation_audiences, allow_link_local";
 constexpr char kRouteColumns[] =
     "id, slug, label, catalog_service_id, owner_kind, owner_id, active, forward_access_token, "
     "inject_delegation_token, delegation_token_scope, auto_connected, credential_source_allowed, "
     "node_id, base_url, created_at_ms, updated_at_ms";
+
+// The strings of a JSON array column (non-strings skipped).
+std::vector<std::string> StringList(const std::string& column) {
+  std::vector<std::string> out;
+  nlohmann::json items = nlohmann::json::parse(column, nullptr, false);
+  if (!items.is_array()) return out;
+  for (const nlohmann::json& item : items) {
+    if (item.is_string()) out.push_back(item.get<std::string>());
+  }
+  return out;
+}
 
 CatalogService CatalogFromRow(const store::Statement& row) {
   CatalogService service;
@@ -29,12 +41,9 @@ CatalogService CatalogFromRow(const store::Statement& row) {
   service.auto_connect = row.ColumnInt64(8) != 0;
   // Still sealed here; OpenProviderKey replaces it with the key.
   service.provider_api_key = row.ColumnText(9);
-  nlohmann::json models = nlohmann::json::parse(row.ColumnText(10), nullptr, false);
-  if (models.is_array()) {
-    for (const nlohmann::json& model : models) {
-      if (model.is_string()) service.model_allowlist.push_back(model.get<std::string>());
-    }
-  }
+  service.model_allowlist = StringList(row.ColumnText(10));
+  service.delegation_audiences = StringList(row.ColumnText(11));
+  service.allow_link_local = row.ColumnInt64(12) != 0;
   return service;
 }
 
@@ -93,10 +102,11 @@ absl::Status SqliteNyxidStore::PutCatalogService(const CatalogService& service) 
   const std::string scope = JoinScopes(service.default_policy.delegation_token_scope);
   const std::string sealed = SealProviderKey(at_rest_key_, service.provider_api_key);
   const std::string models = nlohmann::json(service.model_allowlist).dump();
+  const std::string audiences = nlohmann::json(service.delegation_audiences).dump();
   absl::MutexLock lock(&mu_);
   return db_
       .Run(absl::StrCat("INSERT INTO catalog_services (", kCatalogColumns,
-                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
                         "ON CONFLICT (id) DO UPDATE SET slug = excluded.slug, "
                         "name = excluded.name, kind = excluded.kind, base_url = excluded.base_url, "
                         "forward_access_token = excluded.forward_access_token, "
@@ -104,11 +114,14 @@ absl::Status SqliteNyxidStore::PutCatalogService(const CatalogService& service) 
                         "delegation_token_scope = excluded.delegation_token_scope, "
                         "auto_connect = excluded.auto_connect, "
                         "provider_api_key_sealed = excluded.provider_api_key_sealed, "
-                        "model_allowlist = excluded.model_allowlist"),
+                        "model_allowlist = excluded.model_allowlist, "
+                        "delegation_audiences = excluded.delegation_audiences, "
+                        "allow_link_local = excluded.allow_link_local"),
            {service.id, service.slug, service.name, kind, service.base_url,
             int64_t{service.default_policy.forward_access_token},
             int64_t{service.default_policy.inject_delegation_token}, scope,
-            int64_t{service.auto_connect}, sealed, models})
+            int64_t{service.auto_connect}, sealed, models, audiences,
+            int64_t{service.allow_link_local}})
       .status();
 }
 

@@ -66,6 +66,7 @@ absl::StatusOr<Principal> Authenticator::AuthenticateBearer(std::string_view bea
   }
   principal->kind = token->kind == "access" ? CredentialKind::kAccess : CredentialKind::kDelegation;
   principal->scopes = std::move(token->scopes);
+  if (principal->kind == CredentialKind::kDelegation) principal->audience = token->audience;
   principal->credential = std::string(bearer);
   return principal;
 }

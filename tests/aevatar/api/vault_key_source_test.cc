@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "aevatar/vault/key_rotation.h"
 #include "base/crypto.h"
 #include "gtest/gtest.h"
 
@@ -23,9 +24,11 @@ class VaultKeySourceTest : public ::testing::Test {
     state_ = dir_ + "/state";
     std::filesystem::create_directories(state_);
     ::unsetenv(kVaultKeyEnv);
+    ::unsetenv(kPreviousVaultKeyEnv);
   }
   void TearDown() override {
     ::unsetenv(kVaultKeyEnv);
+    ::unsetenv(kPreviousVaultKeyEnv);
     std::filesystem::remove_all(dir_);
   }
   std::string dir_;
@@ -74,6 +77,43 @@ TEST_F(VaultKeySourceTest, AKeyLeftInTheStateDirectoryIsRefusedWhenAnotherIsConf
   ASSERT_TRUE(LoadVaultKey("", state_).ok());  // writes state/vault.key
   auto refused = LoadVaultKey(dir_ + "/elsewhere.key", state_);
   EXPECT_TRUE(absl::IsFailedPrecondition(refused.status())) << refused.status();
+}
+
+TEST_F(VaultKeySourceTest, AStagedKeySealsAndTheFilesKeyOnlyOpensUntilPromoted) {
+  const std::string file = dir_ + "/vault.key";
+  auto before = LoadVaultKey(file, state_);
+  ASSERT_TRUE(before.ok()) << before.status();
+  EXPECT_EQ(before->key_file, file);
+  EXPECT_TRUE(before->retiring.empty());
+  const std::string next = base::RandomBytes(32);
+  ASSERT_TRUE(StageNextKey(file, next).ok());
+  auto during = LoadVaultKey(file, state_);
+  ASSERT_TRUE(during.ok()) << during.status();
+  EXPECT_EQ(during->key, next);
+  EXPECT_EQ(during->retiring, before->key);
+  // Promoted, with the staged copy not yet removed: no rotation is left.
+  std::ofstream(file, std::ios::trunc | std::ios::binary) << next;
+  auto after = LoadVaultKey(file, state_);
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(after->key, next);
+  EXPECT_TRUE(after->retiring.empty());
+  // A staged file of the wrong size stops the start (fail closed).
+  std::ofstream(StagedKeyPath(file), std::ios::trunc | std::ios::binary) << "short";
+  EXPECT_TRUE(absl::IsDataLoss(LoadVaultKey(file, state_).status()));
+}
+
+TEST_F(VaultKeySourceTest, TheEnvironmentNamesThePreviousKeyOfARotation) {
+  const std::string key = base::RandomBytes(32);
+  const std::string previous = base::RandomBytes(32);
+  ::setenv(kVaultKeyEnv, base::HexEncode(key).c_str(), 1);
+  ::setenv(kPreviousVaultKeyEnv, base::HexEncode(previous).c_str(), 1);
+  auto loaded = LoadVaultKey("", state_);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->key, key);
+  EXPECT_EQ(loaded->retiring, previous);
+  EXPECT_TRUE(loaded->key_file.empty());
+  ::setenv(kPreviousVaultKeyEnv, "nothex", 1);
+  EXPECT_TRUE(absl::IsInvalidArgument(LoadVaultKey("", state_).status()));
 }
 
 }  // namespace

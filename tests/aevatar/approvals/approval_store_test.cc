@@ -51,7 +51,7 @@ class ApprovalStoreTest : public ::testing::Test {
   }
   void Reopen() {
     store_.reset();
-    auto store = OpenSqliteApprovalStore(path_, key_);
+    auto store = OpenSqliteApprovalStore(path_, std::make_shared<VaultKeyring>(key_));
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = std::move(*store);
   }

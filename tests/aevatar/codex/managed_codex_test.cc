@@ -50,7 +50,8 @@ class ManagedCodexTest : public ::testing::Test {
     log_fd_ = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     ASSERT_GE(log_fd_, 0);
     base::ConfigureLog(base::LogLevel::kDebug, log_fd_);
-    auto vault = OpenSqliteCredentialVault(dir_ + "/codex.db", base::RandomBytes(32));
+    auto vault = OpenSqliteCredentialVault(dir_ + "/codex.db",
+                                           std::make_shared<VaultKeyring>(base::RandomBytes(32)));
     ASSERT_TRUE(vault.ok()) << vault.status();
     vault_ = std::move(*vault);
     client_ = std::make_unique<NyxidClient>(nyxid_.url(), "");

@@ -278,7 +278,8 @@ TEST_F(CodexStepTest, TheStepReachesCodexExecuteThroughTheExactProxyRoute) {
   testing::FakeNyxid nyxid;
   ASSERT_TRUE(nyxid.ok());
   NyxidClient client(nyxid.url(), "");
-  auto vault = OpenSqliteCredentialVault(":memory:", base::RandomBytes(32));
+  auto vault =
+      OpenSqliteCredentialVault(":memory:", std::make_shared<VaultKeyring>(base::RandomBytes(32)));
   ASSERT_TRUE(vault.ok());
   ManagedCodexConfig config;
   config.policy.mode = EligibilityMode::kAll;

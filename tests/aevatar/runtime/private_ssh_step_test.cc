@@ -47,7 +47,7 @@ class PrivateSshStepTest : public testing::RuntimeFixture {
  protected:
   void SetUp() override {
     RuntimeFixture::SetUp();
-    auto store = OpenSqliteApprovalStore(dir_ + "/approvals.db", vault_key_);
+    auto store = OpenSqliteApprovalStore(dir_ + "/approvals.db", vault_);
     ASSERT_TRUE(store.ok()) << store.status();
     store_approvals_ = std::move(*store);
     approvals_ = store_approvals_.get();

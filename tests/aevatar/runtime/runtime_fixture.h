@@ -126,7 +126,7 @@ class RuntimeFixture : public ::testing::Test {
     ASSERT_TRUE(audit.ok()) << audit.status();
     audit_ = std::move(*audit);
     flaky_ = std::make_unique<FlakyAuditLog>(audit_.get());
-    vault_key_ = base::RandomBytes(32);
+    vault_ = std::make_shared<VaultKeyring>(base::RandomBytes(32));
     executor_.clock = &now_;
     runtime_ = MakeRuntime();
     UseWorkflow(kOneStepWorkflow);
@@ -144,7 +144,7 @@ class RuntimeFixture : public ::testing::Test {
 
   std::unique_ptr<WorkflowRuntime> MakeRuntime() {
     WorkflowRuntime::Options options;
-    options.vault_key = vault_key_;
+    options.vault = vault_;
     options.stop_window_ms = 10'000;
     options.poll_interval_ms = 5;
     if (codex_) {
@@ -223,7 +223,7 @@ class RuntimeFixture : public ::testing::Test {
 
   std::string dir_;
   std::atomic<int64_t> now_{1'800'000'000'000};
-  std::string vault_key_;
+  std::shared_ptr<VaultKeyring> vault_;
   FakeExecutor executor_;
   ScriptedExecutor* scripted_ = nullptr;  // when set, answers instead of executor_
   std::atomic<bool> throwing_{false};     // when set, every exchange throws

@@ -205,9 +205,11 @@ TEST_F(LlmCatalog, AVersionOneCatalogMigratesWithoutKeyOrModels) {
   EXPECT_EQ(found->base_url, "http://127.0.0.1:9");
   EXPECT_TRUE(found->provider_api_key.empty());
   EXPECT_TRUE(found->model_allowlist.empty());
+  EXPECT_TRUE(found->delegation_audiences.empty());  // v5: no delegation token admitted
+  EXPECT_FALSE(found->allow_link_local);
   auto db = store::Database::Open(db_path);
   ASSERT_TRUE(db.ok());
-  EXPECT_EQ(*store::SchemaVersion(*db), 4);  // every migration since v1 ran
+  EXPECT_EQ(*store::SchemaVersion(*db), 5);  // every migration since v1 ran
 }
 
 }  // namespace

@@ -40,6 +40,7 @@ class LlmProxyHttps : public ::testing::Test {
            key_dir_.path() +
            "/provider.key\n"
            "    model_allowlist: [gpt-double-1]\n"
+           "    delegation_audiences: [chrono-sandbox]\n"
            "    auto_connect: true\n";
   }
 

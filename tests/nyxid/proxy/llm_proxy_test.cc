@@ -36,6 +36,7 @@ catalog:
     provider_api_key_file: )yaml" +
          key_file + R"yaml(
     model_allowlist: [gpt-double-1]
+    delegation_audiences: [chrono-sandbox]
     auto_connect: true
   - id: cat_chrono_sandbox
     slug: chrono-sandbox
@@ -51,6 +52,16 @@ user_services:
     catalog_service_id: cat_chrono_sandbox
     slug: chrono-noproxy
     delegation_token_scope: "sandbox:execute"
+  - owner: {user: alice}
+    slug: other-service
+    base_url: )yaml" +
+         upstream_url + R"yaml(/other
+    inject_delegation_token: true
+    delegation_token_scope: "proxy:*"
+  - owner: {user: alice}
+    slug: plain
+    base_url: )yaml" +
+         upstream_url + R"yaml(/plain
   - owner: {user: alice}
     catalog_service_id: cat_chrono_llm_public
     slug: llm-forwarding
@@ -221,6 +232,24 @@ TEST_F(LlmProxy, ADelegationTokenCallsTheModelOnlyWithProxyScope) {
   const size_t before = upstream_->Requests().size();
   ExpectProblem(CallLlm(without_proxy, kBody), 403, "TOKEN_SCOPE_MISSING");
   EXPECT_EQ(upstream_->Requests().size(), before);
+}
+
+// A delegation token is bound to its audience: chrono-sandbox's reaches the
+// model (managed Codex), another service's does not, and chrono-sandbox's
+// replayed against another route of its user is refused too.
+TEST_F(LlmProxy, ADelegationTokenCallsOnlyRoutesThatAdmitItsAudience) {
+  const std::string chrono = MintDelegation("chrono-sandbox");
+  const std::string other = MintDelegation("other-service");
+  ASSERT_FALSE(chrono.empty());
+  ASSERT_FALSE(other.empty());
+  EXPECT_EQ(CallLlm(chrono, kBody).status, 200);
+  const size_t before = upstream_->Requests().size();
+  ExpectProblem(CallLlm(other, kBody), 403, "DELEGATION_AUDIENCE_NOT_ALLOWED");
+  ExpectProblem(Call(*nyxid_, "GET", ProxyPath("plain", "/x", RouteId("plain")), chrono), 403,
+                "DELEGATION_AUDIENCE_NOT_ALLOWED");
+  EXPECT_EQ(upstream_->Requests().size(), before);
+  // The human who owns the routes still reaches the plain one.
+  EXPECT_EQ(Call(*nyxid_, "GET", ProxyPath("plain", "/x", RouteId("plain")), alice_).status, 200);
 }
 
 TEST_F(LlmProxy, TheFirstEventReachesTheCallerBeforeTheProviderSendsTheNext) {
