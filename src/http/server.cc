@@ -121,6 +121,14 @@ asio::awaitable<bool> Serve(std::shared_ptr<Shared> shared, std::weak_ptr<asio::
         static_cast<uint32_t>(std::min<size_t>(options.max_header_bytes, 1u << 30)));
     tcp.expires_after(options.header_timeout);
     co_await bhttp::async_read_header(stream, buffer, parser, NoThrow(ec));
+    if (!ec) {
+      if (std::optional<Response> problem = FramingProblem(parser.get())) {
+        if (co_await WriteResponse(stream, *problem, /*keep_alive=*/false, /*head=*/false)) {
+          co_await LingeringClose(tcp);
+        }
+        co_return true;
+      }
+    }
     if (!ec && beast::iequals(parser.get()[bhttp::field::expect], "100-continue")) {
       // curl and others wait for this before sending a body.
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";

@@ -173,6 +173,25 @@ inline std::optional<Response> ProblemForReadError(const beast::error_code& ec,
   return std::nullopt;
 }
 
+// Returns the problem for a request header whose body framing this server
+// does not take: a Transfer-Encoding other than exactly "chunked" (Beast
+// would read "chunked, identity" or "gzip" as no body, leaving the real body
+// to be parsed as the next request: smuggling through any proxy in front).
+// The connection is closed after the answer.
+template <class Fields>
+std::optional<Response> FramingProblem(const bhttp::request<RequestBody, Fields>& message) {
+  auto coding = message.find(bhttp::field::transfer_encoding);
+  if (coding == message.end()) return std::nullopt;
+  if (message.count(bhttp::field::transfer_encoding) == 1 &&
+      beast::iequals(coding->value(), "chunked")) {
+    return std::nullopt;
+  }
+  return ProblemResponse(
+      base::ApiError(absl::StatusCode::kInvalidArgument, "TRANSFER_ENCODING_INVALID",
+                     "Transfer-Encoding must be exactly chunked when present"),
+      NewDiagnosticId());
+}
+
 }  // namespace aevatar::http
 
 #endif  // AEVATAR_HTTP_SERVER_FRAMING_H_

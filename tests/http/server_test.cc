@@ -99,6 +99,44 @@ TEST(HttpServer, KeepAliveServesSeveralRequestsOnOneConnection) {
   EXPECT_FALSE(connection.PeerClosed(milliseconds(100)));
 }
 
+// A body whose length the server cannot tell would be read as the next
+// request: such framing is refused before the handler and the connection ends.
+TEST(HttpServer, ATransferEncodingOtherThanChunkedIsRefusedAndCloses) {
+  std::atomic<int> calls{0};
+  auto server = StartOrDie([&calls](Request&) {
+    ++calls;
+    return JsonResponse(200, "{}");
+  });
+  const std::string smuggled = "GET /smuggled HTTP/1.1\r\nHost: t\r\n\r\n";
+  for (const char* coding : {"chunked, identity", "identity", "gzip, chunked, gzip"}) {
+    RawConnection connection(server->port());
+    ASSERT_TRUE(connection.Send(std::string("POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: ") +
+                                coding + "\r\n\r\n" + smuggled));
+    auto response = connection.Read();
+    ASSERT_TRUE(response.has_value()) << coding;
+    EXPECT_EQ(response->status, 400) << coding;
+    EXPECT_NE(response->body.find("TRANSFER_ENCODING_INVALID"), std::string::npos) << coding;
+    EXPECT_EQ(response->Header("Connection"), "close") << coding;
+    EXPECT_TRUE(connection.PeerClosed(kHangGuard)) << coding;
+  }
+  // Two Transfer-Encoding fields are refused too; plain chunked is served.
+  RawConnection twice(server->port());
+  ASSERT_TRUE(
+      twice.Send("POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: "
+                 "chunked\r\n\r\n0\r\n\r\n"));
+  auto refused = twice.Read();
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(refused->status, 400);
+  EXPECT_EQ(calls.load(), 0);
+  RawConnection chunked(server->port());
+  ASSERT_TRUE(chunked.Send(
+      "POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"));
+  auto served = chunked.Read();
+  ASSERT_TRUE(served.has_value());
+  EXPECT_EQ(served->status, 200);
+  EXPECT_EQ(calls.load(), 1);
+}
+
 TEST(HttpServer, ConnectionCloseIsHonoured) {
   auto server = StartOrDie([](Request&) { return JsonResponse(200, "{}"); });
   RawConnection connection(server->port());

@@ -118,13 +118,8 @@ http::Headers ForwardedHeaders(const HttpApiDeps& deps, const Principal& caller,
 }  // namespace
 
 http::Response HandleProxy(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
-  // Before anything else: the bytes after an ambiguous body are already
-  // queued as this connection's next request, so it is closed too.
-  if (absl::Status framing = CheckRequestFraming(request.headers); !framing.ok()) {
-    http::Response refused = Problem(framing, note);
-    refused.headers.Set("Connection", "close");
-    return refused;
-  }
+  // Ambiguous framing (a Transfer-Encoding other than chunked, or one with a
+  // Content-Length) never reaches here: the HTTP server refuses it and closes.
   auto caller = Authenticated(deps, request, note);
   if (!caller.ok()) return Problem(caller.status(), note);
   const std::string slug = request.path_params["slug"];

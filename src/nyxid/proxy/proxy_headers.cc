@@ -70,17 +70,6 @@ http::Headers DownstreamResponseHeaders(const http::Headers& upstream) {
   return out;
 }
 
-absl::Status CheckRequestFraming(const http::Headers& caller) {
-  for (const auto& [name, value] : caller.fields()) {
-    if (Lower(name) != "transfer-encoding") continue;
-    if (Lower(std::string(absl::StripAsciiWhitespace(value))) != "chunked") {
-      return base::ApiError(absl::StatusCode::kInvalidArgument, "PROXY_FRAMING_INVALID",
-                            "Transfer-Encoding must be exactly chunked when present", 400);
-    }
-  }
-  return absl::OkStatus();
-}
-
 std::string QueryWithoutVia(std::string_view query) {
   std::string out;
   for (absl::string_view part :

@@ -39,14 +39,6 @@ http::Headers UpstreamRequestHeaders(const http::Headers& caller,
 
 http::Headers DownstreamResponseHeaders(const http::Headers& upstream);
 
-// Whether the caller's message framing is unambiguous enough to forward:
-// every Transfer-Encoding field, if any, must be exactly "chunked" (the only
-// coding the server decodes). A request whose last coding is something else
-// has no determinable length (RFC 9112 §6.3): the server read it as empty and
-// would take its body for the next request. InvalidArgument
-// PROXY_FRAMING_INVALID (400) otherwise; the caller closes the connection.
-absl::Status CheckRequestFraming(const http::Headers& caller);
-
 // Returns `query` (raw, undecoded) without any `_nyxid_via` parameter.
 std::string QueryWithoutVia(std::string_view query);
 

@@ -167,12 +167,12 @@ TEST_F(ProxySmuggling, AmbiguousFramingCrlfAndHugeHeadersNeverReachTheUpstream) 
                 "MALFORMED_REQUEST");
   ExpectRefused(Head("POST", "a") + "Content-Length: 3, 40\r\n\r\nabc", 400, "MALFORMED_REQUEST");
   // A last transfer coding other than chunked: no determinable length, so
-  // the body would be read as the connection's next request. Refused by the
-  // proxy, which also closes the connection.
+  // the body would be read as the connection's next request. Refused by
+  // NyxID's HTTP server, which also closes the connection.
   for (const char* coding : {"chunked, identity", "identity", "gzip"}) {
     auto refused = ExpectRefused(
         Head("POST", "a") + "Transfer-Encoding: " + coding + "\r\n\r\n" + chunked_body, 400,
-        "PROXY_FRAMING_INVALID");
+        "TRANSFER_ENCODING_INVALID");
     EXPECT_EQ(refused.Header("Connection").value_or(""), "close") << coding;
   }
   // CR or LF in the path, raw or percent-encoded.
