@@ -89,6 +89,7 @@ absl::StatusOr<nlohmann::json> NyxidCall(const NyxidSession& session, const std:
   request.method = method;
   request.timeout = timeout;
   request.url = session.url + path;
+  request.tls = session.tls;
   if (!session.credential.empty()) {
     request.headers.Set("Authorization", "Bearer " + session.credential);
   }

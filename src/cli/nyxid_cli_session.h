@@ -27,6 +27,9 @@ struct NyxidGlobalOptions {
 struct NyxidSession {
   std::string url;
   std::string credential;
+  // An https URL's trust besides the system store (and $SSL_CERT_FILE,
+  // which OpenSSL reads): `nyxid node register --ca-file`.
+  http::ClientTls tls = {};
 };
 
 // The config directory ($XDG_CONFIG_HOME/nyxid or ~/.config/nyxid).

@@ -11,6 +11,8 @@
 #include "base/json_read.h"
 #include "cli/nyxid_commands.h"
 #include "cli/read_file.h"
+#include "http/service_tls.h"
+#include "http/url.h"
 #include "nyxid/node_agent/node_profile.h"
 #include "nyxid/node_agent/ssh_relay.h"
 
@@ -25,6 +27,7 @@ struct RegisterOptions {
   std::string name;
   std::string token;
   std::string url;
+  std::string ca_file;
   bool terminal = false;
   bool keychain = false;
   bool encrypted_file = false;
@@ -59,15 +62,17 @@ int RunRegisterToken(const NyxidGlobalOptions& global, const RegisterOptions& op
   } else {
     std::cout << "token: " << base::StringOr(*token, "token", "") << "\n"
               << "It registers one node once, within ten minutes: nyxid node register --token T "
-                 "--url ws://…/api/v1/nodes/ws --profile NAME\n";
+                 "--url wss://…/api/v1/nodes/ws --profile NAME\n";
   }
   return 0;
 }
 
-// ws://host:port/api/v1/nodes/ws -> http://host:port (where /register is).
+// ws[s]://host:port/api/v1/nodes/ws -> http[s]://host:port (where /register is).
 std::string HttpBaseOf(const std::string& ws_url) {
-  std::string base = "http://" + ws_url.substr(5);
-  const size_t path = base.find('/', 7);
+  const bool tls = absl::StartsWith(ws_url, "wss://");
+  const std::string scheme = tls ? "https://" : "http://";
+  std::string base = scheme + ws_url.substr(tls ? 6 : 5);
+  const size_t path = base.find('/', scheme.size());
   return path == std::string::npos ? base : base.substr(0, path);
 }
 
@@ -79,13 +84,21 @@ int RunRegister(const std::string& profile_name, const RegisterOptions& options)
   }
   if (!node::IsProfileName(profile_name))
     return NodeFail("--profile must be 1 to 32 of [a-z0-9_-]");
-  if (!absl::StartsWith(options.url, "ws://")) {
-    return NodeFail("--url must be NyxID's node endpoint, ws://HOST:PORT/api/v1/nodes/ws");
+  if (!absl::StartsWith(options.url, "ws://") && !absl::StartsWith(options.url, "wss://")) {
+    return NodeFail(
+        "--url must be NyxID's node endpoint, wss://HOST:PORT/api/v1/nodes/ws (ws:// without TLS)");
+  }
+  // The node secret and every relayed command travel on this connection.
+  auto endpoint = http::ParseHttpUrl(HttpBaseOf(options.url));
+  if (!endpoint.ok()) return NodeFail(std::string(endpoint.status().message()));
+  if (!endpoint->tls && !http::IsLoopbackHost(endpoint->host)) {
+    return NodeFail("--url: ws:// is only for a NyxID on this host; use wss:// (TLS)");
   }
   if (node::LoadNodeProfile(profile_name).ok()) {
     return NodeFail("profile \"" + profile_name + "\" exists; choose another --profile");
   }
   NyxidSession anonymous{HttpBaseOf(options.url), ""};
+  anonymous.tls.ca_file = options.ca_file;
   auto registered = NyxidCall(anonymous, "POST", "/api/v1/nodes/register",
                               nlohmann::json{{"token", options.token}});
   if (!registered.ok()) return ReportNyxidError(registered.status());
@@ -93,6 +106,7 @@ int RunRegister(const std::string& profile_name, const RegisterOptions& options)
   profile.name = profile_name;
   profile.dir = node::NodeProfileDir(profile_name);
   profile.server_url = options.url;
+  profile.server_ca_file = options.ca_file;
   profile.node_id = base::StringOr(*registered, "node_id", "");
   profile.node_name = base::StringOr(*registered, "name", "");
   node::NodeSecrets secrets;
@@ -222,7 +236,13 @@ void AddNyxidNodeCommands(CLI::App& app, NyxidGlobalOptions& global, int& exit_c
 
   CLI::App* reg_cmd = nodes->add_subcommand("register", "register this machine with a token");
   reg_cmd->add_option("--token", reg.token, "the one-time token")->required();
-  reg_cmd->add_option("--url", reg.url, "ws://HOST:PORT/api/v1/nodes/ws")->required();
+  reg_cmd->add_option("--url", reg.url, "wss://HOST:PORT/api/v1/nodes/ws (ws:// without TLS)")
+      ->required();
+  reg_cmd
+      ->add_option("--ca-file", reg.ca_file,
+                   "PEM CA that verifies NyxID's certificate besides the system store "
+                   "(kept in the profile for the daemon)")
+      ->check(CLI::ExistingFile);
   reg_cmd->add_option("--profile", profile, "profile name (default $NYXID_PROFILE or default)");
   auto* keychain = reg_cmd->add_flag("--keychain", reg.keychain, "keep secrets in a keychain");
   reg_cmd->add_flag("--encrypted-file", reg.encrypted_file, "keep secrets sealed in a file")

@@ -9,6 +9,16 @@ namespace {
 
 constexpr char kIntrospectionSecret[] = "aevatar-test-introspection-secret";
 
+// The listener's certificate and the test CA for the calls to the others.
+std::vector<std::string> ServiceTlsArgs() {
+  return {"--tls-cert",          TestPki("server.pem"), "--tls-key",
+          TestPki("server.key"), "--ca-file",           TestPki("ca.pem")};
+}
+
+void Append(std::vector<std::string>& to, const std::vector<std::string>& more) {
+  to.insert(to.end(), more.begin(), more.end());
+}
+
 }  // namespace
 
 void AevatarStack::StartChrono(uint16_t port) {
@@ -67,7 +77,16 @@ AevatarStack::AevatarStack(const std::string& users_yaml, std::vector<std::strin
 AevatarStack::AevatarStack(AevatarStackOptions options)
     : aevatar_args_(std::move(options.aevatar_args)), chrono_args_(std::move(options.chrono_args)) {
   const uint16_t nyxid_port = PickFreePort();
-  nyxid_url_ = "http://127.0.0.1:" + std::to_string(nyxid_port);
+  nyxid_url_ =
+      (options.tls ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(nyxid_port);
+  if (options.tls) {
+    Append(chrono_args_, ServiceTlsArgs());
+    Append(chrono_args_, {"--tls-client-ca", TestPki("ca.pem")});
+    Append(options.nyxid_args, ServiceTlsArgs());
+    Append(options.nyxid_args, {"--client-cert", TestPki("server.pem"), "--client-key",
+                                TestPki("server.key"), "--public-url", nyxid_url_});
+    Append(aevatar_args_, ServiceTlsArgs());
+  }
   StartChrono(0);
   const std::string bootstrap =
       "catalog:\n"
@@ -99,6 +118,7 @@ http::ClientResponse AevatarStack::Aevatar(const std::string& method, const std:
   request.url = aevatar_->base_url() + path;
   request.body = body;
   request.timeout = std::chrono::seconds(120);
+  request.tls.ca_file = TestPki("ca.pem");  // https stacks only
   if (!body.empty()) request.headers.Set("Content-Type", "application/json");
   if (!credential.empty()) request.headers.Set("Authorization", "Bearer " + credential);
   auto response = http::Fetch(request);

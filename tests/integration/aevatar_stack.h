@@ -24,6 +24,11 @@ struct AevatarStackOptions {
   std::vector<std::string> chrono_args;
   uint16_t aevatar_port = 0;
   std::string catalog_yaml;  // more catalog entries ("  - id: …" lines)
+  // Every service on TLS with the test PKI (tests/http/testdata), as
+  // docs/deployment.md sets it up: each verifies the others against the test
+  // CA, and chrono-sandbox takes only callers with a client certificate from
+  // it (NyxID shows server.pem, which is also a client certificate).
+  bool tls = false;
 };
 
 class AevatarStack {

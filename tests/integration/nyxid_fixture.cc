@@ -77,6 +77,7 @@ http::ClientResponse NyxidFixture::Call(const std::string& method, const std::st
   request.url = url() + path;
   request.body = body;
   request.timeout = std::chrono::seconds(60);
+  request.tls.ca_file = TestPki("ca.pem");  // an https broker only
   if (!body.empty()) request.headers.Set("Content-Type", "application/json");
   if (!bearer.empty()) request.headers.Set("Authorization", "Bearer " + bearer);
   for (auto& [name, value] : headers) request.headers.Add(name, value);

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,10 @@
 #include "testing/proc_file.h"
 
 namespace aevatar::testing {
+
+std::string TestPki(const std::string& name) {
+  return std::string(AEVATAR_SOURCE_DIR) + "/tests/http/testdata/" + name;
+}
 
 std::string BinaryPath(const std::string& name) {
   char self[4096];
@@ -52,6 +57,20 @@ TempDir::~TempDir() {
 
 ServiceProcess::ServiceProcess(std::vector<std::string> argv, std::string log_path)
     : log_path_(std::move(log_path)) {
+  tls_ = std::find(argv.begin(), argv.end(), "--tls-cert") != argv.end();
+  // A service trusts only what its own flags say: the test process's
+  // SSL_CERT_FILE/SSL_CERT_DIR (OpenSSL reads them) stay with the test.
+  std::vector<char*> env;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    if (!text.starts_with("SSL_CERT_FILE=") && !text.starts_with("SSL_CERT_DIR=")) {
+      env.push_back(*entry);
+    }
+  }
+  env.push_back(nullptr);
+  std::vector<char*> args;
+  for (auto& arg : argv) args.push_back(arg.data());
+  args.push_back(nullptr);
   int out[2];
   if (::pipe2(out, O_CLOEXEC) != 0) return;
   int log_fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
@@ -59,10 +78,7 @@ ServiceProcess::ServiceProcess(std::vector<std::string> argv, std::string log_pa
   if (pid_ == 0) {
     ::dup2(out[1], 1);
     ::dup2(log_fd, 2);
-    std::vector<char*> args;
-    for (auto& arg : argv) args.push_back(arg.data());
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
+    ::execve(args[0], args.data(), env.data());
     ::_exit(127);
   }
   ::close(out[1]);
@@ -104,6 +120,7 @@ bool ServiceProcess::WaitForLog(const std::string& needle,
 bool ServiceProcess::WaitForSentinel(const std::string& path) const {
   http::ClientRequest request;
   request.url = base_url() + path;
+  request.tls.ca_file = TestPki("ca.pem");  // an https service only
   auto response = http::Fetch(request);
   if (!response.ok()) return false;
   const nlohmann::json body = nlohmann::json::parse(response->body, nullptr, false);

@@ -13,6 +13,10 @@
 
 namespace aevatar::testing {
 
+// A file of the committed test PKI (tests/http/testdata: ca.pem, server.pem,
+// client.pem, …; generate.sh there says what each is).
+std::string TestPki(const std::string& name);
+
 // Path of a binary built next to the running test (build/bin/<name>).
 std::string BinaryPath(const std::string& name);
 
@@ -43,7 +47,10 @@ class ServiceProcess {
   bool ok() const { return port_ > 0; }
   uint16_t port() const { return port_; }
   pid_t pid() const { return pid_; }
-  std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  // https:// for a service started with --tls-cert.
+  std::string base_url() const {
+    return (tls_ ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(port_);
+  }
   const std::string& log_path() const { return log_path_; }
   std::string ReadLog() const;
   // Waits until the log contains `needle`; false after `timeout`. The
@@ -65,6 +72,7 @@ class ServiceProcess {
  private:
   pid_t pid_ = -1;
   uint16_t port_ = 0;
+  bool tls_ = false;
   std::string log_path_;
 };
 

@@ -65,7 +65,9 @@ int NodeDaemon::Run() {
   std::chrono::milliseconds backoff = kFirstBackoff;
   while (!stopping_) {
     WriteState("connecting", "");
-    auto socket = http::ConnectWebSocket(profile->server_url, headers, kConnectTimeout);
+    auto socket = http::ConnectWebSocket(
+        profile->server_url, headers, kConnectTimeout, {},
+        http::ClientTls{.ca_file = profile->server_ca_file, .cert_file = {}, .key_file = {}});
     if (socket.ok()) {
       std::shared_ptr<http::WebSocket> shared(std::move(*socket));
       {

@@ -55,7 +55,10 @@ std::string Quoted(const std::string& text) {
 std::string ConfigText(const NodeProfile& profile) {
   std::ostringstream out;
   out << "# nyxid node profile \"" << profile.name << "\" (docs/private-ssh.md)\n"
-      << "[server]\nurl = " << Quoted(profile.server_url) << "\n\n"
+      << "[server]\nurl = " << Quoted(profile.server_url) << "\n"
+      << (profile.server_ca_file.empty() ? ""
+                                         : "ca_file = " + Quoted(profile.server_ca_file) + "\n")
+      << "\n"
       << "[node]\nid = " << Quoted(profile.node_id) << "\nname = " << Quoted(profile.node_name)
       << "\n\n"
       << "[credentials]\n# the node secret and SSH keys, sealed in credentials.enc\n"
@@ -146,6 +149,7 @@ absl::StatusOr<NodeProfile> LoadNodeProfile(const std::string& name) {
   profile.server_url = *url;
   profile.node_id = *id;
   profile.node_name = config->get_qualified_as<std::string>("node.name").value_or("");
+  profile.server_ca_file = config->get_qualified_as<std::string>("server.ca_file").value_or("");
   if (config->contains_qualified("ssh.allowed_targets")) {
     auto targets = config->get_qualified_array_of<std::string>("ssh.allowed_targets");
     if (!targets) {

@@ -45,7 +45,9 @@ struct NodeSecrets {
 struct NodeProfile {
   std::string name;
   std::string dir;
-  std::string server_url;  // ws://…/api/v1/nodes/ws
+  std::string server_url;  // ws:// or wss://…/api/v1/nodes/ws
+  // wss:// only: a PEM CA that verifies NyxID besides the system store.
+  std::string server_ca_file;
   std::string node_id;
   std::string node_name;
   std::vector<std::string> allowed_targets;  // "host:port"; empty allows none
