@@ -7,8 +7,6 @@
 namespace aevatar::testing {
 namespace {
 
-constexpr char kIntrospectionSecret[] = "aevatar-test-introspection-secret";
-
 // The listener's certificate and the test CA for the calls to the others.
 std::vector<std::string> ServiceTlsArgs() {
   return {"--tls-cert",          TestPki("server.pem"), "--tls-key",
@@ -20,6 +18,21 @@ void Append(std::vector<std::string>& to, const std::vector<std::string>& more) 
 }
 
 }  // namespace
+
+std::string StackBootstrapYaml(const std::string& chrono_url, const std::string& catalog_yaml,
+                               const std::string& users_yaml) {
+  return "catalog:\n"
+         "  - id: chrono-sandbox\n    slug: chrono-sandbox\n    kind: http\n"
+         "    base_url: " +
+         chrono_url +
+         "\n"
+         "    default_policy: {forward_access_token: true, inject_delegation_token: true,\n"
+         "                     delegation_token_scope: 'proxy:* sandbox:execute'}\n" +
+         catalog_yaml +
+         "clients:\n"
+         "  - name: aevatar\n    secret_sha256: " +
+         base::Sha256Hex(kStackIntrospectionSecret) + "\n" + users_yaml;
+}
 
 void AevatarStack::StartChrono(uint16_t port) {
   std::vector<std::string> argv = {BinaryPath("chrono-sandbox"),
@@ -89,19 +102,9 @@ AevatarStack::AevatarStack(AevatarStackOptions options)
   }
   StartChrono(0);
   const std::string bootstrap =
-      "catalog:\n"
-      "  - id: chrono-sandbox\n    slug: chrono-sandbox\n    kind: http\n"
-      "    base_url: " +
-      chrono_->base_url() +
-      "\n"
-      "    default_policy: {forward_access_token: true, inject_delegation_token: true,\n"
-      "                     delegation_token_scope: 'proxy:* sandbox:execute'}\n" +
-      options.catalog_yaml +
-      "clients:\n"
-      "  - name: aevatar\n    secret_sha256: " +
-      base::Sha256Hex(kIntrospectionSecret) + "\n" + options.users_yaml;
+      StackBootstrapYaml(chrono_->base_url(), options.catalog_yaml, options.users_yaml);
   nyxid_ = std::make_unique<NyxidFixture>(bootstrap, std::move(options.nyxid_args), nyxid_port);
-  std::ofstream(dir_.path() + "/introspection.secret") << kIntrospectionSecret << "\n";
+  std::ofstream(dir_.path() + "/introspection.secret") << kStackIntrospectionSecret << "\n";
   StartAevatar(options.aevatar_port);
 }
 

@@ -11,6 +11,17 @@
 
 namespace aevatar::testing {
 
+// The secret aevatar introspects credentials with at a stack's NyxID.
+inline constexpr char kStackIntrospectionSecret[] = "aevatar-test-introspection-secret";
+
+// A stack's NyxID bootstrap: the chrono-sandbox catalog service at
+// `chrono_url` (forwarding the access token, injecting a delegation token
+// with proxy:* sandbox:execute), `catalog_yaml` (more "  - id: …" entries),
+// aevatar registered for introspection with kStackIntrospectionSecret, then
+// `users_yaml` (users:, orgs:, user_services:).
+std::string StackBootstrapYaml(const std::string& chrono_url, const std::string& catalog_yaml,
+                               const std::string& users_yaml);
+
 // The three real binaries on loopback: chrono-sandbox (trusting nyxid's
 // JWKS), nyxid (seeded by the test's bootstrap, with the chrono-sandbox
 // catalog service pointing at that executor and aevatar registered for

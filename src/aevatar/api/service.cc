@@ -33,6 +33,7 @@ class Service : public AevatarService {
  public:
   ~Service() override { Stop(); }
   uint16_t port() const override { return server_->port(); }
+  const http::Router& router() const override { return *router_; }
   void Stop() override {
     if (server_) server_->Stop();
     if (runtime_) runtime_->Stop();

@@ -8,6 +8,10 @@
 #include "absl/status/statusor.h"
 #include "http/service_tls.h"
 
+namespace aevatar::http {
+class Router;
+}  // namespace aevatar::http
+
 namespace aevatar::orchestrator {
 
 // Configuration of `aevatar serve`. Validated once at start-up.
@@ -51,6 +55,10 @@ class AevatarService {
   static absl::StatusOr<std::unique_ptr<AevatarService>> Start(const ServiceConfig& config);
   virtual ~AevatarService() = default;
   virtual uint16_t port() const = 0;
+  // The router the server answers with: every route this configuration
+  // serves, for tests that call each of them in process (the adversarial
+  // route matrix). Valid until the service is destroyed.
+  virtual const http::Router& router() const = 0;
   virtual void Stop() = 0;
 };
 

@@ -1,0 +1,229 @@
+// The adversarial matrix of aevatar's router (tests/testing/route_matrix.h):
+// every route of a real AevatarService (workflows, approvals, managed codex,
+// /ui: all of them on), called on alice's things with each credential an
+// attacker might hold, answers what one table says. A route added without a
+// row fails the test.
+//
+// The credentials are real: a `nyxid serve` on loopback (the stack's
+// bootstrap, aevatar registered for introspection) logs the users in and
+// makes the key; only the foreign delegation token is minted here, with
+// NyxID's own signing key, because NyxID mints delegation tokens only for
+// the upstream of a proxied call. The rows mean:
+//   none, forged          no credential / an alg-none token naming alice: 401;
+//   other-user            bob's access token: alice's run, saved workflow and
+//                         approval are 404, lists show only bob's things;
+//   org-viewer            vera, a viewer of alice's org: aevatar knows no
+//                         orgs, so she is one more other user (404); what she
+//                         may use of the org's routes is NyxID's decision;
+//   restricted-key        alice's own Agent Key restricted to another
+//                         service: aevatar does not read allowed_services
+//                         and admits it as alice's AgentKey, so it reads and
+//                         steers alice's things (docs/security.md, Known
+//                         gaps); it cannot approve or mint the managed
+//                         credential, and NyxID's proxy refuses it;
+//   foreign-delegation    alice's delegation token minted for another
+//                         audience: 401.
+#include "testing/route_matrix.h"
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "aevatar/api/service.h"
+#include "aevatar_stack.h"
+#include "base/clock.h"
+#include "base/crypto.h"
+#include "gtest/gtest.h"
+#include "nyxid/tokens/signing_keys.h"
+#include "nyxid/tokens/token_service.h"
+
+namespace aevatar::orchestrator {
+namespace {
+
+using nlohmann::json;
+using namespace ::aevatar::testing;  // NOLINT: the matrix vocabulary
+
+// alice's chrono-sandbox route points at a closed port: nothing here needs
+// an executor, and a run of hers simply keeps retrying.
+constexpr char kUsers[] = R"yaml(
+users:
+  - {username: alice, password: pw-alice}
+  - {username: bob, password: pw-bob}
+  - {username: vera, password: pw-vera}
+orgs:
+  - slug: acme
+    members: [{username: alice, role: admin}, {username: vera, role: viewer}]
+user_services:
+  - {owner: {user: alice}, catalog_service_id: chrono-sandbox}
+  - {owner: {org: acme}, catalog_service_id: chrono-sandbox, slug: acme-chrono}
+)yaml";
+
+constexpr char kPlan[] =
+    "workflow_id: alice-plan\nsteps:\n  - id: one\n    tool: code_execute\n    arguments:\n"
+    "      language: bash\n      source: echo ALICE_SECRET_OUTPUT\n";
+
+const json kPrivateSsh = {
+    {"target",
+     {{"kind", "private_ssh"}, {"private_ssh", {{"service", "box"}, {"principal", "alice"}}}}},
+    {"prompt", "hi"}};
+
+class AevatarRouteMatrix : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    nyxid_ = std::make_unique<NyxidFixture>(StackBootstrapYaml("http://127.0.0.1:9", "", kUsers));
+    ASSERT_TRUE(nyxid_->ok());
+    ServiceConfig config;
+    config.listen = "127.0.0.1:0";
+    config.state_dir = dir_.path() + "/aevatar";
+    config.vault_key_file = dir_.path() + "/vault.key";
+    config.nyxid_url = nyxid_->url();
+    config.introspection_secret = kStackIntrospectionSecret;
+    config.managed_codex = "all";
+    auto service = AevatarService::Start(config);
+    ASSERT_TRUE(service.ok()) << service.status();
+    aevatar_ = std::move(*service);
+
+    alice_ = nyxid_->Login("alice", "pw-alice");
+    bob_ = nyxid_->Login("bob", "pw-bob");
+    vera_ = nyxid_->Login("vera", "pw-vera");
+    ASSERT_FALSE(alice_.empty() || bob_.empty() || vera_.empty());
+    alice_id_ = JsonOf(nyxid_->Call("GET", "/api/v1/me", alice_)).value("id", "");
+    restricted_key_ =
+        nyxid_->CreateAgentKey(alice_, "elsewhere", {"some-other-service"}).value("key", "");
+    ASSERT_FALSE(restricted_key_.empty());
+    auto keys = nyxid::KeyRing::LoadOrCreate(nyxid_->dir() + "/state", base::NowUnixSecs(), 3900);
+    ASSERT_TRUE(keys.ok()) << keys.status();
+    const nyxid::TokenService tokens(keys->get(), "nyxid", base::NowUnixSecs);
+    foreign_delegation_ =
+        tokens.MintDelegation(alice_id_, "some-other-audience", {"account:read", "proxy:*"});
+
+    // alice's things: a saved workflow, a run of it, a pending approval.
+    http::Response saved = AsAlice("POST", "/api/workflows", json{{"workflow_yaml", kPlan}});
+    ASSERT_EQ(saved.status, 201) << saved.body;
+    http::Response run = AsAlice("POST", "/api/workflow-runs", json{{"workflow_id", "alice-plan"}});
+    ASSERT_EQ(run.status, 202) << run.body;
+    run_id_ = json::parse(run.body).value("run_id", "");
+    http::Response asked = AsAlice("POST", "/api/tools/codex_exec", kPrivateSsh);
+    ASSERT_EQ(asked.status, 202) << asked.body;
+    approval_id_ = json::parse(asked.body).value("approval_id", "");
+    ASSERT_FALSE(run_id_.empty() || approval_id_.empty());
+  }
+  void TearDown() override {
+    if (aevatar_) aevatar_->Stop();
+  }
+
+  http::Response AsAlice(const std::string& method, const std::string& path, const json& body) {
+    http::Request request;
+    request.method = method;
+    request.path = request.target = path;
+    request.body = body.dump();
+    request.headers.Set("Content-Type", "application/json");
+    request.headers.Set("Authorization", "Bearer " + alice_);
+    return aevatar_->router().Handle(request);
+  }
+
+  std::string Credential(Attacker attacker) const {
+    switch (attacker) {
+      case kNone:
+        return "";
+      case kForged:
+        return base::Base64UrlEncode(R"({"alg":"none"})") + "." +
+               base::Base64UrlEncode(json{
+                   {"sub", alice_id_},
+                   {"token_kind", "access"},
+                   {"aud", "nyxid"},
+                   {"scope",
+                    "account:read"}}.dump()) +
+               ".";
+      case kOtherUser:
+        return bob_;
+      case kOrgViewer:
+        return vera_;
+      case kRestrictedKey:
+        return restricted_key_;
+      case kForeignDelegation:
+        return foreign_delegation_;
+    }
+    return "";
+  }
+
+  // The concrete path of `pattern` on alice's things.
+  std::string PathOf(const std::string& pattern) const {
+    std::string path = pattern;
+    std::string id = run_id_;
+    if (pattern.rfind("/api/workflows/", 0) == 0) id = "alice-plan";
+    if (pattern.rfind("/api/approvals/", 0) == 0) id = approval_id_;
+    if (size_t at = path.find("{id}"); at != std::string::npos) path.replace(at, 4, id);
+    if (pattern == "/api/audit") path += "?run_id=" + run_id_;
+    return path;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<NyxidFixture> nyxid_;
+  std::unique_ptr<AevatarService> aevatar_;
+  std::string alice_, bob_, vera_, alice_id_, restricted_key_, foreign_delegation_;
+  std::string run_id_, approval_id_;
+};
+
+// Bodies are valid where validation would otherwise answer first, so the
+// rows reach the authorization they are about: bob has no chrono-sandbox
+// route (409 CODE_EXECUTION_ROUTE_MISSING), vera may not use her org's
+// (403 CODE_EXECUTION_ROUTE_ACCESS_DENIED), and alice's restricted key is
+// refused by NyxID's proxy (403 AGENT_KEY_SERVICE_NOT_ALLOWED).
+std::map<std::string, MatrixRow> Table() {
+  const std::string save = json{{"workflow_yaml", kPlan}}.dump();
+  const std::string start_saved = json{{"workflow_id", "alice-plan"}}.dump();
+  const std::string execute = json{{"language", "bash"}, {"source", "echo hi"}}.dump();
+  const std::string managed = json{
+      {"target", {{"kind", "managed_sandbox"}}},
+      {"workspace", {{"kind", "empty_git"}}},
+      {"prompt", "hi"}}.dump();
+  return {
+      // Workflows: another user's saved plan, run or audit is 404.
+      {"POST /api/workflows", Authenticated(409, 403, 201, 401, save)},
+      {"POST /api/workflows/{id}/bind", Authenticated(404, 404, 200, 401)},
+      {"POST /api/workflow-runs", Authenticated(404, 404, 202, 401, start_saved)},
+      {"GET /api/workflow-runs", Authenticated(kOwn, kOwn, 200, 401)},
+      {"GET /api/workflow-runs/{id}", Authenticated(404, 404, 200, 401)},
+      {"GET /api/workflow-runs/{id}/events", Authenticated(404, 404, 200, 401)},
+      {"POST /api/workflow-runs/{id}/stop", Authenticated(404, 404, 202, 401)},
+      {"GET /api/audit", Authenticated(404, 404, 200, 401)},
+      // Managed codex: per user; only a human login mints the credential.
+      {"POST /api/tools/codex_exec", Authenticated(409, 409, 409, 401, managed)},
+      {"POST /api/managed-codex/credential", Authenticated(409, 409, 403, 401)},
+      {"GET /api/managed-codex/credential", Authenticated(kOwn, kOwn, 200, 401)},
+      {"GET /api/capabilities/codex_exec/readiness", Authenticated(kOwn, kOwn, 200, 401)},
+      // Approvals: another user's is 404; only a human login approves.
+      {"GET /api/approvals", Authenticated(kOwn, kOwn, 200, 401)},
+      {"GET /api/approvals/{id}", Authenticated(404, 404, 200, 401)},
+      {"POST /api/approvals/{id}/approve", Authenticated(404, 404, 403, 401)},
+      {"POST /api/approvals/{id}/deny", Authenticated(404, 404, 200, 401)},
+      // The page is public; its login wants a username and password.
+      {"GET /ui", Everyone(200)},
+      {"GET /ui/", Everyone(200)},
+      {"GET /ui/app.js", Everyone(200)},
+      {"GET /ui/style.css", Everyone(200)},
+      {"POST /ui/login", Everyone(400)},
+      {"GET /api/tools", Authenticated(200, 200, 200, 401)},
+      {"POST /api/tools/code_execute", Authenticated(409, 403, 403, 401, execute)},
+      {"GET /api/capabilities/code_execute/readiness", Authenticated(kOwn, kOwn, 200, 401)},
+      {"GET /api/info", Everyone(200)},
+      {"GET /healthz", Everyone(200)},
+      {"GET /readyz", Everyone(200)},
+  };
+}
+
+TEST_F(AevatarRouteMatrix, EveryRouteAnswersEachAttackerAsTheTableSays) {
+  MatrixSubject subject;
+  subject.router = &aevatar_->router();
+  subject.path_of = [this](const std::string& pattern) { return PathOf(pattern); };
+  subject.present = [this](Attacker attacker, http::Request& request) {
+    const std::string credential = Credential(attacker);
+    if (!credential.empty()) request.headers.Set("Authorization", "Bearer " + credential);
+  };
+  subject.victim_ids = {run_id_, approval_id_, "alice-plan", alice_id_};
+  RunRouteMatrix(subject, Table());
+}
+
+}  // namespace
+}  // namespace aevatar::orchestrator
