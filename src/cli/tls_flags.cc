@@ -9,10 +9,16 @@ void AddTlsFlags(CLI::App* serve, http::ServiceTls& tls, const std::string& peer
   auto* key = serve->add_option("--tls-key", tls.listen.key_file, "the certificate's private key");
   cert->needs(key);
   key->needs(cert);
+  auto* client_ca =
+      serve
+          ->add_option("--tls-client-ca", tls.listen.client_ca_file,
+                       "mutual TLS: accept only callers with a client certificate from this CA")
+          ->needs(cert);
   serve
-      ->add_option("--tls-client-ca", tls.listen.client_ca_file,
-                   "mutual TLS: accept only callers with a client certificate from this CA")
-      ->needs(cert);
+      ->add_option("--tls-client-name", tls.listen.client_name,
+                   "mutual TLS: the client certificate must also name this DNS name "
+                   "(e.g. only NyxID's certificate, when one CA signs every service)")
+      ->needs(client_ca);
   serve->add_option(
       ca_flags, tls.peers.ca_file,
       "PEM CA certificate(s) that verify " + peers + " over https, besides the system trust store");

@@ -10,7 +10,8 @@ namespace aevatar::cli {
 
 // Adds the TLS flags every `serve` shares to `serve`, filling `tls`:
 // --tls-cert/--tls-key (HTTPS on the listener), --tls-client-ca (mutual
-// TLS: callers must show a certificate from this CA), `ca_flags` (default
+// TLS: callers must show a certificate from this CA) and --tls-client-name
+// (... naming this DNS name), `ca_flags` (default
 // "--ca-file": the CA the other services' certificates are checked
 // against), --client-cert/--client-key (shown to them) and --insecure-listen.
 // `peers` names the other services in the help text.

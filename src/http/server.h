@@ -50,6 +50,10 @@ struct ServerTls {
   // Not empty: mutual TLS. A client must present a certificate that chains to
   // a CA in this PEM file, or the handshake fails before any HTTP is read.
   std::string client_ca_file;
+  // Not empty (with client_ca_file): the client certificate must also name
+  // this DNS name (subjectAltName), so one CA can sign every service while
+  // only the named one may call (e.g. chrono-sandbox takes only NyxID).
+  std::string client_name;
 
   bool enabled() const { return !cert_file.empty(); }
 };

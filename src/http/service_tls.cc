@@ -37,7 +37,10 @@ absl::Status CheckServiceTls(std::string_view service, const std::string& listen
               {{"service", std::string(service)}, {"host", listen_host}});
   }
   if (!tls.peers.cert_file.empty() || !tls.peers.key_file.empty() || !tls.peers.ca_file.empty()) {
-    if (absl::Status st = CheckClientTls(tls.peers); !st.ok()) return st;
+    if (absl::Status st = CheckClientTls(tls.peers); !st.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--ca-file/--client-cert/--client-key: ", st.message()));
+    }
   }
   return absl::OkStatus();
 }

@@ -99,6 +99,16 @@ absl::StatusOr<std::shared_ptr<ssl::context>> MakeServerTlsContext(const ServerT
       return absl::InternalError(
           absl::StrCat("cannot require client certificates: ", ec.message()));
     }
+    // The chain check then also matches the client's certificate against
+    // the name, as a client matches a server's against its URL's host.
+    if (!tls.client_name.empty() &&
+        X509_VERIFY_PARAM_set1_host(SSL_CTX_get0_param(native), tls.client_name.c_str(),
+                                    tls.client_name.size()) != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot require the client certificate name ", tls.client_name));
+    }
+  } else if (!tls.client_name.empty()) {
+    return absl::InvalidArgumentError("a required client certificate name needs a client CA");
   }
   return context;
 }

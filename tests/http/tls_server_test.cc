@@ -163,6 +163,33 @@ TEST(TlsServer, MutualTlsTakesOnlyClientsWithACertificateFromItsCa) {
   EXPECT_EQ(*requests, 1);
 }
 
+TEST(TlsServer, MutualTlsWithANameTakesOnlyTheNamedClient) {
+  auto requests = std::make_shared<std::atomic<int>>(0);
+  ServerOptions options = TlsOptions(/*mutual=*/true);
+  options.tls.client_name = "client";  // client.pem names DNS:client; server.pem does not
+  auto server = StartOrDie(
+      [requests](Request&) {
+        ++*requests;
+        return Response{};
+      },
+      options);
+  auto named = GetOver(*server, WithClientCertificate("client"));
+  ASSERT_TRUE(named.ok()) << named.status();
+  // server.pem is from the same CA and valid for client use, but names localhost.
+  EXPECT_FALSE(GetOver(*server, WithClientCertificate("server")).ok());
+  TlsProbe unnamed(server->port(), Pem("ca.pem"), Pem("server.pem"), Pem("server.key"));
+  if (unnamed.ok()) {
+    unnamed.Send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_FALSE(unnamed.ReadResponse().has_value());
+  }
+  EXPECT_EQ(*requests, 1);
+
+  ServerOptions without_ca = TlsOptions();
+  without_ca.tls.client_name = "client";
+  EXPECT_EQ(Server::Start(without_ca, [](Request&) { return Response{}; }).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(TlsServer, CarriesWebSocketsOverTlsAndMutualTls) {
   for (bool mutual : {false, true}) {
     auto server = StartOrDie(

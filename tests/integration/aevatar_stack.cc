@@ -94,7 +94,9 @@ AevatarStack::AevatarStack(AevatarStackOptions options)
       (options.tls ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(nyxid_port);
   if (options.tls) {
     Append(chrono_args_, ServiceTlsArgs());
-    Append(chrono_args_, {"--tls-client-ca", TestPki("ca.pem")});
+    // Only NyxID: its certificate (server.pem) names localhost; client.pem,
+    // from the same CA, names "client".
+    Append(chrono_args_, {"--tls-client-ca", TestPki("ca.pem"), "--tls-client-name", "localhost"});
     Append(options.nyxid_args, ServiceTlsArgs());
     Append(options.nyxid_args, {"--client-cert", TestPki("server.pem"), "--client-key",
                                 TestPki("server.key"), "--public-url", nyxid_url_});

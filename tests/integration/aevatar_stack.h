@@ -38,7 +38,8 @@ struct AevatarStackOptions {
   // Every service on TLS with the test PKI (tests/http/testdata), as
   // docs/deployment.md sets it up: each verifies the others against the test
   // CA, and chrono-sandbox takes only callers with a client certificate from
-  // it (NyxID shows server.pem, which is also a client certificate).
+  // it naming localhost (NyxID shows server.pem, which is also a client
+  // certificate; client.pem from the same CA names another service).
   bool tls = false;
 };
 

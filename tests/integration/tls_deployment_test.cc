@@ -58,17 +58,18 @@ TEST(TlsDeployment, CodeExecuteRunsEndToEndOverTlsWithMutualTlsToTheExecutor) {
   ASSERT_EQ(run.status, 200) << run.body;
   EXPECT_EQ(json::parse(run.body, nullptr, false).value("stdout", ""), "over tls\n");
 
-  // chrono-sandbox answers only callers with a certificate from the CA.
+  // chrono-sandbox answers only NyxID: a certificate from the CA naming it.
   const std::string healthz = stack.chrono().base_url() + "/healthz";
+  auto showing = [](const std::string& name) {
+    http::ClientTls tls = TrustingTheTestCa();
+    tls.cert_file = TestPki(name + ".pem");
+    tls.key_file = TestPki(name + ".key");
+    return tls;
+  };
   EXPECT_FALSE(Get(healthz, TrustingTheTestCa()).ok()) << "no client certificate";
-  http::ClientTls rogue = TrustingTheTestCa();
-  rogue.cert_file = TestPki("rogue-client.pem");
-  rogue.key_file = TestPki("rogue-client.key");
-  EXPECT_FALSE(Get(healthz, rogue).ok()) << "a client certificate from another CA";
-  http::ClientTls peer = TrustingTheTestCa();
-  peer.cert_file = TestPki("client.pem");
-  peer.key_file = TestPki("client.key");
-  auto admitted = Get(healthz, peer);
+  EXPECT_FALSE(Get(healthz, showing("rogue-client")).ok()) << "a certificate from another CA";
+  EXPECT_FALSE(Get(healthz, showing("client")).ok()) << "from the CA, naming another service";
+  auto admitted = Get(healthz, showing("server"));
   ASSERT_TRUE(admitted.ok()) << admitted.status();
   EXPECT_EQ(admitted->status, 200);
 
