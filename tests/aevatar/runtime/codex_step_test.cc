@@ -24,6 +24,7 @@ struct CodexCall {
   int timeout_secs = 0;
   bool managed = false;
   int64_t budget_ms = 0;
+  std::vector<std::string> caller_services;
 };
 
 std::string CanaryYaml() {
@@ -58,15 +59,18 @@ class CodexStepTest : public testing::RuntimeFixture {
 
   void UseCodex(std::function<absl::StatusOr<ManagedCodexResult>(const CodexCall&)> answer) {
     answer_ = std::move(answer);
-    codex_ = [this](const std::string& user, const CodexExecArgs& args, const std::string& key,
-                    const std::string&,
-                    std::chrono::milliseconds budget) -> absl::StatusOr<ManagedCodexResult> {
+    codex_ =
+        [this](
+            const std::string& user, const CodexExecArgs& args, const std::string& key,
+            const std::string&, std::chrono::milliseconds budget,
+            const std::vector<std::string>& caller_services) -> absl::StatusOr<ManagedCodexResult> {
       CodexCall call{user,
                      key,
                      args.prompt,
                      args.timeout_secs,
                      args.target == CodexTarget::kManagedSandbox,
-                     budget.count()};
+                     budget.count(),
+                     caller_services};
       calls_.push_back(call);
       return answer_(call);
     };
@@ -290,8 +294,9 @@ TEST_F(CodexStepTest, TheStepReachesCodexExecuteThroughTheExactProxyRoute) {
               {CredentialKind::kHumanBearer, testing::kUser, testing::kHumanToken, true}, "diag_t")
           .ok());
   codex_ = [&](const std::string& user, const CodexExecArgs& args, const std::string& key,
-               const std::string& diagnostic_id, std::chrono::milliseconds budget) {
-    return managed.Execute(user, args, key, diagnostic_id, budget);
+               const std::string& diagnostic_id, std::chrono::milliseconds budget,
+               const std::vector<std::string>& caller_services) {
+    return managed.Execute(user, args, key, diagnostic_id, budget, caller_services);
   };
   runtime_ = MakeRuntime();
   const std::string run_id = Start();
