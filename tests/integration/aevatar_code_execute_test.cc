@@ -103,6 +103,31 @@ TEST_F(AevatarCodeExecute, AgentKeyProgramSeesNyxidEnvAndHumanProgramDoesNot) {
   EXPECT_EQ(JsonOf(as_human)["stdout"], "key= url=none\n");
 }
 
+// An Agent Key restricted to some services runs code_execute only on the
+// chrono-sandbox route its allowed_services name (by id or slug): NyxID's
+// proxy refuses it anywhere else. It is an execution credential, so the
+// read-only readiness (an inventory read) is refused by aevatar itself.
+TEST_F(AevatarCodeExecute, ARestrictedKeyRunsOnlyOnTheRouteItNamesAndReadsNoReadiness) {
+  const std::string token = s().Login("alice");
+  const std::string route_id = s().nyxid().KeyBySlug(token, "chrono-sandbox").value("id", "");
+  ASSERT_FALSE(route_id.empty());
+  const nlohmann::json probe = {{"language", "bash"}, {"source", "echo restricted-ran"}};
+  for (const std::string& allowed : {route_id, std::string("chrono-sandbox")}) {
+    const std::string key =
+        s().nyxid().CreateAgentKey(token, "for-chrono", {allowed}).value("key", "");
+    ASSERT_FALSE(key.empty());
+    auto ran = s().Execute(key, probe);
+    ASSERT_EQ(ran.status, 200) << ran.body;
+    EXPECT_EQ(JsonOf(ran)["stdout"], "restricted-ran\n");
+    ExpectProblem(s().Aevatar("GET", "/api/capabilities/code_execute/readiness", key), 403,
+                  "AGENT_KEY_RESTRICTED");
+  }
+  const std::string elsewhere =
+      s().nyxid().CreateAgentKey(token, "elsewhere", {"some-other-service"}).value("key", "");
+  ASSERT_FALSE(elsewhere.empty());
+  ExpectProblem(s().Execute(elsewhere, probe), 403, "AGENT_KEY_SERVICE_NOT_ALLOWED");
+}
+
 TEST_F(AevatarCodeExecute, InvalidInputFailsBeforeAnyNetworkCall) {
   const std::string token = s().Login("alice");
   // Warm up the JWKS cache so authentication itself needs no call.

@@ -84,7 +84,7 @@ absl::StatusOr<Caller> IngressAuth::VerifyJwt(const std::string& token,
       token, caller.kind == CredentialKind::kHumanBearer ? "AccessToken" : "ProxyDelegation",
       "TOKEN_REVOKED");
   if (!subject.ok()) return subject.status();
-  if (*subject != caller.user_id) {
+  if (subject->subject != caller.user_id) {
     return Unauthenticated("TOKEN_REVOKED", "NyxID names another subject for the token");
   }
   caller.credential = token;
@@ -92,20 +92,20 @@ absl::StatusOr<Caller> IngressAuth::VerifyJwt(const std::string& token,
 }
 
 absl::StatusOr<Caller> IngressAuth::IntrospectAgentKey(const std::string& key) {
-  auto subject = Introspected(key, "AgentKey", "AGENT_KEY_INACTIVE");
-  if (!subject.ok()) return subject.status();
-  return Caller{CredentialKind::kAgentKey, *subject, key, false};
+  auto answer = Introspected(key, "AgentKey", "AGENT_KEY_INACTIVE");
+  if (!answer.ok()) return answer.status();
+  return Caller{CredentialKind::kAgentKey, answer->subject, key, false, answer->allowed_services};
 }
 
-absl::StatusOr<std::string> IngressAuth::Introspected(const std::string& credential,
-                                                      const std::string& kind,
-                                                      const std::string& inactive_code) {
+absl::StatusOr<Introspection> IngressAuth::Introspected(const std::string& credential,
+                                                        const std::string& kind,
+                                                        const std::string& inactive_code) {
   const std::string digest = base::Sha256Hex(credential);
   const auto now = std::chrono::steady_clock::now();
   {
     absl::MutexLock lock(&mu_);
     if (auto it = introspected_.find(digest); it != introspected_.end() && it->second.until > now) {
-      return it->second.user_id;
+      return it->second.answer;
     }
   }
   NyxidReply reply = nyxid_->Introspect(credential);
@@ -125,8 +125,8 @@ absl::StatusOr<std::string> IngressAuth::Introspected(const std::string& credent
   }
   absl::MutexLock lock(&mu_);
   if (introspected_.size() > 10000) introspected_.clear();  // bound the cache
-  introspected_[digest] = {introspection->subject, now + introspection_cache_};
-  return introspection->subject;
+  introspected_[digest] = {*introspection, now + introspection_cache_};
+  return introspection;
 }
 
 }  // namespace aevatar::orchestrator

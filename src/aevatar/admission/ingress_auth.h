@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
@@ -30,6 +31,15 @@ struct Caller {
   std::string credential;
   // Only a verified direct human access token may change NyxID routes.
   bool write_authority = false;
+  // An Agent Key's allowed_services as NyxID's introspection reports them
+  // (route ids or slugs); empty for an unrestricted key and every token.
+  std::vector<std::string> allowed_services = {};
+
+  // An Agent Key its owner restricted to some services: an execution
+  // credential at aevatar (agent_key_scope.h), never an inventory one.
+  bool RestrictedAgentKey() const {
+    return kind == CredentialKind::kAgentKey && !allowed_services.empty();
+  }
 };
 
 // Authenticates aevatar's callers (fail closed):
@@ -39,7 +49,8 @@ struct Caller {
 //  - a NyxID proxy delegation token (token_kind "delegation", aud
 //    `audience`, scope account:read), in X-NyxID-Delegation-Token or as the
 //    bearer -> ProxyDelegation.
-// Every credential is also introspected at NyxID, the answer cached for
+// Every credential is also introspected at NyxID (an Agent Key's
+// allowed_services are read from the answer), the answer cached for
 // `introspection_cache` (kIntrospectionCache): a revoked Agent Key, or a
 // token revoked by its user's logout or password change, stops working here
 // within that bound (401 AGENT_KEY_INACTIVE / TOKEN_REVOKED).
@@ -60,11 +71,11 @@ class IngressAuth {
  private:
   absl::StatusOr<Caller> VerifyJwt(const std::string& token, bool from_delegation_header);
   absl::StatusOr<Caller> IntrospectAgentKey(const std::string& key);
-  // The subject NyxID names for `credential` when it is active and of
-  // `kind` ("AgentKey", "AccessToken", "ProxyDelegation"); 401
+  // NyxID's answer for `credential` when it is active, of `kind`
+  // ("AgentKey", "AccessToken", "ProxyDelegation") and names a subject; 401
   // `inactive_code` otherwise.
-  absl::StatusOr<std::string> Introspected(const std::string& credential, const std::string& kind,
-                                           const std::string& inactive_code);
+  absl::StatusOr<Introspection> Introspected(const std::string& credential, const std::string& kind,
+                                             const std::string& inactive_code);
 
   const NyxidClient* nyxid_;
   base::KeyLookup keys_;
@@ -72,10 +83,10 @@ class IngressAuth {
   std::chrono::seconds introspection_cache_;
   absl::Mutex mu_;
   struct CachedKey {
-    std::string user_id;
+    Introspection answer;
     std::chrono::steady_clock::time_point until;
   };
-  // credential SHA-256 -> subject
+  // credential SHA-256 -> NyxID's answer
   std::map<std::string, CachedKey> introspected_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -37,16 +37,19 @@ http::Response Problem(const absl::Status& status, RequestNote& note) {
 absl::StatusOr<Caller> Authenticated(const HttpApiDeps& deps, const http::Request& request,
                                      RequestNote& note) {
   auto caller = deps.auth->Authenticate(request);
-  if (caller.ok()) note.credential_kind = std::string(CredentialKindName(caller->kind));
+  if (!caller.ok()) return caller;
+  note.credential_kind = std::string(CredentialKindName(caller->kind));
+  if (absl::Status st = CheckCallerScope(*caller, note.scope); !st.ok()) return st;
   return caller;
 }
 
 http::Handler Logged(std::shared_ptr<const HttpApiDeps> deps, std::string route,
-                     RouteHandler handler) {
+                     RouteHandler handler, CallerScope scope) {
   using Clock = std::chrono::steady_clock;
-  return [deps, route = std::move(route), handler](http::Request& request) {
+  return [deps, route = std::move(route), handler, scope](http::Request& request) {
     const Clock::time_point start = Clock::now();
     RequestNote note;
+    note.scope = scope;
     http::Response response = handler(*deps, request, note);
     nlohmann::json fields = {
         {"route", route},

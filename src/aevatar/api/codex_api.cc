@@ -83,7 +83,8 @@ http::Response HandleCodexExec(const HttpApiDeps& deps, http::Request& request, 
   if (deps.codex == nullptr) return Problem(Disabled(), note);
   auto key = InteractiveKey(request);
   if (!key.ok()) return Problem(key.status(), note);
-  auto result = deps.codex->Execute(caller->user_id, *args, *key, note.diagnostic_id);
+  auto result = deps.codex->Execute(caller->user_id, *args, *key, note.diagnostic_id, std::nullopt,
+                                    caller->allowed_services);
   if (!result.ok()) return Problem(result.status(), note);
   if (absl::Status outcome = ManagedOutcome(*result); !outcome.ok()) {
     // The typed error keeps the runner's terminal fields (its sanitized
@@ -154,7 +155,9 @@ http::Response HandleCodexReadiness(const HttpApiDeps& deps, http::Request& requ
 }  // namespace
 
 void AddCodexRoutes(const AddRoute& add) {
-  add("POST", "/api/tools/codex_exec", HandleCodexExec);
+  // managed_sandbox: ManagedCodex::Execute checks a restricted key against the
+  // chrono-sandbox route; private_ssh: NyxID's SSH route checks it.
+  add("POST", "/api/tools/codex_exec", HandleCodexExec, CallerScope::kExecution);
   add("POST", "/api/managed-codex/credential", HandleEnsureCredential);
   add("GET", "/api/managed-codex/credential", HandleCredentialStatus);
   add("GET", "/api/capabilities/codex_exec/readiness", HandleCodexReadiness);

@@ -68,15 +68,17 @@ http::Response HandleReady(const HttpApiDeps& deps, http::Request&, RequestNote&
 std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
   auto shared = std::make_shared<const HttpApiDeps>(deps);
   auto router = std::make_unique<http::Router>();
-  auto add = [&](const char* method, const char* route, RouteHandler handler) {
-    router->Add(method, route, Logged(shared, route, handler));
-  };
+  const AddRoute add(
+      [&](const char* method, const char* route, RouteHandler handler, CallerScope scope) {
+        router->Add(method, route, Logged(shared, route, handler, scope));
+      });
   if (deps.workflows != nullptr) AddWorkflowRoutes(add);
   AddCodexRoutes(add);
   if (deps.approvals != nullptr) AddApprovalRoutes(add);
   AddUiRoutes(add);
   add("GET", "/api/tools", HandleTools);
-  add("POST", "/api/tools/code_execute", HandleCodeExecute);
+  // NyxID's proxy refuses a restricted key outside its services.
+  add("POST", "/api/tools/code_execute", HandleCodeExecute, CallerScope::kExecution);
   add("GET", "/api/capabilities/code_execute/readiness", HandleReadiness);
   add("GET", "/api/info", HandleInfo);
   add("GET", "/healthz", HandleHealth);

@@ -141,8 +141,9 @@ class Service : public AevatarService {
       const ManagedCodex* codex = codex_.get();
       options.codex = [codex](const std::string& user_id, const CodexExecArgs& args,
                               const std::string& key, const std::string& diagnostic_id,
-                              std::chrono::milliseconds budget) {
-        return codex->Execute(user_id, args, key, diagnostic_id, budget);
+                              std::chrono::milliseconds budget,
+                              const std::vector<std::string>& caller_services) {
+        return codex->Execute(user_id, args, key, diagnostic_id, budget, caller_services);
       };
     }
     const NyxidClient* nyxid = nyxid_.get();

@@ -219,6 +219,11 @@ http::Response HandleStartRun(const HttpApiDeps& deps, http::Request& request, R
   if (!body.ok()) return Problem(body.status(), note);
   auto run_request = ParseRunRequest(*body);
   if (!run_request.ok()) return Problem(run_request.status(), note);
+  if (run_request->workflow_yaml && caller->RestrictedAgentKey()) {
+    return Problem(AgentKeyRestricted("a restricted Agent Key starts runs of saved workflows only; "
+                                      "a draft run is authoring"),
+                   note);
+  }
   absl::StatusOr<WorkflowDefinition> definition;
   absl::StatusOr<WorkflowAdmission> admission;
   if (run_request->workflow_yaml) {  // a draft run: admitted (and converged) now
@@ -321,7 +326,9 @@ http::Response HandleAudit(const HttpApiDeps& deps, http::Request& request, Requ
 void AddWorkflowRoutes(const AddRoute& add) {
   add("POST", "/api/workflows", HandleSaveWorkflow);
   add("POST", "/api/workflows/{id}/bind", HandleBindWorkflow);
-  add("POST", "/api/workflow-runs", HandleStartRun);
+  // A saved workflow's run: its steps' calls check a restricted key (NyxID's
+  // proxy and SSH route, ManagedCodex::Execute); a draft run is refused.
+  add("POST", "/api/workflow-runs", HandleStartRun, CallerScope::kExecution);
   add("GET", "/api/workflow-runs", HandleListRuns);
   add("GET", "/api/workflow-runs/{id}", HandleGetRun);
   add("GET", "/api/workflow-runs/{id}/events", HandleRunEvents);

@@ -23,7 +23,17 @@ absl::StatusOr<Introspection> ParseIntrospection(const nlohmann::json& body) {
   for (const absl::Status& st : {active.status(), kind.status(), subject.status()}) {
     if (!st.ok()) return NyxidResponseInvalid(kDocument, st);
   }
-  return Introspection{*active, kind->value_or(""), subject->value_or("")};
+  Introspection out{*active, kind->value_or(""), subject->value_or(""), {}};
+  if (auto allowed = body.find("allowed_services"); allowed != body.end() && !allowed->is_null()) {
+    const absl::Status wrong =
+        absl::InvalidArgumentError("field 'allowed_services' must be an array of strings");
+    if (!allowed->is_array()) return NyxidResponseInvalid(kDocument, wrong);
+    for (const nlohmann::json& entry : *allowed) {
+      if (!entry.is_string()) return NyxidResponseInvalid(kDocument, wrong);
+      out.allowed_services.push_back(entry.get<std::string>());
+    }
+  }
+  return out;
 }
 
 NyxidClient::NyxidClient(std::string base_url, std::string introspection_secret,

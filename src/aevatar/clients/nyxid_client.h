@@ -42,11 +42,16 @@ struct Introspection {
   bool active = false;
   std::string kind;     // "AgentKey", "HumanBearer", ...; "" when absent
   std::string subject;  // "sub"; "" when absent
+  // An Agent Key's "allowed_services" (route ids or slugs); empty when absent
+  // or empty: the key is unrestricted.
+  std::vector<std::string> allowed_services;
 };
 
-// Parses {"active": bool, "kind"?: string, "sub"?: string, ...}. An inactive
-// answer may omit the rest. NYXID_RESPONSE_INVALID when the body is not an
-// object or a member has another type.
+// Parses {"active": bool, "kind"?: string, "sub"?: string,
+// "allowed_services"?: [string], ...}. An inactive answer may omit the rest.
+// NYXID_RESPONSE_INVALID when the body is not an object or a member has
+// another type (an allowed_services entry that is not a string included: a
+// restriction that cannot be read must not read as none).
 absl::StatusOr<Introspection> ParseIntrospection(const nlohmann::json& body);
 
 // Aevatar's HTTP client for NyxID. Every call carries the caller's own

@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -98,13 +99,18 @@ class ManagedCodex {
   // Idempotency-Key (a workflow step's stable key re-attaches to the same
   // chrono run after an aevatar restart). `budget`, when set, caps the
   // exchange below the deadlines (a workflow step's remaining timeout_ms).
-  // Returns the runner's result of any terminal status, or exactly one typed
-  // error; a failure is logged as one line with `diagnostic_id` and the
-  // code, never ids, keys or text.
+  // `caller_services` are the allowed_services of the Agent Key that asked
+  // (empty: a token or an unrestricted key): NyxID sees only the managed key,
+  // so a restricted key must name the chrono-sandbox route the run uses, by
+  // id or slug, or the call is 403 AGENT_KEY_SERVICE_NOT_ALLOWED before any
+  // proxy request. Returns the runner's result of any terminal status, or
+  // exactly one typed error; a failure is logged as one line with
+  // `diagnostic_id` and the code, never ids, keys or text.
   absl::StatusOr<ManagedCodexResult> Execute(
       const std::string& user_id, const CodexExecArgs& args, const std::string& idempotency_key,
       const std::string& diagnostic_id,
-      std::optional<std::chrono::milliseconds> budget = std::nullopt) const;
+      std::optional<std::chrono::milliseconds> budget = std::nullopt,
+      const std::vector<std::string>& caller_services = {}) const;
 
  private:
   const NyxidClient* nyxid_;

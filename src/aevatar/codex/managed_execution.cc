@@ -2,6 +2,7 @@
 // proxy request, every outcome one typed result or error.
 #include <algorithm>
 
+#include "aevatar/admission/agent_key_scope.h"
 #include "aevatar/admission/route_admission.h"
 #include "aevatar/codex/managed_codex.h"
 #include "aevatar/codex/managed_routes.h"
@@ -46,7 +47,8 @@ std::chrono::milliseconds ManagedDeadlines::ForRun(int timeout_secs) const {
 
 absl::StatusOr<ManagedCodexResult> ManagedCodex::Execute(
     const std::string& user_id, const CodexExecArgs& args, const std::string& idempotency_key,
-    const std::string& diagnostic_id, std::optional<std::chrono::milliseconds> budget) const {
+    const std::string& diagnostic_id, std::optional<std::chrono::milliseconds> budget,
+    const std::vector<std::string>& caller_services) const {
   if (args.target != CodexTarget::kManagedSandbox) {
     return Logged(ManagedError(kTargetNotConfigured,
                                "the private_ssh target is not configured on this aevatar host"),
@@ -68,6 +70,17 @@ absl::StatusOr<ManagedCodexResult> ManagedCodex::Execute(
     return Logged(ManagedError(kManagedCredentialUnavailable,
                                "the stored invocation key belongs to another NyxID subject"),
                   diagnostic_id);
+  }
+  // The managed key is restricted to the route it was minted for; the
+  // caller's key must name that route too (NyxID never sees the caller's).
+  const auto chrono =
+      std::find_if(facts->inventory.begin(), facts->inventory.end(),
+                   [&](const RouteFacts& route) { return route.id == credential.chrono_route_id; });
+  if (absl::Status st =
+          CheckAgentKeyAllowsRoute(caller_services, credential.chrono_route_id,
+                                   chrono == facts->inventory.end() ? "" : chrono->slug);
+      !st.ok()) {
+    return Logged(st, diagnostic_id);
   }
   auto routes = SelectManagedRoutes(facts->inventory, user_id, config_.chrono_catalog_id,
                                     config_.llm_catalog_id);

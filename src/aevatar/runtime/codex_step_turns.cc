@@ -52,6 +52,18 @@ json CodexOutput(const ManagedCodexResult* result, const std::string& status,
   return out;
 }
 
+// The allowed_services of the Agent Key that started the run (empty: a
+// token or an unrestricted key). An entry that is not a string keeps the
+// run restricted, to nothing (fail closed).
+std::vector<std::string> CallerServices(const json& state) {
+  std::vector<std::string> services;
+  for (const json& entry :
+       base::ArrayOrEmpty(base::ObjectOrEmpty(state, "caller"), "allowed_services")) {
+    services.push_back(entry.is_string() ? entry.get<std::string>() : std::string());
+  }
+  return services;
+}
+
 }  // namespace
 
 absl::Status CompleteCodexStep(const TurnDeps& deps, Turn& turn, const WorkflowStep& step,
@@ -173,7 +185,7 @@ absl::Status ProgressCodexStep(const TurnDeps& deps, Turn& turn,
     // exchange: the run's lock is released while it waits.
     RunUnlocked unlocked(deps.run_lock);
     result = (*deps.codex)(turn.run.owner, *args, base::StringOr(*material, "idempotency_key", ""),
-                           diagnostic_id, budget);
+                           diagnostic_id, budget, CallerServices(state));
   }
   // A message changed the run meanwhile: this turn's view is stale and is not
   // committed. Its callback (or the stop's) is delivered again and repeats the

@@ -239,8 +239,12 @@ absl::StatusOr<std::string> WorkflowRuntime::StartRun(const Caller& caller,
       {"definition_ref", definition_ref},
       {"definition_digest", definition.digest},
       {"inputs", inputs},
-      // The credential kind is kept; the credential itself is sealed.
-      {"caller", {{"kind", CredentialKindName(caller.kind)}, {"credential_ref", credential_ref}}},
+      // The credential kind (and a key's restriction, which the managed
+      // codex_exec steps check) is kept; the credential itself is sealed.
+      {"caller",
+       {{"kind", CredentialKindName(caller.kind)},
+        {"credential_ref", credential_ref},
+        {"allowed_services", caller.allowed_services}}},
       {"proof", proof},
       {"authorization_catalog", authorization_catalog},
       {"step_index", 0},

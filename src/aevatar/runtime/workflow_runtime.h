@@ -62,10 +62,13 @@ class WorkflowRuntime {
   using FactsReader = std::function<absl::StatusOr<NyxidFacts>(const std::string& credential)>;
   // One managed codex_exec run for the run's owner (ManagedCodex::Execute in
   // the service), its exchange capped by `budget` (the step's remaining
-  // timeout_ms): the runner's terminal result or one typed managed_* error.
+  // timeout_ms), for a run started with an Agent Key restricted to
+  // `caller_services` (empty otherwise): the runner's terminal result or one
+  // typed error (AGENT_KEY_SERVICE_NOT_ALLOWED or a managed_* code).
   using CodexExecutor = std::function<absl::StatusOr<ManagedCodexResult>(
       const std::string& user_id, const CodexExecArgs& args, const std::string& idempotency_key,
-      const std::string& diagnostic_id, std::chrono::milliseconds budget)>;
+      const std::string& diagnostic_id, std::chrono::milliseconds budget,
+      const std::vector<std::string>& caller_services)>;
 
   // One approved private_ssh codex_exec call with the run's sealed
   // credential (RunPrivateSsh in the service): NyxID's raw SSH response or

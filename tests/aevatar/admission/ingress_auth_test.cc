@@ -78,7 +78,12 @@ TEST_F(IngressAuthTest, SignedClaimsOfTheWrongTypeAreRefusedNotThrown) {
 TEST_F(IngressAuthTest, AnIntrospectionAnswerOfTheWrongTypeIsResponseInvalid) {
   for (const char* body : {R"({"active": "yes", "kind": "AgentKey", "sub": "u_1"})",
                            R"({"active": true, "kind": 1, "sub": "u_1"})",
-                           R"({"active": true, "kind": "AgentKey", "sub": ["u_1"]})", "[]"}) {
+                           R"({"active": true, "kind": "AgentKey", "sub": ["u_1"]})",
+                           R"({"active": true, "kind": "AgentKey", "sub": "u_1",
+                               "allowed_services": "us_1"})",
+                           R"({"active": true, "kind": "AgentKey", "sub": "u_1",
+                               "allowed_services": ["us_1", 7]})",
+                           "[]"}) {
     nyxid_.Answer("/api/v1/tokens/introspect", 200, body);
     auto caller = WithBearer(kAgentKey);
     ASSERT_FALSE(caller.ok()) << body;
@@ -99,6 +104,26 @@ TEST_F(IngressAuthTest, IntrospectionStillAdmitsOnlyAnActiveAgentKey) {
   ASSERT_TRUE(caller.ok()) << caller.status();
   EXPECT_EQ(caller->kind, CredentialKind::kAgentKey);
   EXPECT_EQ(caller->user_id, "u_1");
+  EXPECT_FALSE(caller->RestrictedAgentKey());
+}
+
+TEST_F(IngressAuthTest, AnAgentKeysAllowedServicesMakeItARestrictedCaller) {
+  nyxid_.Answer("/api/v1/tokens/introspect", 200,
+                R"({"active": true, "kind": "AgentKey", "sub": "u_1",
+                    "allowed_services": ["us_1", "chrono-sandbox"]})");
+  auto caller = WithBearer(kAgentKey);
+  ASSERT_TRUE(caller.ok()) << caller.status();
+  EXPECT_TRUE(caller->RestrictedAgentKey());
+  EXPECT_EQ(caller->allowed_services, (std::vector<std::string>{"us_1", "chrono-sandbox"}));
+  // Empty or null is no restriction.
+  for (const char* none : {"[]", "null"}) {
+    nyxid_.Answer("/api/v1/tokens/introspect", 200,
+                  std::string(R"({"active": true, "kind": "AgentKey", "sub": "u_1",)") +
+                      R"("allowed_services": )" + none + "}");
+    auto open = WithBearer(kAgentKey);
+    ASSERT_TRUE(open.ok()) << open.status();
+    EXPECT_FALSE(open->RestrictedAgentKey()) << none;
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "api_fixture.h"
 #include "base/clock.h"
 #include "base/crypto.h"
+#include "base/json_read.h"
 #include "base/jws.h"
 #include "codex/fake_nyxid.h"
 #include "gtest/gtest.h"
@@ -205,6 +206,53 @@ TEST_F(CodexApiTest, LifecycleThenExecutionThroughTheRouter) {
   EXPECT_EQ(problem["code"], kManagedExecutionNonzeroExit);
   EXPECT_EQ(problem["result"]["diagnostic_id"], "diag_runner9");
   EXPECT_FALSE(problem["diagnostic_id"].get<std::string>().empty());
+}
+
+// An Agent Key restricted to some services is an execution credential:
+// managed codex_exec runs for it only when it names the user's chrono-sandbox
+// route (aevatar checks, NyxID sees only the managed key), and it reads
+// nothing. An unrestricted key is the user, as before.
+TEST_F(CodexApiTest, ARestrictedKeyRunsManagedCodexOnlyOnTheChronoRouteAndReadsNothing) {
+  ASSERT_EQ(Call("POST", "/api/managed-codex/credential").status, 200);
+  const auto mint = [&](const std::vector<std::string>& allowed) {
+    const NyxidReply reply = client_->CreateAgentKey(testing::kHumanToken, "agent", allowed);
+    return base::StringOr(reply.body, "key", "");
+  };
+  const std::string elsewhere = mint({"some-other-service"});
+  const std::string for_chrono = mint({"chrono-sandbox"});
+  const std::string unrestricted = mint({});
+  ASSERT_FALSE(elsewhere.empty() || for_chrono.empty() || unrestricted.empty());
+  const auto as = [&](const std::string& key, const std::string& method, const std::string& path,
+                      const std::string& body = "") {
+    http::Request request;
+    request.method = method;
+    request.path = request.target = path;
+    request.body = body;
+    request.headers.Set("Authorization", "Bearer " + key);
+    return router_->Handle(request);
+  };
+  const std::string managed = json{
+      {"target", {{"kind", "managed_sandbox"}}},
+      {"workspace", {{"kind", "empty_git"}}},
+      {"prompt", "hi"}}.dump();
+  http::Response refused = as(elsewhere, "POST", "/api/tools/codex_exec", managed);
+  EXPECT_EQ(refused.status, 403) << refused.body;
+  EXPECT_EQ(json::parse(refused.body)["code"], "AGENT_KEY_SERVICE_NOT_ALLOWED");
+  EXPECT_EQ(nyxid_.Count("/api/v1/proxy/"), 0);
+  http::Response ran = as(for_chrono, "POST", "/api/tools/codex_exec", managed);
+  EXPECT_EQ(ran.status, 200) << ran.body;
+  EXPECT_EQ(as(unrestricted, "POST", "/api/tools/codex_exec", managed).status, 200);
+  EXPECT_EQ(nyxid_.Count("/api/v1/proxy/"), 2);
+  for (const char* path :
+       {"/api/managed-codex/credential", "/api/capabilities/codex_exec/readiness", "/api/approvals",
+        "/api/tools"}) {
+    for (const std::string& key : {elsewhere, for_chrono}) {
+      http::Response read = as(key, "GET", path);
+      EXPECT_EQ(read.status, 403) << path << ": " << read.body;
+      EXPECT_EQ(json::parse(read.body)["code"], "AGENT_KEY_RESTRICTED") << path;
+    }
+    EXPECT_EQ(as(unrestricted, "GET", path).status, 200) << path;
+  }
 }
 
 TEST_F(CodexApiTest, ToolCatalogCarriesTheSpecSchemaAndFailClosedApproval) {

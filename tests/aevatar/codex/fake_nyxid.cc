@@ -126,7 +126,8 @@ void FakeNyxid::RevokeAllKeys() {
   for (auto& key : state_->keys) key.revoked = true;
 }
 
-// Introspection as NyxID answers it: an unrevoked Agent Key of this fake, or
+// Introspection as NyxID answers it: an unrevoked Agent Key of this fake
+// (with its allowed_services), or
 // a signed token (aevatar verified its signature before asking) reported
 // active with its kind and subject, unless RevokeTokensOf named the subject.
 http::Response FakeNyxid::Introspect(const http::Request& request) {
@@ -135,7 +136,10 @@ http::Response FakeNyxid::Introspect(const http::Request& request) {
   for (const auto& key : state_->keys) {
     if (key.secret == token) {
       if (key.revoked) return Reply(200, {{"active", false}});
-      return Reply(200, {{"active", true}, {"kind", "AgentKey"}, {"sub", kUser}});
+      return Reply(200, {{"active", true},
+                         {"kind", "AgentKey"},
+                         {"sub", kUser},
+                         {"allowed_services", key.allowed}});
     }
   }
   const size_t first = token.find('.');

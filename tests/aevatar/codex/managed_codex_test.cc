@@ -249,6 +249,27 @@ TEST_F(ManagedCodexTest, ExecutionSendsTheExactContractRequest) {
   EXPECT_EQ(proxied, 1);
 }
 
+// NyxID sees only the managed key, so aevatar checks the caller's: a key
+// restricted to other services runs nothing, one naming the chrono-sandbox
+// route by id or slug runs, and so does an unrestricted caller.
+TEST_F(ManagedCodexTest, ARestrictedCallerKeyMustNameTheChronoRouteByIdOrSlug) {
+  ASSERT_TRUE(codex_->EnsureCredential(Human(), "diag_t").ok());
+  const auto run_as = [&](const std::vector<std::string>& services) {
+    return codex_->Execute(kUser, Args(), "k", "diag_t", std::nullopt, services);
+  };
+  const auto refused = run_as({"some-other-service", "chrono-llm-public"});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(base::ApiCode(refused.status()), "AGENT_KEY_SERVICE_NOT_ALLOWED");
+  EXPECT_EQ(base::HttpStatusFor(refused.status()), 403);
+  EXPECT_EQ(nyxid_.Count("/api/v1/proxy/"), 0) << "a refused key reached the proxy";
+  for (const std::vector<std::string>& allowed :
+       {std::vector<std::string>{kChronoRouteId}, std::vector<std::string>{"x", "chrono-sandbox"},
+        std::vector<std::string>{}}) {
+    EXPECT_EQ(ErrorCode(run_as(allowed)), "OK") << allowed.size();
+  }
+  EXPECT_EQ(nyxid_.Count("/api/v1/proxy/"), 3);
+}
+
 TEST_F(ManagedCodexTest, NormalExecutionIsCredentialReadOnly) {
   // No credential: typed, and nothing is minted.
   EXPECT_EQ(ErrorCode(codex_->Execute(kUser, Args(), "k", "diag_t")),

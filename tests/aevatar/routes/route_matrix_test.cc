@@ -16,11 +16,14 @@
 //                         orgs, so she is one more other user (404); what she
 //                         may use of the org's routes is NyxID's decision;
 //   restricted-key        alice's own Agent Key restricted to another
-//                         service: aevatar does not read allowed_services
-//                         and admits it as alice's AgentKey, so it reads and
-//                         steers alice's things (docs/security.md, Known
-//                         gaps); it cannot approve or mint the managed
-//                         credential, and NyxID's proxy refuses it;
+//                         service: an execution credential at aevatar
+//                         (aevatar/admission/agent_key_scope.h): every route
+//                         that reads or manages her things is 403
+//                         AGENT_KEY_RESTRICTED; it may start her saved
+//                         workflow (whose steps NyxID then refuses it) and
+//                         call the tools, where NyxID's proxy refuses it on
+//                         code_execute and aevatar on managed codex_exec
+//                         (403 AGENT_KEY_SERVICE_NOT_ALLOWED);
 //   foreign-delegation    alice's delegation token minted for another
 //                         audience: 401.
 #include "testing/route_matrix.h"
@@ -97,7 +100,8 @@ class AevatarRouteMatrix : public ::testing::Test {
     foreign_delegation_ =
         tokens.MintDelegation(alice_id_, "some-other-audience", {"account:read", "proxy:*"});
 
-    // alice's things: a saved workflow, a run of it, a pending approval.
+    // alice's things: her managed credential, a saved workflow, a run of
+    // it, a pending approval.
     http::Response saved = AsAlice("POST", "/api/workflows", json{{"workflow_yaml", kPlan}});
     ASSERT_EQ(saved.status, 201) << saved.body;
     http::Response run = AsAlice("POST", "/api/workflow-runs", json{{"workflow_id", "alice-plan"}});
@@ -107,18 +111,30 @@ class AevatarRouteMatrix : public ::testing::Test {
     ASSERT_EQ(asked.status, 202) << asked.body;
     approval_id_ = json::parse(asked.body).value("approval_id", "");
     ASSERT_FALSE(run_id_.empty() || approval_id_.empty());
+    // After the save, whose admission converged her chrono-sandbox route to
+    // the managed contract.
+    http::Response credential = AsAlice("POST", "/api/managed-codex/credential", json::object());
+    ASSERT_EQ(credential.status, 200) << credential.body;
   }
   void TearDown() override {
     if (aevatar_) aevatar_->Stop();
   }
 
   http::Response AsAlice(const std::string& method, const std::string& path, const json& body) {
+    return As(alice_, method, path, body.dump());
+  }
+
+  http::Response As(const std::string& credential, const std::string& method,
+                    const std::string& target, const std::string& body) {
     http::Request request;
     request.method = method;
-    request.path = request.target = path;
-    request.body = body.dump();
+    request.target = target;
+    const size_t q = target.find('?');
+    request.path = target.substr(0, q);
+    if (q != std::string::npos) request.query = target.substr(q + 1);
+    request.body = body;
     request.headers.Set("Content-Type", "application/json");
-    request.headers.Set("Authorization", "Bearer " + alice_);
+    request.headers.Set("Authorization", "Bearer " + credential);
     return aevatar_->router().Handle(request);
   }
 
@@ -169,7 +185,9 @@ class AevatarRouteMatrix : public ::testing::Test {
 // rows reach the authorization they are about: bob has no chrono-sandbox
 // route (409 CODE_EXECUTION_ROUTE_MISSING), vera may not use her org's
 // (403 CODE_EXECUTION_ROUTE_ACCESS_DENIED), and alice's restricted key is
-// refused by NyxID's proxy (403 AGENT_KEY_SERVICE_NOT_ALLOWED).
+// refused by NyxID's proxy on code_execute and by aevatar on managed
+// codex_exec (403 AGENT_KEY_SERVICE_NOT_ALLOWED), and everywhere else but
+// the run start (403 AGENT_KEY_RESTRICTED).
 std::map<std::string, MatrixRow> Table() {
   const std::string save = json{{"workflow_yaml", kPlan}}.dump();
   const std::string start_saved = json{{"workflow_id", "alice-plan"}}.dump();
@@ -180,33 +198,34 @@ std::map<std::string, MatrixRow> Table() {
       {"prompt", "hi"}}.dump();
   return {
       // Workflows: another user's saved plan, run or audit is 404.
-      {"POST /api/workflows", Authenticated(409, 403, 201, 401, save)},
-      {"POST /api/workflows/{id}/bind", Authenticated(404, 404, 200, 401)},
+      {"POST /api/workflows", Authenticated(409, 403, 403, 401, save)},
+      {"POST /api/workflows/{id}/bind", Authenticated(404, 404, 403, 401)},
       {"POST /api/workflow-runs", Authenticated(404, 404, 202, 401, start_saved)},
-      {"GET /api/workflow-runs", Authenticated(kOwn, kOwn, 200, 401)},
-      {"GET /api/workflow-runs/{id}", Authenticated(404, 404, 200, 401)},
-      {"GET /api/workflow-runs/{id}/events", Authenticated(404, 404, 200, 401)},
-      {"POST /api/workflow-runs/{id}/stop", Authenticated(404, 404, 202, 401)},
-      {"GET /api/audit", Authenticated(404, 404, 200, 401)},
-      // Managed codex: per user; only a human login mints the credential.
-      {"POST /api/tools/codex_exec", Authenticated(409, 409, 409, 401, managed)},
+      {"GET /api/workflow-runs", Authenticated(kOwn, kOwn, 403, 401)},
+      {"GET /api/workflow-runs/{id}", Authenticated(404, 404, 403, 401)},
+      {"GET /api/workflow-runs/{id}/events", Authenticated(404, 404, 403, 401)},
+      {"POST /api/workflow-runs/{id}/stop", Authenticated(404, 404, 403, 401)},
+      {"GET /api/audit", Authenticated(404, 404, 403, 401)},
+      // Managed codex: per user (bob and vera have no credential); only a
+      // human login mints the credential.
+      {"POST /api/tools/codex_exec", Authenticated(409, 409, 403, 401, managed)},
       {"POST /api/managed-codex/credential", Authenticated(409, 409, 403, 401)},
-      {"GET /api/managed-codex/credential", Authenticated(kOwn, kOwn, 200, 401)},
-      {"GET /api/capabilities/codex_exec/readiness", Authenticated(kOwn, kOwn, 200, 401)},
+      {"GET /api/managed-codex/credential", Authenticated(kOwn, kOwn, 403, 401)},
+      {"GET /api/capabilities/codex_exec/readiness", Authenticated(kOwn, kOwn, 403, 401)},
       // Approvals: another user's is 404; only a human login approves.
-      {"GET /api/approvals", Authenticated(kOwn, kOwn, 200, 401)},
-      {"GET /api/approvals/{id}", Authenticated(404, 404, 200, 401)},
+      {"GET /api/approvals", Authenticated(kOwn, kOwn, 403, 401)},
+      {"GET /api/approvals/{id}", Authenticated(404, 404, 403, 401)},
       {"POST /api/approvals/{id}/approve", Authenticated(404, 404, 403, 401)},
-      {"POST /api/approvals/{id}/deny", Authenticated(404, 404, 200, 401)},
+      {"POST /api/approvals/{id}/deny", Authenticated(404, 404, 403, 401)},
       // The page is public; its login wants a username and password.
       {"GET /ui", Everyone(200)},
       {"GET /ui/", Everyone(200)},
       {"GET /ui/app.js", Everyone(200)},
       {"GET /ui/style.css", Everyone(200)},
       {"POST /ui/login", Everyone(400)},
-      {"GET /api/tools", Authenticated(200, 200, 200, 401)},
+      {"GET /api/tools", Authenticated(200, 200, 403, 401)},
       {"POST /api/tools/code_execute", Authenticated(409, 403, 403, 401, execute)},
-      {"GET /api/capabilities/code_execute/readiness", Authenticated(kOwn, kOwn, 200, 401)},
+      {"GET /api/capabilities/code_execute/readiness", Authenticated(kOwn, kOwn, 403, 401)},
       {"GET /api/info", Everyone(200)},
       {"GET /healthz", Everyone(200)},
       {"GET /readyz", Everyone(200)},
@@ -223,6 +242,51 @@ TEST_F(AevatarRouteMatrix, EveryRouteAnswersEachAttackerAsTheTableSays) {
   };
   subject.victim_ids = {run_id_, approval_id_, "alice-plan", alice_id_};
   RunRouteMatrix(subject, Table());
+}
+
+// The restricted key, route by route from the router itself: the tool calls
+// are refused where the key meets its restriction (NyxID's proxy for
+// code_execute, aevatar for managed codex_exec), starting the saved workflow
+// is admitted, a draft run is not, and every other authenticated route is
+// 403 AGENT_KEY_RESTRICTED. Nothing of alice's changed on the way.
+TEST_F(AevatarRouteMatrix, ARestrictedKeyOnlyInvokesAndEveryOtherRouteIsAgentKeyRestricted) {
+  const std::map<std::string, std::string> invocations = {
+      {"POST /api/tools/code_execute", "AGENT_KEY_SERVICE_NOT_ALLOWED"},
+      {"POST /api/tools/codex_exec", "AGENT_KEY_SERVICE_NOT_ALLOWED"},
+      {"POST /api/workflow-runs", ""}};
+  const std::map<std::string, MatrixRow> table = Table();
+  int restricted_routes = 0;
+  for (const auto& [method, pattern] : aevatar_->router().Routes()) {
+    const std::string key = method + " " + pattern;
+    const MatrixRow& row = table.at(key);
+    if (row.expect.at(kNone) != 401) continue;  // public: no credential is read
+    const http::Response response = As(restricted_key_, method, PathOf(pattern), row.body);
+    const std::string code = json::parse(response.body, nullptr, false).value("code", "");
+    if (auto it = invocations.find(key); it != invocations.end()) {
+      if (it->second.empty()) {
+        EXPECT_EQ(response.status, 202) << key << ": " << response.body;
+      } else {
+        EXPECT_EQ(response.status, 403) << key << ": " << response.body;
+        EXPECT_EQ(code, it->second) << key;
+      }
+      continue;
+    }
+    ++restricted_routes;
+    EXPECT_EQ(response.status, 403) << key << ": " << response.body;
+    EXPECT_EQ(code, "AGENT_KEY_RESTRICTED") << key;
+  }
+  EXPECT_GE(restricted_routes, 15);
+  const http::Response draft =
+      As(restricted_key_, "POST", "/api/workflow-runs", json{{"workflow_yaml", kPlan}}.dump());
+  EXPECT_EQ(draft.status, 403) << draft.body;
+  EXPECT_EQ(json::parse(draft.body).value("code", ""), "AGENT_KEY_RESTRICTED");
+  // The refused deny and stop changed nothing.
+  const json approval =
+      json::parse(AsAlice("GET", "/api/approvals/" + approval_id_, json::object()).body);
+  EXPECT_EQ(approval.value("state", ""), "pending") << approval.dump();
+  const json run =
+      json::parse(AsAlice("GET", "/api/workflow-runs/" + run_id_, json::object()).body);
+  EXPECT_FALSE(run.contains("stop_deadline_unix_ms")) << run.dump();
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ struct CodexCall {
   int timeout_secs = 0;
   bool managed = false;
   int64_t budget_ms = 0;
+  std::vector<std::string> caller_services;
 };
 
 std::string CanaryYaml() {
@@ -58,15 +59,18 @@ class CodexStepTest : public testing::RuntimeFixture {
 
   void UseCodex(std::function<absl::StatusOr<ManagedCodexResult>(const CodexCall&)> answer) {
     answer_ = std::move(answer);
-    codex_ = [this](const std::string& user, const CodexExecArgs& args, const std::string& key,
-                    const std::string&,
-                    std::chrono::milliseconds budget) -> absl::StatusOr<ManagedCodexResult> {
+    codex_ =
+        [this](
+            const std::string& user, const CodexExecArgs& args, const std::string& key,
+            const std::string&, std::chrono::milliseconds budget,
+            const std::vector<std::string>& caller_services) -> absl::StatusOr<ManagedCodexResult> {
       CodexCall call{user,
                      key,
                      args.prompt,
                      args.timeout_secs,
                      args.target == CodexTarget::kManagedSandbox,
-                     budget.count()};
+                     budget.count(),
+                     caller_services};
       calls_.push_back(call);
       return answer_(call);
     };
@@ -274,26 +278,42 @@ steps:
   EXPECT_TRUE(calls_.empty());
 }
 
-TEST_F(CodexStepTest, TheStepReachesCodexExecuteThroughTheExactProxyRoute) {
-  testing::FakeNyxid nyxid;
-  ASSERT_TRUE(nyxid.ok());
-  NyxidClient client(nyxid.url(), "");
-  auto vault =
-      OpenSqliteCredentialVault(":memory:", std::make_shared<VaultKeyring>(base::RandomBytes(32)));
-  ASSERT_TRUE(vault.ok());
-  ManagedCodexConfig config;
-  config.policy.mode = EligibilityMode::kAll;
-  ManagedCodex managed(&client, vault->get(), config, [] { return int64_t{1}; });
-  ASSERT_TRUE(
-      managed
-          .EnsureCredential(
-              {CredentialKind::kHumanBearer, testing::kUser, testing::kHumanToken, true}, "diag_t")
-          .ok());
-  codex_ = [&](const std::string& user, const CodexExecArgs& args, const std::string& key,
-               const std::string& diagnostic_id, std::chrono::milliseconds budget) {
-    return managed.Execute(user, args, key, diagnostic_id, budget);
-  };
-  runtime_ = MakeRuntime();
+// The runtime in front of a real ManagedCodex and the NyxID stand-in, the
+// user's managed credential provisioned.
+class ManagedCodexStepTest : public CodexStepTest {
+ protected:
+  void SetUp() override {
+    CodexStepTest::SetUp();
+    ASSERT_TRUE(nyxid_.ok());
+    auto vault = OpenSqliteCredentialVault(":memory:",
+                                           std::make_shared<VaultKeyring>(base::RandomBytes(32)));
+    ASSERT_TRUE(vault.ok());
+    vault_ = std::move(*vault);
+    ManagedCodexConfig config;
+    config.policy.mode = EligibilityMode::kAll;
+    managed_ =
+        std::make_unique<ManagedCodex>(&client_, vault_.get(), config, [] { return int64_t{1}; });
+    ASSERT_TRUE(managed_
+                    ->EnsureCredential(
+                        {CredentialKind::kHumanBearer, testing::kUser, testing::kHumanToken, true},
+                        "diag_t")
+                    .ok());
+    codex_ = [this](const std::string& user, const CodexExecArgs& args, const std::string& key,
+                    const std::string& diagnostic_id, std::chrono::milliseconds budget,
+                    const std::vector<std::string>& caller_services) {
+      return managed_->Execute(user, args, key, diagnostic_id, budget, caller_services);
+    };
+    runtime_ = MakeRuntime();
+  }
+
+  testing::FakeNyxid nyxid_;
+  NyxidClient client_{nyxid_.url(), ""};
+  std::unique_ptr<ManagedCredentialVault> vault_;
+  std::unique_ptr<ManagedCodex> managed_;
+};
+
+TEST_F(ManagedCodexStepTest, TheStepReachesCodexExecuteThroughTheExactProxyRoute) {
+  testing::FakeNyxid& nyxid = nyxid_;
   const std::string run_id = Start();
   RunUntil([&] { return Phase(run_id) == "succeeded" || Phase(run_id) == "failed"; });
   ASSERT_EQ(Phase(run_id), "succeeded") << State(run_id).dump();
@@ -309,6 +329,23 @@ TEST_F(CodexStepTest, TheStepReachesCodexExecuteThroughTheExactProxyRoute) {
                                     definition_.steps[0].arguments));
   EXPECT_EQ(json::parse(proxied[0].body)["prompt"], "Reply with exactly CODEX_EXEC_READY");
   EXPECT_EQ(nyxid.Count("/api/v1/proxy/chrono-sandbox/execute"), 0);
+}
+
+// A run started with an Agent Key restricted to some services keeps the
+// restriction in its state: its managed codex_exec step runs only when the
+// key names the chrono-sandbox route (NyxID sees only the managed key).
+TEST_F(ManagedCodexStepTest, ARunOfARestrictedKeyRunsCodexOnlyOnTheRouteItNames) {
+  const std::string refused =
+      Start("MARKER_DEFAULT", CredentialKind::kAgentKey, {"some-other-service"});
+  RunUntil([&] { return Phase(refused) == "failed" || Phase(refused) == "succeeded"; });
+  ASSERT_EQ(Phase(refused), "failed") << State(refused).dump();
+  EXPECT_EQ(State(refused)["steps"][0]["outcome_code"], "AGENT_KEY_SERVICE_NOT_ALLOWED");
+  EXPECT_EQ(nyxid_.Count("/api/v1/proxy/"), 0) << "the refused key's run reached the proxy";
+  const std::string allowed =
+      Start("MARKER_DEFAULT", CredentialKind::kAgentKey, {testing::kChronoRouteId});
+  RunUntil([&] { return Phase(allowed) == "failed" || Phase(allowed) == "succeeded"; });
+  EXPECT_EQ(Phase(allowed), "succeeded") << State(allowed).dump();
+  EXPECT_EQ(nyxid_.Count("/api/v1/proxy/"), 1);
 }
 
 }  // namespace

@@ -150,8 +150,9 @@ class RuntimeFixture : public ::testing::Test {
     if (codex_) {
       options.codex = [this](const std::string& user, const CodexExecArgs& args,
                              const std::string& key, const std::string& diagnostic_id,
-                             std::chrono::milliseconds budget) {
-        return codex_(user, args, key, diagnostic_id, budget);
+                             std::chrono::milliseconds budget,
+                             const std::vector<std::string>& caller_services) {
+        return codex_(user, args, key, diagnostic_id, budget, caller_services);
       };
     }
     options.approvals = approvals_;
@@ -179,8 +180,9 @@ class RuntimeFixture : public ::testing::Test {
   }
 
   std::string Start(const std::string& marker = "MARKER_DEFAULT",
-                    CredentialKind kind = CredentialKind::kProxyDelegation) {
-    Caller caller{kind, "user-1", "credential-secret-xyz", false};
+                    CredentialKind kind = CredentialKind::kProxyDelegation,
+                    const std::vector<std::string>& allowed_services = {}) {
+    Caller caller{kind, "user-1", "credential-secret-xyz", false, allowed_services};
     nlohmann::json proof = MakeAdmissionProof(TestRoute(), now_);
     auto catalog = CatalogFromFacts(GrantingFacts(), TestRoute(), now_);
     EXPECT_TRUE(catalog.ok()) << catalog.status();
