@@ -11,7 +11,8 @@
 
 namespace aevatar::chrono {
 
-// Returns a fresh, empty store; each call is independent of the others.
+// Returns a fresh, empty store; each call is independent of the others. It
+// may GTEST_SKIP() (and return null) when its backend is not installed.
 using OperationStoreFactory = std::function<std::unique_ptr<OperationStore>()>;
 
 // The OperationStore contract, written once for every implementation. Each
