@@ -14,6 +14,13 @@ namespace aevatar::chrono {
 // (SQLite, PostgreSQL): each store loads a row, applies one of these and
 // writes what changed. None touches storage.
 
+// The columns of every store's operations table, in the order the stores
+// read and insert them.
+inline constexpr char kOperationColumns[] =
+    "id, owner, idempotency_key_hash, fingerprint, request, sealed_credentials, status, "
+    "created_at_ms, started_at_ms, finished_at_ms, expires_at_ms, version, cancel_requested, "
+    "result, claimed_by, expired";
+
 // OK for an operation CreateOrGet may insert: non-empty id, owner and key
 // hash; status queued; version 1; no start/finish time, result, claimer,
 // cancel request or expiry. InvalidArgument otherwise.

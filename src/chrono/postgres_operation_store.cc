@@ -47,18 +47,16 @@ CREATE INDEX chrono_operations_expiry ON chrono_operations (expired, expires_at_
 )sql"},
 };
 
-// Column order shared by every SELECT (ReadRow) and by kInsert's $1..$16.
-constexpr char kColumns[] =
-    "id, owner, idempotency_key_hash, fingerprint, request, sealed_credentials, status, "
-    "created_at_ms, started_at_ms, finished_at_ms, expires_at_ms, version, cancel_requested, "
-    "result, claimed_by, expired";
+// Every SELECT reads, and the insert binds, the columns in this order.
+constexpr const char* kColumns = kOperationColumns;
 
-constexpr char kInsert[] =
-    "INSERT INTO chrono_operations (id, owner, idempotency_key_hash, fingerprint, request, "
-    "sealed_credentials, status, created_at_ms, started_at_ms, finished_at_ms, expires_at_ms, "
-    "version, cancel_requested, result, claimed_by, expired) "
-    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) "
-    "ON CONFLICT (owner, idempotency_key_hash) DO NOTHING RETURNING id";
+const std::string& InsertSql() {
+  static const std::string* const sql = new std::string(absl::StrCat(
+      "INSERT INTO chrono_operations (", kColumns,
+      ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ",
+      "ON CONFLICT (owner, idempotency_key_hash) DO NOTHING RETURNING id"));
+  return *sql;
+}
 
 // The fields a transition may change.
 constexpr char kUpdate[] =
@@ -233,7 +231,7 @@ class PostgresOperationStore final : public OperationStore {
     // in between (its tombstone expired) frees the key: insert again.
     for (int attempt = 0; attempt < 3; ++attempt) {
       pqxx::result inserted =
-          tx.exec_params(kInsert, op.id, op.owner, op.idempotency_key_hash, op.fingerprint,
+          tx.exec_params(InsertSql(), op.id, op.owner, op.idempotency_key_hash, op.fingerprint,
                          op.request, pqxx::binarystring(op.sealed_credentials), Name(op.status),
                          op.created_at_ms, op.started_at_ms, op.finished_at_ms, op.expires_at_ms,
                          op.version, op.cancel_requested, op.result, op.claimed_by, op.expired);

@@ -49,18 +49,16 @@ CREATE INDEX operations_expiry ON operations (expired, expires_at_ms);
 )sql"},
 };
 
-// Column order shared by every SELECT (ReadRow) and by BindRow's ?1..?16.
-constexpr char kColumns[] =
-    "id, owner, idempotency_key_hash, fingerprint, request, sealed_credentials, status, "
-    "created_at_ms, started_at_ms, finished_at_ms, expires_at_ms, version, cancel_requested, "
-    "result, claimed_by, expired";
+// Every SELECT reads, and the insert binds, the columns in this order.
+constexpr const char* kColumns = kOperationColumns;
 
-constexpr char kInsert[] =
-    "INSERT INTO operations (id, owner, idempotency_key_hash, fingerprint, request, "
-    "sealed_credentials, status, created_at_ms, started_at_ms, finished_at_ms, expires_at_ms, "
-    "version, cancel_requested, result, claimed_by, expired) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) "
-    "ON CONFLICT (owner, idempotency_key_hash) DO NOTHING";
+const std::string& InsertSql() {
+  static const std::string* const sql = new std::string(absl::StrCat(
+      "INSERT INTO operations (", kColumns,
+      ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) ",
+      "ON CONFLICT (owner, idempotency_key_hash) DO NOTHING"));
+  return *sql;
+}
 
 // Writes the fields a transition may change. Uses the BindRow numbering; the
 // parameters it leaves out (?2-?4, ?8, ?11) are bound but unused.
@@ -216,7 +214,7 @@ class SqliteOperationStore final : public OperationStore {
     // concurrent callers (threads or processes) see exactly one creation.
     absl::StatusOr<Transaction> tx = Transaction::Begin(db_);
     if (!tx.ok()) return tx.status();
-    absl::StatusOr<Statement> insert = db_.Prepare(kInsert);
+    absl::StatusOr<Statement> insert = db_.Prepare(InsertSql());
     if (!insert.ok()) return insert.status();
     if (absl::Status s = BindRow(*insert, op); !s.ok()) return s;
     if (absl::Status s = insert->Run(); !s.ok()) {

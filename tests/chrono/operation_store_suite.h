@@ -36,6 +36,12 @@ class OperationStoreSuite : public ::testing::TestWithParam<OperationStoreFactor
 Operation NewOperation(const std::string& id, const std::string& owner, const std::string& key,
                        int64_t created_at_ms = 1000);
 
+// From `threads` threads at once, thread i calls store_for(i).CreateOrGet
+// for a fresh operation "op_<i>" of owner "alice" with one shared key;
+// expects exactly one creation (the creator gets its own) and one id for all.
+void ExpectConcurrentSameKeyCreatesMakeOne(const std::function<OperationStore&(int)>& store_for,
+                                           int threads);
+
 // Expects every field of `actual` to equal `expected`.
 void ExpectSameOperation(const Operation& actual, const Operation& expected);
 
