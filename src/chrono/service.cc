@@ -18,6 +18,7 @@
 #include "chrono/executor.h"
 #include "chrono/http_api.h"
 #include "chrono/metrics.h"
+#include "chrono/postgres_operation_store.h"
 #include "chrono/sqlite_operation_store.h"
 #include "http/client.h"
 #include "http/server.h"
@@ -59,10 +60,13 @@ absl::StatusOr<std::unique_ptr<OperationStore>> OpenStore(const ServiceConfig& c
   std::string spec =
       config.store.empty() ? "sqlite:" + config.state_dir + "/operations.db" : config.store;
   if (spec.rfind("sqlite:", 0) == 0) return OpenSqliteOperationStore(spec.substr(7));
-  if (spec.rfind("postgres:", 0) == 0) {
-    return absl::UnimplementedError("the PostgreSQL operation store is not built in yet");
+  // A libpq URI as it is (postgres:// is libpq's alias of postgresql://), or
+  // anything libpq takes after "postgres:".
+  if (spec.rfind("postgresql://", 0) == 0 || spec.rfind("postgres://", 0) == 0) {
+    return OpenPostgresOperationStore(spec);
   }
-  return absl::InvalidArgumentError("--store must be sqlite:PATH or postgres:URL");
+  if (spec.rfind("postgres:", 0) == 0) return OpenPostgresOperationStore(spec.substr(9));
+  return absl::InvalidArgumentError("--store must be sqlite:PATH, postgres:URL or postgresql://…");
 }
 
 // This instance's runner id, kept in the state directory so that a restart

@@ -14,7 +14,8 @@ namespace aevatar::chrono {
 struct ServiceConfig {
   std::string listen = "127.0.0.1:8081";  // HOST:PORT; port 0 picks a free one
   std::string state_dir;                  // required: store, at-rest key, runner id
-  // "sqlite:PATH" (default: sqlite:<state_dir>/operations.db) or "postgres:URL".
+  // "sqlite:PATH" (default: sqlite:<state_dir>/operations.db), "postgres:URL"
+  // or a libpq URI "postgresql://…" (several replicas may share it).
   std::string store;
   // NyxID's published keys; exactly one of the two is required (fail closed).
   std::string jwks_file;

@@ -1,13 +1,13 @@
 #include "chrono/sqlite_operation_store.h"
 
 #include <initializer_list>
-#include <limits>
 #include <string_view>
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "chrono/operation_transitions.h"
 #include "store/migrations.h"
 #include "store/sqlite_db.h"
 
@@ -49,18 +49,16 @@ CREATE INDEX operations_expiry ON operations (expired, expires_at_ms);
 )sql"},
 };
 
-// Column order shared by every SELECT (ReadRow) and by BindRow's ?1..?16.
-constexpr char kColumns[] =
-    "id, owner, idempotency_key_hash, fingerprint, request, sealed_credentials, status, "
-    "created_at_ms, started_at_ms, finished_at_ms, expires_at_ms, version, cancel_requested, "
-    "result, claimed_by, expired";
+// Every SELECT reads, and the insert binds, the columns in this order.
+constexpr const char* kColumns = kOperationColumns;
 
-constexpr char kInsert[] =
-    "INSERT INTO operations (id, owner, idempotency_key_hash, fingerprint, request, "
-    "sealed_credentials, status, created_at_ms, started_at_ms, finished_at_ms, expires_at_ms, "
-    "version, cancel_requested, result, claimed_by, expired) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) "
-    "ON CONFLICT (owner, idempotency_key_hash) DO NOTHING";
+const std::string& InsertSql() {
+  static const std::string* const sql = new std::string(absl::StrCat(
+      "INSERT INTO operations (", kColumns,
+      ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) ",
+      "ON CONFLICT (owner, idempotency_key_hash) DO NOTHING"));
+  return *sql;
+}
 
 // Writes the fields a transition may change. Uses the BindRow numbering; the
 // parameters it leaves out (?2-?4, ?8, ?11) are bound but unused.
@@ -132,47 +130,6 @@ absl::Status Save(Database& db, const Operation& op) {
   return stmt->Run();
 }
 
-// The contract's error space: the codes our own logic produces pass through;
-// any other storage failure is Internal.
-absl::Status ToStoreError(absl::Status s) {
-  switch (s.code()) {
-    case absl::StatusCode::kOk:
-    case absl::StatusCode::kNotFound:
-    case absl::StatusCode::kFailedPrecondition:
-    case absl::StatusCode::kUnavailable:
-      return s;
-    default:
-      return absl::InternalError(std::string(s.message()));
-  }
-}
-
-template <typename T>
-absl::StatusOr<T> ToStoreError(absl::StatusOr<T> v) {
-  if (v.ok()) return v;
-  return ToStoreError(v.status());
-}
-
-absl::Status ValidateFresh(const Operation& op) {
-  if (op.id.empty() || op.owner.empty() || op.idempotency_key_hash.empty()) {
-    return absl::InvalidArgumentError("new operation needs an id, an owner and a key hash");
-  }
-  if (op.status != OperationStatus::kQueued || op.version != 1 || op.started_at_ms != 0 ||
-      op.finished_at_ms != 0 || op.cancel_requested || !op.result.empty() ||
-      !op.claimed_by.empty() || op.expired) {
-    return absl::InvalidArgumentError("new operation must be a fresh queued one");
-  }
-  return absl::OkStatus();
-}
-
-// Entering a terminal state drops what only a run needs (operation.h).
-void EnterTerminal(Operation& op, OperationStatus status, int64_t now_ms) {
-  op.status = status;
-  op.finished_at_ms = now_ms;
-  op.request.clear();
-  op.sealed_credentials.clear();
-  ++op.version;
-}
-
 // One connection behind one mutex, not a connection per thread: SQLite admits
 // one writer at a time anyway and almost every method writes, so more
 // connections would only trade waiting on mu_ for SQLITE_BUSY retries. Reads
@@ -202,36 +159,18 @@ class SqliteOperationStore final : public OperationStore {
 
   absl::StatusOr<Operation> Finish(const std::string& id, OperationStatus status,
                                    const std::string& result, int64_t now_ms) override {
-    if (!IsTerminal(status)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Finish to non-terminal status ", std::string(Name(status))));
-    }
+    if (absl::Status s = ValidateFinishStatus(status); !s.ok()) return s;
     absl::MutexLock lock(&mu_);
     return ToStoreError(Transition(id, [&](Operation& op) -> absl::StatusOr<bool> {
-      if (op.status != OperationStatus::kRunning) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("operation ", id, " is ", std::string(Name(op.status)), ", not running"));
-      }
-      EnterTerminal(op, status, now_ms);
-      op.result = result;
+      if (absl::Status s = ApplyFinish(op, status, result, now_ms); !s.ok()) return s;
       return true;
     }));
   }
 
   absl::StatusOr<Operation> RequestCancel(const std::string& id, int64_t now_ms) override {
     absl::MutexLock lock(&mu_);
-    return ToStoreError(Transition(id, [&](Operation& op) -> absl::StatusOr<bool> {
-      if (op.status == OperationStatus::kQueued) {
-        EnterTerminal(op, OperationStatus::kCancelled, now_ms);
-        return true;
-      }
-      // Not a status or time change, so the version stays (operation.h).
-      if (op.status == OperationStatus::kRunning && !op.cancel_requested) {
-        op.cancel_requested = true;
-        return true;
-      }
-      return false;  // already requested, or terminal: unchanged
-    }));
+    return ToStoreError(Transition(
+        id, [&](Operation& op) -> absl::StatusOr<bool> { return ApplyCancel(op, now_ms); }));
   }
 
   absl::StatusOr<int> MarkRunningUncertain(const std::string& runner_id, int64_t now_ms) override {
@@ -275,7 +214,7 @@ class SqliteOperationStore final : public OperationStore {
     // concurrent callers (threads or processes) see exactly one creation.
     absl::StatusOr<Transaction> tx = Transaction::Begin(db_);
     if (!tx.ok()) return tx.status();
-    absl::StatusOr<Statement> insert = db_.Prepare(kInsert);
+    absl::StatusOr<Statement> insert = db_.Prepare(InsertSql());
     if (!insert.ok()) return insert.status();
     if (absl::Status s = BindRow(*insert, op); !s.ok()) return s;
     if (absl::Status s = insert->Run(); !s.ok()) {
@@ -301,12 +240,8 @@ class SqliteOperationStore final : public OperationStore {
         QueryOne(db_, "WHERE status = ?1 ORDER BY created_at_ms, id LIMIT 1",
                  {Name(OperationStatus::kQueued)});
     if (!next.ok() || !*next) return next;
-    Operation& op = **next;
-    op.status = OperationStatus::kRunning;
-    op.started_at_ms = now_ms;
-    op.claimed_by = runner_id;
-    ++op.version;
-    if (absl::Status s = Save(db_, op); !s.ok()) return s;
+    ApplyClaim(**next, runner_id, now_ms);
+    if (absl::Status s = Save(db_, **next); !s.ok()) return s;
     if (absl::Status s = tx->Commit(); !s.ok()) return s;
     return next;
   }
@@ -334,10 +269,9 @@ class SqliteOperationStore final : public OperationStore {
     if (!tx.ok()) return tx.status();
     // Deleted first, so a tombstone made below lives until a later call even
     // when keep_ms is 0. The cutoff saturates instead of overflowing.
-    constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-    const int64_t cutoff = now_ms < kMin + keep_ms ? kMin : now_ms - keep_ms;
     absl::StatusOr<int64_t> deleted =
-        db_.Run("DELETE FROM operations WHERE expired = 1 AND expires_at_ms <= ?1", {cutoff});
+        db_.Run("DELETE FROM operations WHERE expired = 1 AND expires_at_ms <= ?1",
+                {TombstoneCutoff(now_ms, keep_ms)});
     if (!deleted.ok()) return deleted.status();
     absl::StatusOr<int64_t> expired = db_.Run(
         "UPDATE operations SET expired = 1, request = '', result = '', sealed_credentials = X'' "

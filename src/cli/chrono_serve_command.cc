@@ -15,7 +15,7 @@ CLI::App* AddServeCommand(CLI::App& app, chrono::ServiceConfig& config) {
   serve->add_option("--state-dir", config.state_dir, "Directory for the store and keys")
       ->required();
   serve->add_option("--store", config.store,
-                    "sqlite:PATH (default: in the state dir) or postgres:URL");
+                    "sqlite:PATH (default: in the state dir), postgres:URL or postgresql://…");
   auto* file = serve->add_option("--jwks-file", config.jwks_file, "NyxID's JWKS document");
   auto* url = serve->add_option("--jwks-url", config.jwks_url, "URL of NyxID's JWKS");
   file->excludes(url);

@@ -6,6 +6,16 @@
 
 namespace aevatar::store {
 
+absl::Status CheckMigrationNumbers(std::span<const Migration> migrations) {
+  for (size_t i = 0; i < migrations.size(); ++i) {
+    if (migrations[i].version != static_cast<int>(i) + 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("migration #", i, " has version ", migrations[i].version, ", want ", i + 1));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<int> SchemaVersion(Database& db) {
   absl::StatusOr<int64_t> version = db.QueryInt64("PRAGMA user_version");
   if (!version.ok()) return version.status();
@@ -35,12 +45,7 @@ absl::Status ApplyOne(Database& db, const Migration& migration) {
 }  // namespace
 
 absl::Status ApplyMigrations(Database& db, std::span<const Migration> migrations) {
-  for (size_t i = 0; i < migrations.size(); ++i) {
-    if (migrations[i].version != static_cast<int>(i) + 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("migration #", i, " has version ", migrations[i].version, ", want ", i + 1));
-    }
-  }
+  if (absl::Status s = CheckMigrationNumbers(migrations); !s.ok()) return s;
   absl::StatusOr<int> current = SchemaVersion(db);
   if (!current.ok()) return current.status();
   if (*current > static_cast<int>(migrations.size())) {

@@ -2,19 +2,12 @@
 #define AEVATAR_STORE_MIGRATIONS_H_
 
 #include <span>
-#include <string_view>
 
 #include "absl/status/status.h"
+#include "store/migration.h"
 #include "store/sqlite_db.h"
 
 namespace aevatar::store {
-
-// One schema step. A migration, once released, is never edited: a change to
-// the schema is a new migration appended to the list.
-struct Migration {
-  int version;           // 1 for the first, then consecutive
-  std::string_view sql;  // one or more ';'-separated statements, no parameters
-};
 
 // Brings the schema of `db` up to the last of `migrations`.
 //

@@ -11,7 +11,8 @@
 
 namespace aevatar::chrono {
 
-// Returns a fresh, empty store; each call is independent of the others.
+// Returns a fresh, empty store; each call is independent of the others. It
+// may GTEST_SKIP() (and return null) when its backend is not installed.
 using OperationStoreFactory = std::function<std::unique_ptr<OperationStore>()>;
 
 // The OperationStore contract, written once for every implementation. Each
@@ -34,6 +35,12 @@ class OperationStoreSuite : public ::testing::TestWithParam<OperationStoreFactor
 // Returns a fresh queued operation with distinct, recognisable payloads.
 Operation NewOperation(const std::string& id, const std::string& owner, const std::string& key,
                        int64_t created_at_ms = 1000);
+
+// From `threads` threads at once, thread i calls store_for(i).CreateOrGet
+// for a fresh operation "op_<i>" of owner "alice" with one shared key;
+// expects exactly one creation (the creator gets its own) and one id for all.
+void ExpectConcurrentSameKeyCreatesMakeOne(const std::function<OperationStore&(int)>& store_for,
+                                           int threads);
 
 // Expects every field of `actual` to equal `expected`.
 void ExpectSameOperation(const Operation& actual, const Operation& expected);

@@ -15,30 +15,13 @@
 #include <sstream>
 #include <thread>
 
+#include "testing/loopback_port.h"
 #include "testing/proc_file.h"
 
 namespace aevatar::testing {
 namespace {
 
 constexpr char kSshd[] = "/usr/sbin/sshd";
-
-// A loopback port free a moment ago (sshd may still lose it to a race; the
-// caller retries).
-uint16_t FreeLoopbackPort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return 0;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  uint16_t port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
 
 bool Accepts(uint16_t port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
