@@ -3,8 +3,9 @@
 
 // Private to src/http: the one place Boost.Beast/Asio headers are included,
 // and only server.cc (directly and through its private server_*.h and
-// request_body.h headers) and client.cc include this file (each such
-// translation unit takes ~12 s to compile here, so keep the list short).
+// request_body.h headers), client.cc, tls.cc and websocket.cc include this
+// file (each such translation unit takes ~12 s to compile here, so keep the
+// list short).
 
 // Must precede every Boost header: Boost 1.74's asio/awaitable.hpp uses
 // std::exchange without including <utility>.
