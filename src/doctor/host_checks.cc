@@ -84,8 +84,10 @@ Finding CheckCgroups() {
   auto manager = os::DetectCgroupManager("chrono-sandbox");
   if (!manager.ok()) return Fail(std::string(manager.status().message()), kFix);
   const std::string version((*manager)->version());
-  // The engine's own path: a run cgroup with limits, made and removed.
-  auto cgroup = (*manager)->Create(absl::StrCat("doctor-", os::CurrentPid()), os::CgroupLimits{});
+  // The engine's own path: a run cgroup with limits, made and removed. Named
+  // like the engine's, so a service start sweeps it if this process dies.
+  auto cgroup =
+      (*manager)->Create(absl::StrCat("run-", os::CurrentPid(), "-doctor"), os::CgroupLimits{});
   if (!cgroup.ok()) {
     return Fail(absl::StrCat("cgroup ", version, ": cannot create a run cgroup with limits: ",
                              cgroup.status().message()),
@@ -94,7 +96,7 @@ Finding CheckCgroups() {
   if (absl::Status removed = (*cgroup)->Destroy(); !removed.ok()) {
     return Warn(absl::StrCat("cgroup ", version,
                              ": made a run cgroup but could not remove it: ", removed.message()),
-                "remove the leftover doctor-* cgroup under chrono-sandbox");
+                "the next chrono-sandbox serve start removes it; or rmdir it under chrono-sandbox");
   }
   return Pass(absl::StrCat("cgroup ", version, " (mounted: ", DescribeControllers(version),
                            "; the engine uses ", version == "v2" ? kV2Uses : kV1Uses,
