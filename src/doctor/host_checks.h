@@ -29,9 +29,10 @@ struct HostCheckOptions {
 
 // The checks of the kernel and host facilities the sandbox engine uses, in
 // order: root, namespaces (pid, mount, net, ipc, uts, cgroup, user),
-// cgroups, NO_NEW_PRIVS, seccomp, the sandbox init, each language runtime,
-// runsc, the Codex CLI, free disk, then a sandboxed hello world per language
-// through the engine (and one on gVisor when runsc is installed).
+// cgroups, NO_NEW_PRIVS, seccomp, the sandbox init, free disk, each language
+// runtime, runsc, the Codex CLI, then a sandboxed hello world per language
+// through the engine and one on gVisor. The checks share one engine, made
+// by the first hello world; run them from one thread.
 std::vector<Check> HostChecks(const HostCheckOptions& options);
 
 // The Codex CLI version scripts/setup installs under /opt/aevatar/codex.
