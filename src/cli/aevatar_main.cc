@@ -8,6 +8,7 @@
 //   workflow   save | run | stop | show durable workflows
 //   codex      credential ensure | status, exec: managed codex_exec
 //   approvals  list | show | approve | deny: your durable approvals
+//   doctor     check what `aevatar up` needs from this host
 //   vault      rotate-key: a new vault key, without downtime (run on the aevatar host)
 #include "CLI/CLI.hpp"
 #include "cli/aevatar_approvals_command.h"
@@ -15,6 +16,7 @@
 #include "cli/aevatar_commands.h"
 #include "cli/aevatar_vault_command.h"
 #include "cli/aevatar_workflow_command.h"
+#include "cli/doctor_command.h"
 
 int main(int argc, char** argv) {
   using namespace aevatar::cli;
@@ -35,6 +37,8 @@ int main(int argc, char** argv) {
   CodexCommands codex = AddCodexCommand(app, codex_options);
   ApprovalsOptions approvals_options;
   ApprovalsCommands approvals = AddApprovalsCommand(app, approvals_options);
+  DoctorOptions doctor_options;
+  CLI::App* doctor = AddAevatarDoctorCommand(app, doctor_options);
   VaultOptions vault_options;
   CLI::App* rotate_key = AddVaultCommand(app, vault_options);
   try {
@@ -59,6 +63,7 @@ int main(int argc, char** argv) {
     return RunCodexCommand(codex, codex_options);
   }
   if (approvals.parsed()) return RunApprovalsCommand(approvals, approvals_options);
+  if (doctor->parsed()) return RunAevatarDoctorCommand(doctor_options);
   if (rotate_key->parsed()) return RunVaultCommand(vault_options);
   return 2;
 }

@@ -1,11 +1,13 @@
 // chrono-sandbox: the executor.
 //   run    one program in a one-shot sandbox, from the shell
 //   serve  the HTTP API (/execute, /executions, …)
+//   doctor check what the executor needs from this host
 #include <string_view>
 
 #include "CLI/CLI.hpp"
 #include "cli/chrono_run_command.h"
 #include "cli/chrono_serve_command.h"
+#include "cli/doctor_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"chrono-sandbox: runs programs in isolated one-shot sandboxes"};
@@ -20,6 +22,9 @@ int main(int argc, char** argv) {
   CLI::App* run = only_serve ? nullptr : aevatar::cli::AddRunCommand(app, run_options);
   aevatar::chrono::ServiceConfig serve_config;
   CLI::App* serve = only_run ? nullptr : aevatar::cli::AddServeCommand(app, serve_config);
+  aevatar::cli::DoctorOptions doctor_options;
+  CLI::App* doctor =
+      only_run || only_serve ? nullptr : aevatar::cli::AddChronoDoctorCommand(app, doctor_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -30,5 +35,8 @@ int main(int argc, char** argv) {
   }
   if (run != nullptr && run->parsed()) return aevatar::cli::RunRunCommand(run_options);
   if (serve != nullptr && serve->parsed()) return aevatar::cli::RunServeCommand(serve_config);
+  if (doctor != nullptr && doctor->parsed()) {
+    return aevatar::cli::RunChronoDoctorCommand(doctor_options);
+  }
   return 2;
 }
