@@ -16,6 +16,7 @@
 #include "cli/aevatar_commands.h"
 #include "cli/aevatar_vault_command.h"
 #include "cli/aevatar_workflow_command.h"
+#include "cli/config_file.h"
 #include "cli/doctor_command.h"
 
 int main(int argc, char** argv) {
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
   VaultOptions vault_options;
   CLI::App* rotate_key = AddVaultCommand(app, vault_options);
   try {
-    app.parse(argc, argv);
+    ParseWithServeConfig(app, serve, "aevatar", argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {

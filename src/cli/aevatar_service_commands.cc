@@ -4,6 +4,7 @@
 #include "CLI/CLI.hpp"
 #include "base/log.h"
 #include "cli/aevatar_commands.h"
+#include "cli/config_file.h"
 #include "cli/embedded_stack.h"
 #include "cli/tls_flags.h"
 #include "cli/wait_for_signal.h"
@@ -94,6 +95,7 @@ CLI::App* AddAevatarServeCommand(CLI::App& app, orchestrator::ServiceConfig& con
                     "Managed codex_exec request deadline (default 300000)");
   serve->add_option("--managed-client-deadline-ms", config.managed_client_deadline_ms,
                     "NyxID client bound on a managed request (default 330000)");
+  AddConfigFlag(serve, "aevatar");
   return serve;
 }
 

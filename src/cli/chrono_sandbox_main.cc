@@ -7,6 +7,7 @@
 #include "CLI/CLI.hpp"
 #include "cli/chrono_run_command.h"
 #include "cli/chrono_serve_command.h"
+#include "cli/config_file.h"
 #include "cli/doctor_command.h"
 
 int main(int argc, char** argv) {
@@ -26,7 +27,7 @@ int main(int argc, char** argv) {
   CLI::App* doctor =
       only_run || only_serve ? nullptr : aevatar::cli::AddChronoDoctorCommand(app, doctor_options);
   try {
-    app.parse(argc, argv);
+    aevatar::cli::ParseWithServeConfig(app, serve, "chrono-sandbox", argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {

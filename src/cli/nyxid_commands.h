@@ -15,8 +15,9 @@ namespace aevatar::cli {
 
 // nyxid serve --listen HOST:PORT --state-dir DIR [--bootstrap FILE.yaml]
 //             [--public-url URL] [--proxy-timeout-secs N | --proxy-timeout-ms N]
-//             [--upstream-ca-file CA.pem]
-void AddNyxidServeCommand(CLI::App& app, int& exit_code);
+//             [--upstream-ca-file CA.pem] [--config FILE.toml]
+// Returns the subcommand.
+CLI::App* AddNyxidServeCommand(CLI::App& app, int& exit_code);
 
 // nyxid login [--username U] [--password-stdin]; nyxid whoami
 void AddNyxidAccountCommands(CLI::App& app, NyxidGlobalOptions& global, int& exit_code);

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "CLI/CLI.hpp"
+#include "cli/config_file.h"
 #include "cli/nyxid_commands.h"
 
 int main(int argc, char** argv) {
@@ -11,7 +12,7 @@ int main(int argc, char** argv) {
   aevatar::cli::NyxidGlobalOptions global;
   app.add_option("--url", global.url, "broker URL (default: $NYXID_URL, or the login's URL)");
   int exit_code = 0;
-  aevatar::cli::AddNyxidServeCommand(app, exit_code);
+  const CLI::App* serve = aevatar::cli::AddNyxidServeCommand(app, exit_code);
   aevatar::cli::AddNyxidAccountCommands(app, global, exit_code);
   aevatar::cli::AddNyxidSessionCommands(app, global, exit_code);
   aevatar::cli::AddNyxidAuditCommands(app, global, exit_code);
@@ -20,7 +21,7 @@ int main(int argc, char** argv) {
   aevatar::cli::AddNyxidNodeCommands(app, global, exit_code);
   aevatar::cli::AddNyxidSshCommands(app, global, exit_code);
   try {
-    app.parse(argc, argv);
+    aevatar::cli::ParseWithServeConfig(app, serve, "nyxid", argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {

@@ -6,6 +6,7 @@
 
 #include "CLI/CLI.hpp"
 #include "base/log.h"
+#include "cli/config_file.h"
 #include "cli/nyxid_commands.h"
 #include "cli/tls_flags.h"
 #include "cli/wait_for_signal.h"
@@ -31,7 +32,7 @@ int RunServe(const nyxid::ServiceConfig& config) {
 
 }  // namespace
 
-void AddNyxidServeCommand(CLI::App& app, int& exit_code) {
+CLI::App* AddNyxidServeCommand(CLI::App& app, int& exit_code) {
   auto config = std::make_shared<nyxid::ServiceConfig>();
   CLI::App* serve = app.add_subcommand("serve", "run the broker's HTTP service");
   serve->add_option("--listen", config->listen, "HOST:PORT (port 0 picks a free one)")
@@ -61,6 +62,8 @@ void AddNyxidServeCommand(CLI::App& app, int& exit_code) {
                                             : std::chrono::seconds(*timeout_secs);
     exit_code = RunServe(*config);
   });
+  AddConfigFlag(serve, "nyxid");
+  return serve;
 }
 
 }  // namespace aevatar::cli
