@@ -89,14 +89,6 @@ std::map<std::string, int> KeyLines(std::string_view text) {
   return lines;
 }
 
-// A flag that is a secret itself rather than a file holding one.
-bool IsSecretName(const std::string& key) {
-  for (const char* suffix : {"secret", "password", "token", "key"}) {
-    if (key == suffix || absl::EndsWith(key, absl::StrCat("-", suffix))) return true;
-  }
-  return false;
-}
-
 // `scheme://user:password@host…`, or libpq's `password=` (keyword or URI query).
 bool CarriesPassword(std::string_view value) {
   const size_t scheme = value.find("://");
@@ -104,7 +96,8 @@ bool CarriesPassword(std::string_view value) {
     std::string_view authority = value.substr(scheme + 3);
     authority = authority.substr(0, authority.find_first_of("/?#"));
     const size_t at = authority.rfind('@');
-    if (at != std::string_view::npos && authority.substr(0, at).find(':') != std::string_view::npos) {
+    if (at != std::string_view::npos &&
+        authority.substr(0, at).find(':') != std::string_view::npos) {
       return true;
     }
   }
@@ -166,14 +159,16 @@ absl::StatusOr<std::vector<std::string>> ToArgs(const CLI::Option& option, const
 
 }  // namespace
 
+void MarkSecretFlag(CLI::Option* option) { option->configurable(false); }
+
 void AddConfigFlag(CLI::App* serve, const std::string& service) {
   serve
       ->add_option_function<std::string>(
           "--config", [](const std::string&) {},  // read before the parse
 
-                   absl::StrCat("TOML file of this command's flags (key = the flag's name "
-                                "without --); default ",
-                                kConfigDir, service, ".toml when it exists; flags override it"))
+          absl::StrCat("TOML file of this command's flags (key = the flag's name "
+                       "without --); default ",
+                       kConfigDir, service, ".toml when it exists; flags override it"))
       ->configurable(false);
 }
 
@@ -200,8 +195,9 @@ absl::StatusOr<std::vector<std::string>> ConfigFileArgs(
     auto line = lines.find(key);
     entries.push_back({line == lines.end() ? 0 : line->second, key, value});
   }
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) { return std::tie(a.line, a.key) < std::tie(b.line, b.key); });
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return std::tie(a.line, a.key) < std::tie(b.line, b.key);
+  });
 
   std::vector<std::string> args;
   std::map<const CLI::Option*, const Entry*> set_by;
@@ -221,19 +217,16 @@ absl::StatusOr<std::vector<std::string>> ConfigFileArgs(
           absl::StrCat(where, ": unknown key \"", entry.key, "\"", hint));
     }
     if (!option->get_configurable()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ": key \"", entry.key, "\" cannot be set in a config file"));
-    }
-    if (IsSecretName(entry.key) && option->get_expected_min() > 0) {
       return absl::InvalidArgumentError(absl::StrCat(
-          where, ": key \"", entry.key,
-          "\" is a secret; secrets come only by file reference (a *-file key), never inline"));
+          where, ": key \"", entry.key, "\" cannot be set in a config file",
+          entry.key == "config" ? " (it names the file itself)"
+                                : ": it takes a secret inline; secrets come only by file "
+                                  "reference (a *-file key)"));
     }
     if (auto [earlier, fresh] = set_by.emplace(option, &entry); !fresh) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": key \"", entry.key,
-                                                     "\" sets the same flag as \"",
-                                                     earlier->second->key, "\" (line ",
-                                                     earlier->second->line, ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": key \"", entry.key, "\" sets the same flag as \"",
+                       earlier->second->key, "\" (line ", earlier->second->line, ")"));
     }
     absl::StatusOr<std::vector<std::string>> converted = ToArgs(*option, entry, where);
     if (!converted.ok()) return converted.status();
@@ -250,9 +243,9 @@ absl::StatusOr<std::vector<std::string>> ConfigFileArgs(
 void ParseWithServeConfig(CLI::App& app, const CLI::App* serve, const std::string& service,
                           int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
-  auto name = serve == nullptr ? args.end()
-                               : std::find(args.begin() + std::min(argc, 1), args.end(),
-                                           serve->get_name());
+  auto name = serve == nullptr
+                  ? args.end()
+                  : std::find(args.begin() + std::min(argc, 1), args.end(), serve->get_name());
   if (name != args.end()) {
     const std::vector<std::string> rest(name + 1, args.end());
     const bool help = std::any_of(rest.begin(), rest.end(),
@@ -263,7 +256,8 @@ void ParseWithServeConfig(CLI::App& app, const CLI::App* serve, const std::strin
       if (absl::StartsWith(rest[i], "--config=")) path = rest[i].substr(9);
     }
     std::error_code ignored;
-    if (path.empty() && std::filesystem::exists(absl::StrCat(kConfigDir, service, ".toml"), ignored)) {
+    if (path.empty() &&
+        std::filesystem::exists(absl::StrCat(kConfigDir, service, ".toml"), ignored)) {
       path = absl::StrCat(kConfigDir, service, ".toml");
     }
     if (!help && !path.empty()) {

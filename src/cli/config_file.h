@@ -18,9 +18,9 @@
 //
 // Refused, with the file and the key's line: a TOML syntax error, an unknown
 // key (a table is one too), a value of the wrong type, and a secret inline.
-// Secrets come only by file reference: a key naming a secret itself
-// (`*-secret`, `*-password`, `*-token`, `*-key` without `-file`) and a value
-// carrying a password (`scheme://user:password@…`, libpq's `password=`).
+// Secrets come only by file reference: a flag that takes a secret value
+// itself (marked with MarkSecretFlag) has no key, and a value carrying a
+// password (`scheme://user:password@…`, libpq's `password=`) is refused.
 
 #include <string>
 #include <vector>
@@ -30,6 +30,10 @@
 
 namespace aevatar::cli {
 
+// Marks a flag that takes a secret value inline (not a file holding one):
+// a config file may not set it. No `serve` flag is one today.
+void MarkSecretFlag(CLI::Option* option);
+
 // Adds `--config FILE` to `serve`; its help names /etc/aevatar/<service>.toml.
 void AddConfigFlag(CLI::App* serve, const std::string& service);
 
@@ -38,10 +42,9 @@ void AddConfigFlag(CLI::App* serve, const std::string& service);
 // options, leaving out every flag that `command_line` (the arguments after
 // `serve`) gives and the flags those exclude. InvalidArgument, naming the key
 // and its line, for the file errors described above.
-absl::StatusOr<std::vector<std::string>> ConfigFileArgs(const CLI::App& serve,
-                                                        const std::string& path,
-                                                        const std::string& text,
-                                                        const std::vector<std::string>& command_line);
+absl::StatusOr<std::vector<std::string>> ConfigFileArgs(
+    const CLI::App& serve, const std::string& path, const std::string& text,
+    const std::vector<std::string>& command_line);
 
 // Parses `argv` with `app`. When it runs `serve` (may be null: parse only),
 // the config file's arguments (--config FILE, else

@@ -23,7 +23,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 // A `serve` shaped like the real ones: text, integer, fractional, on/off and
-// exclusive flags, a flag with two names, and one named like a secret.
+// exclusive flags, a flag with two names, and one taking a secret inline.
 struct FakeServe {
   CLI::App app{"fake"};
   CLI::App* serve = app.add_subcommand("serve", "serve");
@@ -46,7 +46,7 @@ struct FakeServe {
     auto* file = serve->add_option("--jwks-file", jwks_file);
     file->excludes(serve->add_option("--jwks-url", jwks_url));
     serve->add_option("--nyxid-base-url,--nyxid-url", nyxid_url);
-    serve->add_option("--api-key", api_key);
+    MarkSecretFlag(serve->add_option("--api-key", api_key));
     serve->add_option("--workers", workers);
     serve->add_option("--retention-hours", retention_hours);
     serve->add_flag("--disable-async", [this](int64_t) { async_enabled = false; });
@@ -176,7 +176,8 @@ TEST(ConfigFile, TwoNamesOfOneFlagAreRefused) {
 TEST(ConfigFile, SecretsInlineAreRefused) {
   FakeServe fake;
   EXPECT_THAT(fake.Error("api-key = \"sk-123\"\n"),
-              HasSubstr("line 1: key \"api-key\" is a secret"));
+              HasSubstr("line 1: key \"api-key\" cannot be set in a config file: it takes a "
+                        "secret inline"));
   EXPECT_THAT(fake.Error("workers = 1\nstore = \"postgresql://app:hunter2@db/app\"\n"),
               HasSubstr("line 2: key \"store\" carries a password inline"));
   EXPECT_THAT(fake.Error("store = \"postgres:host=db user=app Password=hunter2\"\n"),
