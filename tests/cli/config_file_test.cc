@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -158,13 +159,14 @@ TEST(ConfigFile, SyntaxErrorNamesItsLine) {
 
 TEST(ConfigFile, WrongTypeNamesTheKey) {
   FakeServe fake;
-  EXPECT_THAT(fake.Error("workers = \"8\"\n"), HasSubstr("key \"workers\" must be an integer"));
-  EXPECT_THAT(fake.Error("listen = 8081\n"), HasSubstr("key \"listen\" must be a string"));
-  EXPECT_THAT(fake.Error("retention-hours = \"1\"\n"),
-              HasSubstr("key \"retention-hours\" must be a number"));
-  EXPECT_THAT(fake.Error("disable-async = 1\n"),
-              HasSubstr("key \"disable-async\" must be true or false"));
-  EXPECT_THAT(fake.Error("listen = [\"a\"]\n"), HasSubstr("key \"listen\" must be a string"));
+  const std::pair<std::string, std::string> cases[] = {
+      {"workers = \"8\"\n", "key \"workers\" must be an integer"},
+      {"listen = 8081\n", "key \"listen\" must be a string"},
+      {"retention-hours = \"1\"\n", "key \"retention-hours\" must be a number"},
+      {"disable-async = 1\n", "key \"disable-async\" must be true or false"},
+      {"listen = [\"a\"]\n", "key \"listen\" must be a string"},
+  };
+  for (const auto& [toml, expected] : cases) EXPECT_THAT(fake.Error(toml), HasSubstr(expected));
 }
 
 TEST(ConfigFile, TwoNamesOfOneFlagAreRefused) {
