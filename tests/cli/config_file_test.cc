@@ -3,6 +3,7 @@
 // refused naming the key (and its line).
 #include "cli/config_file.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -55,6 +56,13 @@ struct FakeServe {
     AddConfigFlag(serve, "fake");
   }
 
+  // Parses `args` (argv[0] first) as the program would, reading `service`'s config file.
+  void ParseArgs(std::vector<std::string> args, const std::string& service = "fake") {
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    ParseWithServeConfig(app, serve, service, static_cast<int>(argv.size()), argv.data());
+  }
+
   // Parses `fake serve --config <file holding toml> extra…`.
   void Parse(const std::string& toml, std::vector<std::string> extra = {}) {
     char dir_template[] = "/tmp/config_file_test.XXXXXX";
@@ -63,9 +71,7 @@ struct FakeServe {
     std::ofstream(path) << toml;
     std::vector<std::string> args = {"fake", "serve", "--config", path};
     args.insert(args.end(), extra.begin(), extra.end());
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    ParseWithServeConfig(app, serve, "fake", static_cast<int>(argv.size()), argv.data());
+    ParseArgs(std::move(args));
     std::remove(path.c_str());
     rmdir(dir_template);
   }
@@ -187,12 +193,28 @@ TEST(ConfigFile, SecretsInlineAreRefused) {
   EXPECT_EQ(fake.Error("store = \"postgresql://app@db/app?passfile=/etc/aevatar/pgpass\"\n"), "");
 }
 
+// Without --config, /etc/aevatar/<service>.toml is read when it exists (a
+// service name of this test process's own, removed afterwards).
+TEST(ConfigFile, DefaultFileIsReadWithoutConfigFlag) {
+  const std::string service = "config-file-test-" + std::to_string(getpid());
+  const bool made_dir = mkdir("/etc/aevatar", 0755) == 0;
+  const std::string path = "/etc/aevatar/" + service + ".toml";
+  {
+    std::ofstream out(path);
+    out << "state-dir = \"/from/etc\"\nworkers = 2\n";
+    ASSERT_TRUE(out.good()) << "cannot write " << path << " (tests run as root)";
+  }
+  FakeServe fake;
+  EXPECT_NO_THROW(fake.ParseArgs({"fake", "serve", "--workers", "7"}, service));
+  std::remove(path.c_str());
+  if (made_dir) rmdir("/etc/aevatar");
+  EXPECT_EQ(fake.state_dir, "/from/etc");
+  EXPECT_EQ(fake.workers, 7);
+}
+
 TEST(ConfigFile, AbsentConfigFileIsAnError) {
   FakeServe fake;
-  std::vector<std::string> args = {"fake", "serve", "--config", "/nonexistent/fake.toml"};
-  std::vector<char*> argv;
-  for (std::string& arg : args) argv.push_back(arg.data());
-  EXPECT_THROW(ParseWithServeConfig(fake.app, fake.serve, "fake", 4, argv.data()),
+  EXPECT_THROW(fake.ParseArgs({"fake", "serve", "--config", "/nonexistent/fake.toml"}),
                CLI::ConfigError);
 }
 
