@@ -76,7 +76,9 @@ std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
   AddCodexRoutes(add);
   if (deps.approvals != nullptr) AddApprovalRoutes(add);
   AddUiRoutes(add);
-  add("GET", "/api/tools", HandleTools);
+  // The fixed tool schemas, nothing of the user's: what an execution
+  // credential needs to call the tools.
+  add("GET", "/api/tools", HandleTools, CallerScope::kExecution);
   // NyxID's proxy refuses a restricted key outside its services.
   add("POST", "/api/tools/code_execute", HandleCodeExecute, CallerScope::kExecution);
   add("GET", "/api/capabilities/code_execute/readiness", HandleReadiness);

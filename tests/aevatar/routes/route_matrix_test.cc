@@ -223,7 +223,7 @@ std::map<std::string, MatrixRow> Table() {
       {"GET /ui/app.js", Everyone(200)},
       {"GET /ui/style.css", Everyone(200)},
       {"POST /ui/login", Everyone(400)},
-      {"GET /api/tools", Authenticated(200, 200, 403, 401)},
+      {"GET /api/tools", Authenticated(200, 200, 200, 401)},
       {"POST /api/tools/code_execute", Authenticated(409, 403, 403, 401, execute)},
       {"GET /api/capabilities/code_execute/readiness", Authenticated(kOwn, kOwn, 403, 401)},
       {"GET /api/info", Everyone(200)},
@@ -244,13 +244,16 @@ TEST_F(AevatarRouteMatrix, EveryRouteAnswersEachAttackerAsTheTableSays) {
   RunRouteMatrix(subject, Table());
 }
 
-// The restricted key, route by route from the router itself: the tool calls
-// are refused where the key meets its restriction (NyxID's proxy for
-// code_execute, aevatar for managed codex_exec), starting the saved workflow
-// is admitted, a draft run is not, and every other authenticated route is
-// 403 AGENT_KEY_RESTRICTED. Nothing of alice's changed on the way.
+// The restricted key, route by route from the router itself: it lists the
+// tools, the tool calls are refused where the key meets its restriction
+// (NyxID's proxy for code_execute, aevatar for managed codex_exec), starting
+// the saved workflow is admitted, a draft run is not, and every other
+// authenticated route is 403 AGENT_KEY_RESTRICTED. Nothing of alice's
+// changed on the way.
 TEST_F(AevatarRouteMatrix, ARestrictedKeyOnlyInvokesAndEveryOtherRouteIsAgentKeyRestricted) {
+  // The admitted routes: a typed refusal's code, or "" with the success status.
   const std::map<std::string, std::string> invocations = {
+      {"GET /api/tools", ""},
       {"POST /api/tools/code_execute", "AGENT_KEY_SERVICE_NOT_ALLOWED"},
       {"POST /api/tools/codex_exec", "AGENT_KEY_SERVICE_NOT_ALLOWED"},
       {"POST /api/workflow-runs", ""}};
@@ -264,7 +267,7 @@ TEST_F(AevatarRouteMatrix, ARestrictedKeyOnlyInvokesAndEveryOtherRouteIsAgentKey
     const std::string code = json::parse(response.body, nullptr, false).value("code", "");
     if (auto it = invocations.find(key); it != invocations.end()) {
       if (it->second.empty()) {
-        EXPECT_EQ(response.status, 202) << key << ": " << response.body;
+        EXPECT_EQ(response.status, method == "GET" ? 200 : 202) << key << ": " << response.body;
       } else {
         EXPECT_EQ(response.status, 403) << key << ": " << response.body;
         EXPECT_EQ(code, it->second) << key;
