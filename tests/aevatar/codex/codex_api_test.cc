@@ -243,15 +243,18 @@ TEST_F(CodexApiTest, ARestrictedKeyRunsManagedCodexOnlyOnTheChronoRouteAndReadsN
   EXPECT_EQ(ran.status, 200) << ran.body;
   EXPECT_EQ(as(unrestricted, "POST", "/api/tools/codex_exec", managed).status, 200);
   EXPECT_EQ(nyxid_.Count("/api/v1/proxy/"), 2);
-  for (const char* path :
-       {"/api/managed-codex/credential", "/api/capabilities/codex_exec/readiness", "/api/approvals",
-        "/api/tools"}) {
+  for (const char* path : {"/api/managed-codex/credential",
+                           "/api/capabilities/codex_exec/readiness", "/api/approvals"}) {
     for (const std::string& key : {elsewhere, for_chrono}) {
       http::Response read = as(key, "GET", path);
       EXPECT_EQ(read.status, 403) << path << ": " << read.body;
       EXPECT_EQ(json::parse(read.body)["code"], "AGENT_KEY_RESTRICTED") << path;
     }
     EXPECT_EQ(as(unrestricted, "GET", path).status, 200) << path;
+  }
+  // The tool schemas are what an execution credential needs to call them.
+  for (const std::string& key : {elsewhere, for_chrono}) {
+    EXPECT_EQ(as(key, "GET", "/api/tools").status, 200);
   }
 }
 
