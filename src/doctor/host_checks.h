@@ -35,9 +35,6 @@ struct HostCheckOptions {
 // by the first hello world; run them from one thread.
 std::vector<Check> HostChecks(const HostCheckOptions& options);
 
-// The Codex CLI version scripts/setup installs under /opt/aevatar/codex.
-inline constexpr char kPinnedCodexVersion[] = "0.171.0";
-
 }  // namespace aevatar::doctor
 
 #endif  // AEVATAR_DOCTOR_HOST_CHECKS_H_

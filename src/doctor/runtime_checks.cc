@@ -17,6 +17,9 @@ namespace aevatar::doctor::internal {
 namespace {
 
 constexpr std::chrono::seconds kVersionTimeout{10};
+// The Codex CLI version scripts/setup installs under /opt/aevatar/codex, from
+// scripts/codex-version (src/doctor/CMakeLists.txt).
+constexpr char kPinnedCodexVersion[] = AEVATAR_PINNED_CODEX_VERSION;
 constexpr sandbox::Language kLanguages[] = {
     sandbox::Language::kPython, sandbox::Language::kJavaScript, sandbox::Language::kTypeScript,
     sandbox::Language::kBash};

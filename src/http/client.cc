@@ -191,7 +191,9 @@ absl::Status CheckCaFile(const std::string& path) {
   return MakeClientTlsContext(ClientTls{.ca_file = path, .cert_file = {}, .key_file = {}}).status();
 }
 
-absl::Status CheckClientTls(const ClientTls& tls) { return MakeClientTlsContext(tls).status(); }
+// Through the shared cache, so the context the check builds (parsing the
+// system trust store is the costly part) is the one later exchanges use.
+absl::Status CheckClientTls(const ClientTls& tls) { return SharedClientTlsContext(tls).status(); }
 
 absl::StatusOr<ClientResponse> Fetch(const ClientRequest& request) {
   std::string body;

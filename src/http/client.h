@@ -70,7 +70,8 @@ absl::Status CheckCaFile(const std::string& path);
 
 // Returns OK when every file `tls` names loads (the CA file, and the client
 // certificate with a private key that matches it); InvalidArgument naming the
-// file otherwise. For validating configuration once at start-up.
+// file otherwise. For validating configuration once at start-up; the context
+// it builds is kept for the exchanges that use `tls`.
 absl::Status CheckClientTls(const ClientTls& tls);
 
 }  // namespace aevatar::http

@@ -7,22 +7,12 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <cstdlib>
 
 #include "gtest/gtest.h"
 #include "testing/poll.h"
 
 namespace aevatar::http::testing {
-namespace {
-
-std::string Lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
-}  // namespace
-
 std::unique_ptr<Server> StartOrDie(Handler handler, ServerOptions options) {
   options.host = "127.0.0.1";
   options.port = 0;
@@ -60,23 +50,6 @@ bool Gate::WaitFor(std::chrono::milliseconds timeout) {
 bool Gate::is_open() {
   absl::MutexLock lock(&mu_);
   return open_;
-}
-
-std::optional<std::string> RawResponse::Header(const std::string& name) const {
-  std::string wanted = Lower(name) + ":";
-  size_t start = head.find("\r\n");
-  while (start != std::string::npos) {
-    start += 2;
-    size_t end = head.find("\r\n", start);
-    std::string line = head.substr(start, end == std::string::npos ? end : end - start);
-    if (Lower(line).rfind(wanted, 0) == 0) {
-      std::string value = line.substr(wanted.size());
-      while (!value.empty() && value.front() == ' ') value.erase(0, 1);
-      return value;
-    }
-    start = end;
-  }
-  return std::nullopt;
 }
 
 RawConnection::RawConnection(uint16_t port) {
@@ -118,31 +91,14 @@ bool RawConnection::Send(const std::string& bytes) {
 }
 
 std::optional<RawResponse> RawConnection::Read(bool expect_body) {
-  auto fill = [&]() {
+  auto fill = [this](std::string& pending) {
     char buf[4096];
     ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
     if (n <= 0) return false;
-    pending_.append(buf, static_cast<size_t>(n));
+    pending.append(buf, static_cast<size_t>(n));
     return true;
   };
-  size_t end;
-  while ((end = pending_.find("\r\n\r\n")) == std::string::npos) {
-    if (!fill()) return std::nullopt;
-  }
-  RawResponse response;
-  response.head = pending_.substr(0, end);
-  pending_.erase(0, end + 4);
-  response.status = std::atoi(response.head.substr(9, 3).c_str());
-  size_t length = 0;
-  if (auto header = response.Header("Content-Length"); header && expect_body) {
-    length = std::strtoul(header->c_str(), nullptr, 10);
-  }
-  while (pending_.size() < length) {
-    if (!fill()) return std::nullopt;
-  }
-  response.body = pending_.substr(0, length);
-  pending_.erase(0, length);
-  return response;
+  return aevatar::testing::ReadRawResponse(pending_, fill, expect_body);
 }
 
 bool RawConnection::PeerClosed(std::chrono::milliseconds timeout) {

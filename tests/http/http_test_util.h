@@ -10,6 +10,7 @@
 #include "absl/synchronization/mutex.h"
 #include "http/client.h"
 #include "http/server.h"
+#include "testing/raw_response.h"
 
 // Helpers for the http tests: a server on loopback, URLs to it, a one-shot
 // gate, and a raw socket for what the client cannot show (keep-alive, framing).
@@ -41,14 +42,7 @@ class Gate {
   bool open_ ABSL_GUARDED_BY(mu_) = false;
 };
 
-// A raw response as read off the wire.
-struct RawResponse {
-  int status = 0;
-  std::string head;  // status line and header lines, without the blank line
-  std::string body;  // Content-Length bytes (empty when there is none)
-  // Returns the value of header `name` (case-insensitive), if present.
-  std::optional<std::string> Header(const std::string& name) const;
-};
+using aevatar::testing::RawResponse;
 
 // A blocking TCP connection to 127.0.0.1:port; a read or write that blocks
 // past the hang guard (testing/poll.h) fails.

@@ -8,9 +8,10 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include <cstdlib>
+#include <utility>
 
 #include "testing/poll.h"
+#include "testing/raw_response.h"
 
 namespace aevatar::testing {
 
@@ -58,31 +59,16 @@ bool TlsProbe::Send(const std::string& bytes) {
 
 std::optional<std::pair<int, std::string>> TlsProbe::ReadResponse() {
   if (ssl_ == nullptr) return std::nullopt;
-  auto fill = [this] {
+  auto fill = [this](std::string& pending) {
     char chunk[4096];
     int n = SSL_read(ssl_, chunk, sizeof(chunk));
     if (n <= 0) return false;
-    pending_.append(chunk, static_cast<size_t>(n));
+    pending.append(chunk, static_cast<size_t>(n));
     return true;
   };
-  size_t end;
-  while ((end = pending_.find("\r\n\r\n")) == std::string::npos) {
-    if (!fill()) return std::nullopt;
-  }
-  std::string head = pending_.substr(0, end);
-  size_t length = 0;
-  for (const char* name : {"\r\nContent-Length:", "\r\ncontent-length:"}) {
-    if (size_t at = head.find(name); at != std::string::npos) {
-      length = std::strtoul(head.c_str() + at + std::char_traits<char>::length(name), nullptr, 10);
-    }
-  }
-  while (pending_.size() < end + 4 + length) {
-    if (!fill()) return std::nullopt;
-  }
-  int status = std::atoi(head.c_str() + head.find(' ') + 1);
-  std::string body = pending_.substr(end + 4, length);
-  pending_.erase(0, end + 4 + length);
-  return std::make_pair(status, body);
+  std::optional<RawResponse> response = ReadRawResponse(pending_, fill);
+  if (!response) return std::nullopt;
+  return std::make_pair(response->status, std::move(response->body));
 }
 
 }  // namespace aevatar::testing
