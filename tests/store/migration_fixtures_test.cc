@@ -10,7 +10,9 @@
 #include <sstream>
 #include <string>
 
+#include "aevatar/approvals/approval_store.h"
 #include "aevatar/runtime/workflow_store.h"
+#include "aevatar/vault/vault_keyring.h"
 #include "chrono/sqlite_operation_store.h"
 #include "gtest/gtest.h"
 #include "nyxid/store/nyxid_store.h"
@@ -174,6 +176,53 @@ TEST_F(MigrationFixtures, AevatarWorkflowsRunsEventsAndSealedMaterialSurviveTheU
   auto fresh = orchestrator::OpenSqliteWorkflowStore(NewPath("fresh_workflows.db"));
   ASSERT_TRUE(fresh.ok()) << fresh.status();
   EXPECT_EQ(SchemaOf(path), SchemaOf(NewPath("fresh_workflows.db")));
+}
+
+// The vault key make_fixtures.py sealed the approvals' calls with (test only).
+std::shared_ptr<const orchestrator::VaultKeyring> ApprovalsTestKeyring() {
+  return std::make_shared<const orchestrator::VaultKeyring>(std::string(32, '\x5a'));
+}
+
+TEST_F(MigrationFixtures, AevatarApprovalsInEveryStateSurviveTheTableRebuild) {
+  const std::string path = Load("aevatar_approvals_v1.sql", 1);
+  {
+    auto store = orchestrator::OpenSqliteApprovalStore(path, ApprovalsTestKeyring());
+    ASSERT_TRUE(store.ok()) << store.status();
+    auto all = (*store)->List("user_alice", 10);
+    ASSERT_TRUE(all.ok()) << all.status();
+    EXPECT_EQ(all->size(), 4u);
+    struct Expected {
+      const char* id;
+      orchestrator::ApprovalState state;
+      int n;
+      int64_t decided_at_ms;
+    };
+    for (const Expected& e : {
+             Expected{"appr_fixture_pending", orchestrator::ApprovalState::kPending, 1, 0},
+             Expected{"appr_fixture_approved", orchestrator::ApprovalState::kApproved, 2,
+                      1700000100000},
+             Expected{"appr_fixture_denied", orchestrator::ApprovalState::kDenied, 3,
+                      1700000200000},
+             Expected{"appr_fixture_expired", orchestrator::ApprovalState::kExpired, 4, 0},
+         }) {
+      auto got = (*store)->Get("user_alice", e.id);
+      ASSERT_TRUE(got.ok() && got->has_value()) << e.id << " " << got.status();
+      const orchestrator::Approval& a = **got;
+      EXPECT_EQ(a.state, e.state) << e.id;
+      EXPECT_EQ(a.tool, "private_ssh");
+      EXPECT_EQ(a.call["prompt"], "restart service " + std::to_string(e.n)) << "opens sealed";
+      EXPECT_EQ(a.call_digest.substr(0, 7), "sha256:");
+      EXPECT_EQ(a.created_at_ms, 1700000000000 + e.n * 1000);
+      EXPECT_EQ(a.decided_at_ms, e.decided_at_ms);
+    }
+    // Version 2's state: the approved approval is used once.
+    EXPECT_TRUE((*store)->Consume("user_alice", "appr_fixture_approved").value_or(false));
+    EXPECT_FALSE((*store)->Consume("user_alice", "appr_fixture_approved").value_or(true));
+  }
+  auto fresh =
+      orchestrator::OpenSqliteApprovalStore(NewPath("fresh_approvals.db"), ApprovalsTestKeyring());
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  EXPECT_EQ(SchemaOf(path), SchemaOf(NewPath("fresh_approvals.db")));
 }
 
 TEST_F(MigrationFixtures, NyxidAccountsRoutesAndKeysSurviveTheUpgrade) {
