@@ -11,10 +11,12 @@
 #include <string>
 
 #include "aevatar/approvals/approval_store.h"
+#include "aevatar/codex/credential_vault.h"
 #include "aevatar/runtime/workflow_store.h"
 #include "aevatar/vault/vault_keyring.h"
 #include "chrono/sqlite_operation_store.h"
 #include "gtest/gtest.h"
+#include "nyxid/nodes/node_store.h"
 #include "nyxid/store/nyxid_store.h"
 #include "store/migrations.h"
 #include "store/sqlite_db.h"
@@ -178,15 +180,16 @@ TEST_F(MigrationFixtures, AevatarWorkflowsRunsEventsAndSealedMaterialSurviveTheU
   EXPECT_EQ(SchemaOf(path), SchemaOf(NewPath("fresh_workflows.db")));
 }
 
-// The vault key make_fixtures.py sealed the approvals' calls with (test only).
-std::shared_ptr<const orchestrator::VaultKeyring> ApprovalsTestKeyring() {
+// The vault key make_fixtures.py sealed the approvals' calls and the managed
+// credentials with (test only).
+std::shared_ptr<const orchestrator::VaultKeyring> FixtureVaultKeyring() {
   return std::make_shared<const orchestrator::VaultKeyring>(std::string(32, '\x5a'));
 }
 
 TEST_F(MigrationFixtures, AevatarApprovalsInEveryStateSurviveTheTableRebuild) {
   const std::string path = Load("aevatar_approvals_v1.sql", 1);
   {
-    auto store = orchestrator::OpenSqliteApprovalStore(path, ApprovalsTestKeyring());
+    auto store = orchestrator::OpenSqliteApprovalStore(path, FixtureVaultKeyring());
     ASSERT_TRUE(store.ok()) << store.status();
     auto all = (*store)->List("user_alice", 10);
     ASSERT_TRUE(all.ok()) << all.status();
@@ -220,7 +223,7 @@ TEST_F(MigrationFixtures, AevatarApprovalsInEveryStateSurviveTheTableRebuild) {
     EXPECT_FALSE((*store)->Consume("user_alice", "appr_fixture_approved").value_or(true));
   }
   auto fresh =
-      orchestrator::OpenSqliteApprovalStore(NewPath("fresh_approvals.db"), ApprovalsTestKeyring());
+      orchestrator::OpenSqliteApprovalStore(NewPath("fresh_approvals.db"), FixtureVaultKeyring());
   ASSERT_TRUE(fresh.ok()) << fresh.status();
   EXPECT_EQ(SchemaOf(path), SchemaOf(NewPath("fresh_approvals.db")));
 }
@@ -304,6 +307,56 @@ TEST_F(MigrationFixtures, NyxidAccountsRoutesAndKeysSurviveTheUpgrade) {
   auto fresh = nyxid::OpenSqliteNyxidStore(NewPath("fresh_nyxid.db"), std::string(32, 'k'));
   ASSERT_TRUE(fresh.ok()) << fresh.status();
   EXPECT_EQ(SchemaOf(path), SchemaOf(NewPath("fresh_nyxid.db")));
+}
+
+TEST_F(MigrationFixtures, AevatarManagedCredentialsStillOpen) {
+  const std::string path = Load("aevatar_codex_v1.sql", 1);
+  {
+    auto vault = orchestrator::OpenSqliteCredentialVault(path, FixtureVaultKeyring());
+    ASSERT_TRUE(vault.ok()) << vault.status();
+    auto alice = (*vault)->Load("user_alice");
+    ASSERT_TRUE(alice.ok() && alice->has_value()) << alice.status();
+    EXPECT_EQ((*alice)->secret, "nyxid_ag_fixture-alice-not-a-real-key");
+    EXPECT_EQ((*alice)->key_id, "key_managed_1");
+    EXPECT_EQ((*alice)->chrono_route_id, "route_user_alice");
+    EXPECT_EQ((*alice)->created_at_ms, 1700000000001);
+    EXPECT_EQ((*alice)->updated_at_ms, 1700000500001);
+    auto bob = (*vault)->Load("user_bob");
+    ASSERT_TRUE(bob.ok() && bob->has_value()) << bob.status();
+    EXPECT_EQ((*bob)->secret, "nyxid_ag_fixture-bob-not-a-real-key");
+  }
+  auto fresh =
+      orchestrator::OpenSqliteCredentialVault(NewPath("fresh_codex.db"), FixtureVaultKeyring());
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  EXPECT_EQ(SchemaOf(path), SchemaOf(NewPath("fresh_codex.db")));
+}
+
+TEST_F(MigrationFixtures, NyxidNodesTokensAndSshTargetsSurvive) {
+  const std::string path = Load("nyxid_nodes_v1.sql", 1);
+  {
+    auto store = nyxid::OpenSqliteNodeStore(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    auto node = (*store)->FindNode("node_fixture_laptop");
+    ASSERT_TRUE(node.ok()) << node.status();
+    EXPECT_EQ(node->user_id, "user_alice");
+    EXPECT_EQ(node->name, "laptop");
+    EXPECT_EQ(node->last_seen_ms, 1700000200000);
+    EXPECT_EQ((*store)->FindNodeBySecretHash(Repeat("a6", 32)).value_or(nyxid::NodeRecord{}).id,
+              "node_fixture_laptop");
+    auto target = (*store)->FindSshTarget("route_alice_ssh");
+    ASSERT_TRUE(target.ok()) << target.status();
+    EXPECT_EQ(target->host, "10.0.0.7");
+    EXPECT_EQ(target->port, 2222);
+    EXPECT_EQ(target->principals, (std::vector<std::string>{"deploy", "ops"}));
+    // The used token stays used; the unused one is redeemed once.
+    EXPECT_FALSE((*store)->ConsumeToken(Repeat("e4", 32), 1700000300000).ok());
+    auto token = (*store)->ConsumeToken(Repeat("f5", 32), 1700000300000);
+    ASSERT_TRUE(token.ok()) << token.status();
+    EXPECT_EQ(token->node_name, "desktop");
+  }
+  auto fresh = nyxid::OpenSqliteNodeStore(NewPath("fresh_nodes.db"));
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  EXPECT_EQ(SchemaOf(path), SchemaOf(NewPath("fresh_nodes.db")));
 }
 
 }  // namespace
