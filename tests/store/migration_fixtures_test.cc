@@ -11,6 +11,9 @@
 #include <string>
 
 #include "aevatar/approvals/approval_store.h"
+#include "aevatar/audit/audit_log.h"
+#include "aevatar/audit/audit_record.h"
+#include "aevatar/audit/sqlite_audit_log.h"
 #include "aevatar/codex/credential_vault.h"
 #include "aevatar/runtime/workflow_store.h"
 #include "aevatar/vault/vault_keyring.h"
@@ -357,6 +360,33 @@ TEST_F(MigrationFixtures, NyxidNodesTokensAndSshTargetsSurvive) {
   auto fresh = nyxid::OpenSqliteNodeStore(NewPath("fresh_nodes.db"));
   ASSERT_TRUE(fresh.ok()) << fresh.status();
   EXPECT_EQ(SchemaOf(path), SchemaOf(NewPath("fresh_nodes.db")));
+}
+
+TEST_F(MigrationFixtures, AevatarAuditRecordsKeepTheirContentHashes) {
+  const std::string path = Load("aevatar_audit_v1.sql", 1);
+  {
+    auto log = orchestrator::OpenSqliteAuditLog(path);
+    ASSERT_TRUE(log.ok()) << log.status();
+    auto records = (*log)->ForRun("run_fixture_done");
+    ASSERT_TRUE(records.ok()) << records.status();
+    ASSERT_EQ(records->size(), 2u);
+    EXPECT_EQ((*records)[0].record_id, "aud_fixture_1");
+    EXPECT_EQ((*records)[0].kind, "tool.terminal");
+    EXPECT_EQ((*records)[0].fact["outcome"], "succeeded");
+    EXPECT_EQ((*records)[1].fact["operation_id"], "op_fixture_succeeded");
+    EXPECT_EQ((*records)[1].trace.traceparent,
+              "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203332-01");
+    for (const orchestrator::AuditRecord& record : *records) {
+      // Every business field read back is what the stored hash was made of.
+      EXPECT_EQ(orchestrator::ContentHash(record), record.content_hash) << record.record_id;
+    }
+    // Replaying a stored record is recognised as the same record.
+    EXPECT_EQ((*log)->Append((*records)[0]).value_or(orchestrator::AppendOutcome::kConflict),
+              orchestrator::AppendOutcome::kDuplicate);
+  }
+  auto fresh = orchestrator::OpenSqliteAuditLog(NewPath("fresh_audit.db"));
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  EXPECT_EQ(SchemaOf(path), SchemaOf(NewPath("fresh_audit.db")));
 }
 
 }  // namespace
