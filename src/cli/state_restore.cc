@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/crypto.h"
 #include "cli/state_backup.h"
 #include "os/atomic_file.h"
 #include "store/sqlite_backup.h"
@@ -146,6 +147,12 @@ absl::StatusOr<BackupManifest> RestoreBackup(const std::string& backup_dir,
     if (entry.database) continue;
     auto bytes = os::ReadSmallFile(backup_dir + "/" + entry.path, kMaxPlainFileBytes);
     if (!bytes.ok()) return bytes.status();
+    // Checked again: the file is read a second time after VerifyBackup.
+    if (base::Sha256Hex(*bytes) != entry.sha256) {
+      return WithBackupCode(
+          absl::DataLossError(absl::StrCat(entry.path, " changed during the restore")),
+          kDigestMismatch);
+    }
     const std::string dest = state_dir + "/" + entry.path;
     if (absl::Status s = os::MakeDirectories(fs::path(dest).parent_path().string(), 0700);
         !s.ok()) {
