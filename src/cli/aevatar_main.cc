@@ -10,8 +10,11 @@
 //   approvals  list | show | approve | deny: your durable approvals
 //   doctor     check what `aevatar up` needs from this host
 //   vault      rotate-key: a new vault key, without downtime (run on the aevatar host)
+//   backup     copy the state directory's databases while serving
+//   restore    put a backup back (services stopped)
 #include "CLI/CLI.hpp"
 #include "cli/aevatar_approvals_command.h"
+#include "cli/aevatar_backup_command.h"
 #include "cli/aevatar_codex_command.h"
 #include "cli/aevatar_commands.h"
 #include "cli/aevatar_vault_command.h"
@@ -42,6 +45,8 @@ int main(int argc, char** argv) {
   CLI::App* doctor = AddAevatarDoctorCommand(app, doctor_options);
   VaultOptions vault_options;
   CLI::App* rotate_key = AddVaultCommand(app, vault_options);
+  BackupOptions backup_options;
+  BackupCommands backup = AddBackupCommands(app, backup_options);
   try {
     ParseWithServeConfig(app, serve, "aevatar", argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -66,5 +71,8 @@ int main(int argc, char** argv) {
   if (approvals.parsed()) return RunApprovalsCommand(approvals, approvals_options);
   if (doctor->parsed()) return RunAevatarDoctorCommand(doctor_options);
   if (rotate_key->parsed()) return RunVaultCommand(vault_options);
+  if (backup.backup->parsed() || backup.restore->parsed()) {
+    return RunBackupCommand(backup, backup_options);
+  }
   return 2;
 }

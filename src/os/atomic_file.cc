@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/crypto.h"
 #include "base/errno_error.h"
+#include "os/fsync_directory.h"
 #include "os/unique_fd.h"
 
 namespace aevatar::os {
@@ -37,14 +38,14 @@ absl::StatusOr<std::string> ReadAll(int fd, const std::string& path, size_t max_
   return text;
 }
 
+}  // namespace
+
 absl::Status FsyncDirectory(const std::string& dir) {
   UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd.valid()) return base::ErrnoError("open " + dir, errno);
   if (::fsync(fd.get()) != 0) return base::ErrnoError("fsync " + dir, errno);
   return absl::OkStatus();
 }
-
-}  // namespace
 
 absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes, mode_t mode,
                                  IfExists if_exists) {

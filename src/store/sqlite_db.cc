@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "store/sqlite_internal.h"
 
 namespace aevatar::store {
 namespace {
@@ -58,20 +59,15 @@ absl::StatusCode CodeFor(int rc) {
   }
 }
 
-// `what` names the operation; SQLite's message names columns, never values.
+}  // namespace
+
+namespace internal {
+
 absl::Status SqliteError(int rc, const std::string& what, sqlite3* db) {
   const char* detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   return absl::Status(CodeFor(rc), absl::StrCat(what, ": ", std::string(detail)));
 }
 
-// sqlite3_bind_* with a null pointer would bind NULL; an empty value must
-// stay an empty string or blob.
-const char* NonNull(std::string_view value) { return value.data() ? value.data() : ""; }
-
-bool IsInMemory(const std::string& path) { return path.empty() || path == ":memory:"; }
-
-// Creates the file owner-only if it does not exist yet. Append mode, so a
-// file created concurrently by another process is never truncated.
 absl::Status CreateOwnerOnly(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::exists(path, ec)) return absl::OkStatus();
@@ -83,6 +79,19 @@ absl::Status CreateOwnerOnly(const std::string& path) {
   }
   return absl::OkStatus();
 }
+
+}  // namespace internal
+
+namespace {
+
+using internal::CreateOwnerOnly;
+using internal::SqliteError;
+
+// sqlite3_bind_* with a null pointer would bind NULL; an empty value must
+// stay an empty string or blob.
+const char* NonNull(std::string_view value) { return value.data() ? value.data() : ""; }
+
+bool IsInMemory(const std::string& path) { return path.empty() || path == ":memory:"; }
 
 }  // namespace
 
