@@ -3,10 +3,14 @@
 // tokens, signing-key rotation, revocations and routes made at one are
 // honoured by the other — and an unreachable database stops start-up.
 #include <filesystem>
-#include <set>
+#include <fstream>
+#include <memory>
+#include <thread>
+#include <vector>
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/crypto.h"
 #include "base/jws.h"
 #include "gtest/gtest.h"
 #include "nyxid/proxy/recording_upstream.h"
@@ -126,6 +130,52 @@ TEST(NyxidOnPostgres, TwoReplicasOnOneDatabaseActAsOneBroker) {
   ExpectProblem(b.Call("GET", "/api/v1/me", token), 401, "TOKEN_REVOKED");
 }
 
+TEST(NyxidOnPostgres, ReplicasStartingAtOnceWithOneBootstrapAllStart) {
+  PostgresCluster& cluster = SharedPostgresCluster();
+  if (!cluster.installed()) GTEST_SKIP() << cluster.error();
+  ASSERT_TRUE(cluster.ok()) << cluster.error();
+  const std::string url = cluster.CreateDatabase();
+  ASSERT_FALSE(url.empty()) << cluster.error();
+  // One at-rest key, given to every replica before it starts (as an operator does).
+  const std::string at_rest_key = base::RandomBytes(32);
+  constexpr int kReplicas = 3;
+  std::vector<std::unique_ptr<TempDir>> dirs;
+  for (int i = 0; i < kReplicas; ++i) {
+    dirs.push_back(std::make_unique<TempDir>());
+    std::filesystem::create_directory(dirs[i]->path() + "/state");
+    std::filesystem::permissions(dirs[i]->path() + "/state", std::filesystem::perms::owner_all);
+    const std::string key_path = dirs[i]->path() + "/state/at-rest.key";
+    std::ofstream(key_path, std::ios::binary) << at_rest_key;
+    std::filesystem::permissions(
+        key_path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    std::ofstream(dirs[i]->path() + "/bootstrap.yaml") << Bootstrap("http://127.0.0.1:9");
+  }
+  std::vector<std::unique_ptr<ServiceProcess>> replicas(kReplicas);
+  std::vector<std::thread> starts;
+  for (int i = 0; i < kReplicas; ++i) {
+    starts.emplace_back([&, i] {
+      const std::string& dir = dirs[i]->path();
+      replicas[i] = std::make_unique<ServiceProcess>(
+          std::vector<std::string>{BinaryPath("nyxid"), "serve", "--listen", "127.0.0.1:0",
+                                   "--state-dir", dir + "/state", "--bootstrap",
+                                   dir + "/bootstrap.yaml", "--store", url},
+          dir + "/nyxid.log");
+    });
+  }
+  for (std::thread& start : starts) start.join();
+  for (const auto& replica : replicas) ASSERT_TRUE(replica->ok()) << replica->ReadLog();
+  // One account, one signing key set: every replica publishes the same JWKS.
+  std::vector<std::vector<std::string>> published;
+  for (const auto& replica : replicas) {
+    http::ClientRequest request;
+    request.url = replica->base_url() + "/.well-known/jwks.json";
+    auto jwks = http::Fetch(request);
+    ASSERT_TRUE(jwks.ok()) << jwks.status();
+    published.push_back(Kids(*jwks));
+  }
+  for (const auto& kids : published) EXPECT_EQ(kids, published[0]);
+}
+
 TEST(NyxidOnPostgres, AnUnreachableDatabaseAtStartIsAClearErrorAndExitsNonZero) {
   TempDir dir;
   const uint16_t closed_port = FreeLoopbackPort();  // nothing listens there
@@ -141,6 +191,23 @@ TEST(NyxidOnPostgres, AnUnreachableDatabaseAtStartIsAClearErrorAndExitsNonZero) 
   EXPECT_NE(run.err.find(std::to_string(closed_port)), std::string::npos) << run.err;
   EXPECT_EQ(run.err.find("s3cret-pw"), std::string::npos) << run.err;
   EXPECT_EQ(run.out.find("listening"), std::string::npos) << run.out;
+}
+
+TEST(NyxidOnPostgres, TheConfigFileKeyStoreNamesTheDatabase) {
+  TempDir dir;
+  const uint16_t closed_port = FreeLoopbackPort();  // nothing listens there
+  ASSERT_NE(closed_port, 0);
+  std::ofstream(dir.path() + "/nyxid.toml")
+      << "listen = \"127.0.0.1:0\"\nstate-dir = \"" << dir.path() << "/state\"\n"
+      << "store = \"postgresql://nyxid@127.0.0.1:" << closed_port << "/nyxid\"\n";
+  const ShellRun run = RunShell(dir.path(), "timeout 60 " + BinaryPath("nyxid") +
+                                                " serve --config " + dir.path() + "/nyxid.toml");
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_NE(run.exit_code, 124) << "it hung instead of failing";
+  // The file's store was used: start-up tried that database, not SQLite.
+  EXPECT_NE(run.err.find("cannot connect to PostgreSQL"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find(std::to_string(closed_port)), std::string::npos) << run.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/state/nyxid.db"));
 }
 
 }  // namespace

@@ -47,6 +47,19 @@ absl::Status LoadBootstrap(const std::string& path, NyxidStore& store) {
   return ApplyBootstrap(*spec, store, base::NowUnixMs());
 }
 
+// LoadBootstrap, for replicas sharing a database that start at once with the
+// same file: a row another replica inserted between this one's lookup and
+// insert is AlreadyExists, and applying the (idempotent) file again finds it.
+absl::Status ApplyBootstrapOnce(const std::string& path, NyxidStore& store) {
+  constexpr int kAttempts = 3;
+  absl::Status st;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    st = LoadBootstrap(path, store);
+    if (!absl::IsAlreadyExists(st)) return st;
+  }
+  return st;
+}
+
 class Service : public NyxidService {
  public:
   ~Service() override { Stop(); }
@@ -88,7 +101,7 @@ class Service : public NyxidService {
                                       kPublishAfterRetireSecs);
     if (!keys.ok()) return keys.status();
     keys_ = std::move(*keys);
-    if (absl::Status st = LoadBootstrap(config.bootstrap_file, *store_); !st.ok()) return st;
+    if (absl::Status st = ApplyBootstrapOnce(config.bootstrap_file, *store_); !st.ok()) return st;
 
     std::string issuer = config.public_url.empty() ? "nyxid" : config.public_url;
     while (issuer.size() > 1 && issuer.back() == '/') issuer.pop_back();
