@@ -50,7 +50,7 @@ absl::Status LoadBootstrap(const std::string& path, NyxidStore& store) {
 // LoadBootstrap, for replicas sharing a database that start at once with the
 // same file: a row another replica inserted between this one's lookup and
 // insert is AlreadyExists, and applying the (idempotent) file again finds it.
-absl::Status ApplyBootstrapOnce(const std::string& path, NyxidStore& store) {
+absl::Status ApplyBootstrapBesideReplicas(const std::string& path, NyxidStore& store) {
   constexpr int kAttempts = 3;
   absl::Status st;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
@@ -101,7 +101,8 @@ class Service : public NyxidService {
                                       kPublishAfterRetireSecs);
     if (!keys.ok()) return keys.status();
     keys_ = std::move(*keys);
-    if (absl::Status st = ApplyBootstrapOnce(config.bootstrap_file, *store_); !st.ok()) return st;
+    if (absl::Status st = ApplyBootstrapBesideReplicas(config.bootstrap_file, *store_); !st.ok())
+      return st;
 
     std::string issuer = config.public_url.empty() ? "nyxid" : config.public_url;
     while (issuer.size() > 1 && issuer.back() == '/') issuer.pop_back();
