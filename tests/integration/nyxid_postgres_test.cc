@@ -193,6 +193,16 @@ TEST(NyxidOnPostgres, AnUnreachableDatabaseAtStartIsAClearErrorAndExitsNonZero) 
   EXPECT_EQ(run.out.find("listening"), std::string::npos) << run.out;
 }
 
+TEST(NyxidOnPostgres, AStoreOtherThanPostgresIsRefusedAtStart) {
+  TempDir dir;
+  const ShellRun run = RunShell(dir.path(), "timeout 60 " + BinaryPath("nyxid") +
+                                                " serve --listen 127.0.0.1:0 --state-dir " +
+                                                dir.path() + "/state --store mysql://db/nyxid");
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_NE(run.exit_code, 124) << "it hung instead of failing";
+  EXPECT_NE(run.err.find("--store must be postgresql://"), std::string::npos) << run.err;
+}
+
 TEST(NyxidOnPostgres, TheConfigFileKeyStoreNamesTheDatabase) {
   TempDir dir;
   const uint16_t closed_port = FreeLoopbackPort();  // nothing listens there

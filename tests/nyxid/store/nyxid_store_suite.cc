@@ -9,8 +9,10 @@
 
 namespace aevatar::nyxid {
 
+void PrintTo(const NyxidBackendFactory& factory, std::ostream* out) { *out << factory.name; }
+
 void NyxidStoreSuite::SetUp() {
-  open_ = GetParam()();
+  open_ = GetParam().make();
   if (IsSkipped()) return;  // the factory skipped (e.g. no PostgreSQL server installed)
   stores_ = open_();
   ASSERT_NE(stores_.store, nullptr);

@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -24,14 +25,20 @@ struct NyxidStores {
 // stores after a failure (reported) or a GTEST_SKIP().
 using NyxidStoresOpener = std::function<NyxidStores()>;
 
-// Makes a fresh, empty backend and returns its opener. It may GTEST_SKIP()
-// (and return an opener of nulls) when the backend is not installed.
-using NyxidBackendFactory = std::function<NyxidStoresOpener()>;
+// A backend under test: `make` makes a fresh, empty one and returns its
+// opener. It may GTEST_SKIP() (and return an opener of nulls) when the
+// backend is not installed.
+struct NyxidBackendFactory {
+  std::string name;  // shown in test names
+  std::function<NyxidStoresOpener()> make;
+};
+void PrintTo(const NyxidBackendFactory& factory, std::ostream* out);
 
 // The NyxidStore, NodeStore and SigningKeyStorage contract, written once for
 // every backend; each backend's test instantiates it with its factory:
 //
-//   INSTANTIATE_TEST_SUITE_P(Sqlite, NyxidStoreSuite, ::testing::Values(MakeSqlite));
+//   INSTANTIATE_TEST_SUITE_P(Sqlite, NyxidStoreSuite,
+//                            ::testing::Values(NyxidBackendFactory{"sqlite", MakeSqlite}));
 class NyxidStoreSuite : public ::testing::TestWithParam<NyxidBackendFactory> {
  protected:
   void SetUp() override;

@@ -59,7 +59,7 @@ NyxidStoresOpener MakePostgres() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Postgres, NyxidStoreSuite,
-                         ::testing::Values(NyxidBackendFactory(MakePostgres)));
+                         ::testing::Values(NyxidBackendFactory{"postgres", MakePostgres}));
 
 // Two openings of one database stand for two `nyxid serve` replicas.
 class PostgresReplicas : public ::testing::Test {

@@ -40,7 +40,7 @@ NyxidStoresOpener MakeSqlite() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sqlite, NyxidStoreSuite,
-                         ::testing::Values(NyxidBackendFactory(MakeSqlite)));
+                         ::testing::Values(NyxidBackendFactory{"sqlite", MakeSqlite}));
 
 }  // namespace
 }  // namespace aevatar::nyxid
