@@ -37,7 +37,13 @@ CLI::App* AddNyxidServeCommand(CLI::App& app, int& exit_code) {
   CLI::App* serve = app.add_subcommand("serve", "run the broker's HTTP service");
   serve->add_option("--listen", config->listen, "HOST:PORT (port 0 picks a free one)")
       ->capture_default_str();
-  serve->add_option("--state-dir", config->state_dir, "SQLite store and signing keys")->required();
+  serve
+      ->add_option("--state-dir", config->state_dir,
+                   "SQLite store and signing keys (with --store: at-rest.key only)")
+      ->required();
+  serve->add_option("--store", config->store,
+                    "postgresql://… : keep the state in PostgreSQL, shared by replicas "
+                    "(default: SQLite in the state dir)");
   serve->add_option("--bootstrap", config->bootstrap_file, "YAML seed applied idempotently");
   serve->add_option("--public-url", config->public_url, "URL callers use; the tokens' issuer");
   AddTlsFlags(serve, config->tls, "https upstreams (catalog services, chrono-sandbox)",

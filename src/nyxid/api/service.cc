@@ -20,6 +20,7 @@
 #include "nyxid/nodes/node_store.h"
 #include "nyxid/routes/route_ops.h"
 #include "nyxid/store/nyxid_store.h"
+#include "nyxid/store/postgres_nyxid.h"
 #include "nyxid/tokens/authenticator.h"
 #include "nyxid/tokens/signing_keys.h"
 #include "nyxid/tokens/token_service.h"
@@ -44,6 +45,19 @@ absl::Status LoadBootstrap(const std::string& path, NyxidStore& store) {
   const std::string base_dir = slash == std::string::npos ? "." : path.substr(0, slash);
   if (absl::Status st = LoadProviderKeys(*spec, base_dir); !st.ok()) return st;
   return ApplyBootstrap(*spec, store, base::NowUnixMs());
+}
+
+// LoadBootstrap, for replicas sharing a database that start at once with the
+// same file: a row another replica inserted between this one's lookup and
+// insert is AlreadyExists, and applying the (idempotent) file again finds it.
+absl::Status ApplyBootstrapBesideReplicas(const std::string& path, NyxidStore& store) {
+  constexpr int kAttempts = 3;
+  absl::Status st;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    st = LoadBootstrap(path, store);
+    if (!absl::IsAlreadyExists(st)) return st;
+  }
+  return st;
 }
 
 class Service : public NyxidService {
@@ -77,20 +91,18 @@ class Service : public NyxidService {
     if (absl::Status st = os::MakeDirectories(config.state_dir, 0700); !st.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("cannot create --state-dir: ", st.message()));
     }
-    // The at-rest key seals the catalog's provider keys inside nyxid.db.
+    // The at-rest key seals the catalog's provider keys (and, on PostgreSQL,
+    // the signing keys) in the store.
     auto at_rest_key = os::LoadOrCreateKeyFile(config.state_dir + "/at-rest.key", 32);
     if (!at_rest_key.ok()) return at_rest_key.status();
-    auto store = OpenSqliteNyxidStore(config.state_dir + "/nyxid.db", std::move(*at_rest_key));
-    if (!store.ok()) return store.status();
-    store_ = std::move(*store);
-    auto nodes = OpenSqliteNodeStore(config.state_dir + "/nodes.db");
-    if (!nodes.ok()) return nodes.status();
-    nodes_ = std::move(*nodes);
-    auto keys =
-        KeyRing::LoadOrCreate(config.state_dir, base::NowUnixSecs(), kPublishAfterRetireSecs);
+    auto signing_keys = OpenStores(config, std::move(*at_rest_key));
+    if (!signing_keys.ok()) return signing_keys.status();
+    auto keys = KeyRing::LoadOrCreate(std::move(*signing_keys), base::NowUnixSecs(),
+                                      kPublishAfterRetireSecs);
     if (!keys.ok()) return keys.status();
     keys_ = std::move(*keys);
-    if (absl::Status st = LoadBootstrap(config.bootstrap_file, *store_); !st.ok()) return st;
+    if (absl::Status st = ApplyBootstrapBesideReplicas(config.bootstrap_file, *store_); !st.ok())
+      return st;
 
     std::string issuer = config.public_url.empty() ? "nyxid" : config.public_url;
     while (issuer.size() > 1 && issuer.back() == '/') issuer.pop_back();
@@ -117,11 +129,41 @@ class Service : public NyxidService {
     base::Log(base::LogLevel::kInfo, "nyxid.started", "",
               {{"port", server_->port()},
                {"kid", keys_->current_kid()},
+               {"store", config.store.empty() ? "sqlite" : "postgresql"},
                {"proxy_timeout_ms", config.proxy_timeout.count()}});
     return absl::OkStatus();
   }
 
  private:
+  // Opens store_ and nodes_ as config.store says; returns where the signing
+  // keys live.
+  absl::StatusOr<std::unique_ptr<SigningKeyStorage>> OpenStores(const ServiceConfig& config,
+                                                                std::string at_rest_key) {
+    const std::string& spec = config.store;
+    if (spec.empty()) {
+      auto store = OpenSqliteNyxidStore(config.state_dir + "/nyxid.db", std::move(at_rest_key));
+      if (!store.ok()) return store.status();
+      store_ = std::move(*store);
+      auto nodes = OpenSqliteNodeStore(config.state_dir + "/nodes.db");
+      if (!nodes.ok()) return nodes.status();
+      nodes_ = std::move(*nodes);
+      return FileSigningKeyStorage(config.state_dir);
+    }
+    std::string conninfo;
+    if (spec.rfind("postgresql://", 0) == 0 || spec.rfind("postgres://", 0) == 0) {
+      conninfo = spec;
+    } else if (spec.rfind("postgres:", 0) == 0) {
+      conninfo = spec.substr(9);
+    } else {
+      return absl::InvalidArgumentError("--store must be postgresql://… or postgres:CONNINFO");
+    }
+    auto pg = OpenPostgresNyxid(conninfo, std::move(at_rest_key));
+    if (!pg.ok()) return pg.status();
+    store_ = std::move(pg->store);
+    nodes_ = std::move(pg->nodes);
+    return std::move(pg->signing_keys);
+  }
+
   std::unique_ptr<NyxidStore> store_;
   std::unique_ptr<NodeStore> nodes_;
   NodeHub hub_;

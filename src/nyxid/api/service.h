@@ -16,7 +16,13 @@ namespace aevatar::nyxid {
 struct ServiceConfig {
   std::string listen = "127.0.0.1:8080";  // HOST:PORT; port 0 picks a free one
   std::string state_dir;                  // required: nyxid.db and signing-keys.json (0600)
-  std::string bootstrap_file;             // optional YAML seed, applied idempotently at start
+  // Where the durable state lives: "" (the default) the SQLite files in
+  // state_dir; a libpq URI postgresql://… (or postgres://…, or "postgres:"
+  // and anything libpq takes) a PostgreSQL database that replicas share
+  // (store/postgres_nyxid.h). state_dir then holds only at-rest.key, which
+  // every replica must share.
+  std::string store;
+  std::string bootstrap_file;  // optional YAML seed, applied idempotently at start
   // The URL callers and services use to reach this broker; becomes the
   // tokens' "iss". Empty: "nyxid".
   std::string public_url;
@@ -32,7 +38,8 @@ struct ServiceConfig {
   http::ServiceTls tls;
 };
 
-// A running broker: HTTP API, proxy, SQLite state and signing keys.
+// A running broker: HTTP API, proxy, durable state (SQLite or PostgreSQL)
+// and signing keys.
 class NyxidService {
  public:
   // Validates `config`, creates the state dir (0700), opens and migrates the

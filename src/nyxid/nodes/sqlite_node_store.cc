@@ -1,8 +1,9 @@
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "base/json_read.h"
-#include "nlohmann/json.hpp"
 #include "nyxid/nodes/node_store.h"
+#include "nyxid/store/sqlite_rows.h"
+#include "nyxid/store/store_rows.h"
 #include "store/migrations.h"
 #include "store/sqlite_db.h"
 
@@ -39,12 +40,10 @@ CREATE TABLE ssh_targets (
 )sql"},
 };
 
-constexpr char kNodeColumns[] = "id, user_id, name, secret_hash, created_at_ms, last_seen_ms";
-
-NodeRecord NodeFromRow(const store::Statement& row) {
-  return NodeRecord{row.ColumnText(0), row.ColumnText(1),  row.ColumnText(2),
-                    row.ColumnText(3), row.ColumnInt64(4), row.ColumnInt64(5)};
-}
+using rows::kNodeColumns;
+using sqlite_rows::All;
+using sqlite_rows::One;
+using sqlite_rows::SqliteRow;
 
 class SqliteNodeStore final : public NodeStore {
  public:
@@ -73,16 +72,11 @@ class SqliteNodeStore final : public NodeStore {
         {token_hash_hex, now_ms});
     if (!used.ok()) return used.status();
     if (*used != 1) return absl::NotFoundError("no usable registration token");
-    auto row = db_.Prepare(
-        "SELECT token_hash, user_id, node_name, expires_at_ms FROM registration_tokens "
-        "WHERE token_hash = ?1",
-        {token_hash_hex});
-    if (!row.ok()) return row.status();
-    auto found = row->Step();
-    if (!found.ok()) return found.status();
-    if (!*found) return absl::NotFoundError("no usable registration token");
-    return NodeRegistrationToken{row->ColumnText(0), row->ColumnText(1), row->ColumnText(2),
-                                 row->ColumnInt64(3)};
+    return One<NodeRegistrationToken>(
+        db_.Prepare(absl::StrCat("SELECT ", rows::kTokenColumns,
+                                 " FROM registration_tokens WHERE token_hash = ?1"),
+                    {token_hash_hex}),
+        rows::TokenFromRow<SqliteRow>, "registration token");
   }
 
   absl::Status InsertNode(const NodeRecord& node) override {
@@ -95,27 +89,21 @@ class SqliteNodeStore final : public NodeStore {
   }
 
   absl::StatusOr<NodeRecord> FindNode(const std::string& id) override {
-    return FindOne(std::string("SELECT ") + kNodeColumns + " FROM nodes WHERE id = ?1", id);
+    return FindOne(absl::StrCat("SELECT ", kNodeColumns, " FROM nodes WHERE id = ?1"), id);
   }
 
   absl::StatusOr<NodeRecord> FindNodeBySecretHash(const std::string& secret_hash_hex) override {
-    return FindOne(std::string("SELECT ") + kNodeColumns + " FROM nodes WHERE secret_hash = ?1",
+    return FindOne(absl::StrCat("SELECT ", kNodeColumns, " FROM nodes WHERE secret_hash = ?1"),
                    secret_hash_hex);
   }
 
   absl::StatusOr<std::vector<NodeRecord>> ListNodes(const std::string& user_id) override {
     absl::MutexLock lock(&mu_);
-    auto rows = db_.Prepare(std::string("SELECT ") + kNodeColumns +
-                                " FROM nodes WHERE user_id = ?1 ORDER BY created_at_ms, id",
-                            {user_id});
-    if (!rows.ok()) return rows.status();
-    std::vector<NodeRecord> nodes;
-    while (true) {
-      auto more = rows->Step();
-      if (!more.ok()) return more.status();
-      if (!*more) return nodes;
-      nodes.push_back(NodeFromRow(*rows));
-    }
+    return All<NodeRecord>(
+        db_.Prepare(absl::StrCat("SELECT ", kNodeColumns,
+                                 " FROM nodes WHERE user_id = ?1 ORDER BY created_at_ms, id"),
+                    {user_id}),
+        rows::NodeFromRow<SqliteRow>);
   }
 
   absl::Status TouchNode(const std::string& id, int64_t now_ms) override {
@@ -132,7 +120,7 @@ class SqliteNodeStore final : public NodeStore {
 
   absl::Status PutSshTarget(const SshTarget& target) override {
     absl::MutexLock lock(&mu_);
-    const std::string principals = nlohmann::json(target.principals).dump();
+    const std::string principals = rows::StringListColumn(target.principals);
     return db_
         .Run("INSERT OR REPLACE INTO ssh_targets VALUES (?1, ?2, ?3, ?4)",
              {target.user_service_id, target.host, int64_t{target.port}, principals})
@@ -141,25 +129,13 @@ class SqliteNodeStore final : public NodeStore {
 
   absl::StatusOr<SshTarget> FindSshTarget(const std::string& user_service_id) override {
     absl::MutexLock lock(&mu_);
-    auto row = db_.Prepare(
-        "SELECT user_service_id, host, port, principals FROM ssh_targets "
-        "WHERE user_service_id = ?1",
-        {user_service_id});
-    if (!row.ok()) return row.status();
-    auto found = row->Step();
-    if (!found.ok()) return found.status();
-    if (!*found) return absl::NotFoundError("no SSH target for this service");
-    SshTarget target{
-        row->ColumnText(0), row->ColumnText(1), static_cast<int>(row->ColumnInt64(2)), {}};
-    auto principals = base::ParseJson(row->ColumnText(3));
-    if (!principals.ok() || !principals->is_array()) {
-      return absl::DataLossError("ssh_targets.principals is not a JSON array");
-    }
-    for (const auto& principal : *principals) {
-      if (!principal.is_string()) return absl::DataLossError("ssh_targets.principals: not text");
-      target.principals.push_back(principal.get<std::string>());
-    }
-    return target;
+    auto target = One<absl::StatusOr<SshTarget>>(
+        db_.Prepare(absl::StrCat("SELECT ", rows::kSshTargetColumns,
+                                 " FROM ssh_targets WHERE user_service_id = ?1"),
+                    {user_service_id}),
+        rows::SshTargetFromRow<SqliteRow>, "SSH target for this service");
+    if (!target.ok()) return target.status();
+    return *std::move(target);
   }
 
  private:
@@ -168,12 +144,7 @@ class SqliteNodeStore final : public NodeStore {
 
   absl::StatusOr<NodeRecord> FindOne(const std::string& sql, const std::string& key) {
     absl::MutexLock lock(&mu_);
-    auto row = db_.Prepare(sql, {key});
-    if (!row.ok()) return row.status();
-    auto found = row->Step();
-    if (!found.ok()) return found.status();
-    if (!*found) return absl::NotFoundError("no such node");
-    return NodeFromRow(*row);
+    return One<NodeRecord>(db_.Prepare(sql, {key}), rows::NodeFromRow<SqliteRow>, "node");
   }
 
   absl::Mutex mu_;

@@ -82,7 +82,8 @@ class NyxidStore {
   virtual absl::Status Ping() = 0;
 };
 
-// Opens (creating and migrating) the SQLite store at `path`. `at_rest_key`
+// Opens (creating and migrating) the SQLite store at `path`. (The
+// PostgreSQL store that replicas share: nyxid/store/postgres_nyxid.h.) `at_rest_key`
 // (32 bytes; NyxidService keeps it in <state-dir>/at-rest.key) seals the
 // secrets the store holds; InvalidArgument for another size.
 absl::StatusOr<std::unique_ptr<NyxidStore>> OpenSqliteNyxidStore(const std::string& path,

@@ -8,10 +8,19 @@
 #include "absl/status/statusor.h"
 #include "store/sqlite_db.h"
 
-// Row readers shared by the SqliteNyxidStore source files.
+// Row readers shared by the SQLite stores' source files.
 namespace aevatar::nyxid::sqlite_rows {
 
-// Runs `statement` and returns every row, each built by `from_row`.
+// A statement's current row as the Row that nyxid/store/store_rows.h reads.
+struct SqliteRow {
+  const store::Statement& statement;
+  std::string Text(int i) const { return statement.ColumnText(i); }
+  int64_t Int(int i) const { return statement.ColumnInt64(i); }
+  bool Flag(int i) const { return statement.ColumnInt64(i) != 0; }
+  bool Null(int i) const { return statement.ColumnIsNull(i); }
+};
+
+// Runs `statement` and returns every row, each built by `from_row(SqliteRow)`.
 template <typename T, typename FromRow>
 absl::StatusOr<std::vector<T>> All(absl::StatusOr<store::Statement> statement, FromRow from_row) {
   if (!statement.ok()) return statement.status();
@@ -20,7 +29,7 @@ absl::StatusOr<std::vector<T>> All(absl::StatusOr<store::Statement> statement, F
     auto has_row = statement->Step();
     if (!has_row.ok()) return has_row.status();
     if (!*has_row) break;
-    rows.push_back(from_row(*statement));
+    rows.push_back(from_row(SqliteRow{*statement}));
   }
   return rows;
 }
@@ -34,7 +43,7 @@ absl::StatusOr<T> One(absl::StatusOr<store::Statement> statement, FromRow from_r
   auto has_row = statement->Step();
   if (!has_row.ok()) return has_row.status();
   if (!*has_row) return absl::NotFoundError(std::string(what) + " not found");
-  return from_row(*statement);
+  return from_row(SqliteRow{*statement});
 }
 
 }  // namespace aevatar::nyxid::sqlite_rows

@@ -1,53 +1,21 @@
-#include "nlohmann/json.hpp"
+#include "absl/strings/str_cat.h"
 #include "nyxid/store/sqlite_nyxid_store.h"
 #include "nyxid/store/sqlite_rows.h"
+#include "nyxid/store/store_rows.h"
 
 // Users, organisations, memberships, Agent Keys and registered clients.
 namespace aevatar::nyxid {
-namespace {
 
-constexpr char kUserColumns[] =
-    "id, username, password_hash, platform_admin, created_at_ms, tokens_not_before_ms";
-constexpr char kKeyColumns[] =
-    "id, user_id, label, key_hash, key_prefix, allowed_services, created_at_ms, revoked_at_ms";
-
-User UserFromRow(const store::Statement& row) {
-  User user;
-  user.id = row.ColumnText(0);
-  user.username = row.ColumnText(1);
-  user.password_hash = row.ColumnText(2);
-  user.platform_admin = row.ColumnInt64(3) != 0;
-  user.tokens_not_before_ms = row.ColumnInt64(5);
-  user.created_at_ms = row.ColumnInt64(4);
-  return user;
-}
-
-AgentKeyRecord KeyFromRow(const store::Statement& row) {
-  AgentKeyRecord key;
-  key.id = row.ColumnText(0);
-  key.user_id = row.ColumnText(1);
-  key.label = row.ColumnText(2);
-  key.key_hash_hex = row.ColumnText(3);
-  key.key_prefix = row.ColumnText(4);
-  nlohmann::json allowed = nlohmann::json::parse(row.ColumnText(5), nullptr, false);
-  if (allowed.is_array()) {
-    for (const auto& entry : allowed) {
-      if (entry.is_string()) key.allowed_services.push_back(entry.get<std::string>());
-    }
-  }
-  key.created_at_ms = row.ColumnInt64(6);
-  if (!row.ColumnIsNull(7)) key.revoked_at_ms = row.ColumnInt64(7);
-  return key;
-}
-
-}  // namespace
-
+using rows::kKeyColumns;
+using rows::kUserColumns;
+using sqlite_rows::All;
 using sqlite_rows::One;
+using sqlite_rows::SqliteRow;
 
 absl::Status SqliteNyxidStore::InsertUser(const User& user) {
   absl::MutexLock lock(&mu_);
   return db_
-      .Run(std::string("INSERT INTO users (") + kUserColumns + ") VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+      .Run(absl::StrCat("INSERT INTO users (", kUserColumns, ") VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
            {user.id, user.username, user.password_hash, int64_t{user.platform_admin},
             user.created_at_ms, user.tokens_not_before_ms})
       .status();
@@ -66,31 +34,23 @@ absl::Status SqliteNyxidStore::UpdateUser(const User& user) {
 absl::StatusOr<User> SqliteNyxidStore::FindUserByName(const std::string& username) {
   absl::MutexLock lock(&mu_);
   return One<User>(
-      db_.Prepare(std::string("SELECT ") + kUserColumns + " FROM users WHERE username = ?1",
+      db_.Prepare(absl::StrCat("SELECT ", kUserColumns, " FROM users WHERE username = ?1"),
                   {username}),
-      UserFromRow, "user");
+      rows::UserFromRow<SqliteRow>, "user");
 }
 
 absl::StatusOr<User> SqliteNyxidStore::FindUserById(const std::string& id) {
   absl::MutexLock lock(&mu_);
   return One<User>(
-      db_.Prepare(std::string("SELECT ") + kUserColumns + " FROM users WHERE id = ?1", {id}),
-      UserFromRow, "user");
+      db_.Prepare(absl::StrCat("SELECT ", kUserColumns, " FROM users WHERE id = ?1"), {id}),
+      rows::UserFromRow<SqliteRow>, "user");
 }
 
 absl::StatusOr<std::vector<User>> SqliteNyxidStore::ListUsers() {
   absl::MutexLock lock(&mu_);
-  auto statement =
-      db_.Prepare(std::string("SELECT ") + kUserColumns + " FROM users ORDER BY created_at_ms");
-  if (!statement.ok()) return statement.status();
-  std::vector<User> users;
-  while (true) {
-    auto has_row = statement->Step();
-    if (!has_row.ok()) return has_row.status();
-    if (!*has_row) break;
-    users.push_back(UserFromRow(*statement));
-  }
-  return users;
+  return All<User>(
+      db_.Prepare(absl::StrCat("SELECT ", kUserColumns, " FROM users ORDER BY created_at_ms, id")),
+      rows::UserFromRow<SqliteRow>);
 }
 
 absl::Status SqliteNyxidStore::InsertOrg(const Org& org) {
@@ -102,22 +62,14 @@ absl::Status SqliteNyxidStore::InsertOrg(const Org& org) {
 
 absl::StatusOr<Org> SqliteNyxidStore::FindOrgBySlug(const std::string& slug) {
   absl::MutexLock lock(&mu_);
-  return One<Org>(
-      db_.Prepare("SELECT id, slug, name FROM orgs WHERE slug = ?1", {slug}),
-      [](const store::Statement& row) {
-        return Org{row.ColumnText(0), row.ColumnText(1), row.ColumnText(2)};
-      },
-      "organisation");
+  return One<Org>(db_.Prepare("SELECT id, slug, name FROM orgs WHERE slug = ?1", {slug}),
+                  rows::OrgFromRow<SqliteRow>, "organisation");
 }
 
 absl::StatusOr<Org> SqliteNyxidStore::FindOrgById(const std::string& id) {
   absl::MutexLock lock(&mu_);
-  return One<Org>(
-      db_.Prepare("SELECT id, slug, name FROM orgs WHERE id = ?1", {id}),
-      [](const store::Statement& row) {
-        return Org{row.ColumnText(0), row.ColumnText(1), row.ColumnText(2)};
-      },
-      "organisation");
+  return One<Org>(db_.Prepare("SELECT id, slug, name FROM orgs WHERE id = ?1", {id}),
+                  rows::OrgFromRow<SqliteRow>, "organisation");
 }
 
 absl::Status SqliteNyxidStore::PutMembership(const Membership& membership) {
@@ -134,30 +86,22 @@ absl::Status SqliteNyxidStore::PutMembership(const Membership& membership) {
 absl::StatusOr<std::vector<Membership>> SqliteNyxidStore::MembershipsOfUser(
     const std::string& user_id) {
   absl::MutexLock lock(&mu_);
-  auto statement = db_.Prepare(
-      "SELECT org_id, user_id, role FROM memberships WHERE user_id = ?1 ORDER BY org_id",
-      {user_id});
-  if (!statement.ok()) return statement.status();
-  std::vector<Membership> memberships;
-  while (true) {
-    auto has_row = statement->Step();
-    if (!has_row.ok()) return has_row.status();
-    if (!*has_row) break;
-    auto role = ParseOrgRole(statement->ColumnText(2));
-    if (!role.ok()) continue;  // an unknown role grants nothing (fail closed)
-    memberships.push_back({statement->ColumnText(0), statement->ColumnText(1), *role});
-  }
-  return memberships;
+  auto found = All<std::optional<Membership>>(
+      db_.Prepare(
+          "SELECT org_id, user_id, role FROM memberships WHERE user_id = ?1 ORDER BY org_id",
+          {user_id}),
+      rows::MembershipFromRow<SqliteRow>);
+  if (!found.ok()) return found.status();
+  return rows::KnownMemberships(*found);
 }
 
 absl::Status SqliteNyxidStore::InsertAgentKey(const AgentKeyRecord& key) {
-  nlohmann::json allowed = key.allowed_services;
-  const std::string allowed_text = allowed.dump();
+  const std::string allowed = rows::StringListColumn(key.allowed_services);
   absl::MutexLock lock(&mu_);
   return db_
-      .Run(std::string("INSERT INTO agent_keys (") + kKeyColumns +
-               ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL)",
-           {key.id, key.user_id, key.label, key.key_hash_hex, key.key_prefix, allowed_text,
+      .Run(absl::StrCat("INSERT INTO agent_keys (", kKeyColumns,
+                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL)"),
+           {key.id, key.user_id, key.label, key.key_hash_hex, key.key_prefix, allowed,
             key.created_at_ms})
       .status();
 }
@@ -166,26 +110,19 @@ absl::StatusOr<AgentKeyRecord> SqliteNyxidStore::FindAgentKeyByHash(
     const std::string& key_hash_hex) {
   absl::MutexLock lock(&mu_);
   return One<AgentKeyRecord>(
-      db_.Prepare(std::string("SELECT ") + kKeyColumns + " FROM agent_keys WHERE key_hash = ?1",
+      db_.Prepare(absl::StrCat("SELECT ", kKeyColumns, " FROM agent_keys WHERE key_hash = ?1"),
                   {key_hash_hex}),
-      KeyFromRow, "agent key");
+      rows::KeyFromRow<SqliteRow>, "agent key");
 }
 
 absl::StatusOr<std::vector<AgentKeyRecord>> SqliteNyxidStore::ListAgentKeys(
     const std::string& user_id) {
   absl::MutexLock lock(&mu_);
-  auto statement = db_.Prepare(std::string("SELECT ") + kKeyColumns +
-                                   " FROM agent_keys WHERE user_id = ?1 ORDER BY created_at_ms",
-                               {user_id});
-  if (!statement.ok()) return statement.status();
-  std::vector<AgentKeyRecord> keys;
-  while (true) {
-    auto has_row = statement->Step();
-    if (!has_row.ok()) return has_row.status();
-    if (!*has_row) break;
-    keys.push_back(KeyFromRow(*statement));
-  }
-  return keys;
+  return All<AgentKeyRecord>(
+      db_.Prepare(absl::StrCat("SELECT ", kKeyColumns,
+                               " FROM agent_keys WHERE user_id = ?1 ORDER BY created_at_ms, id"),
+                  {user_id}),
+      rows::KeyFromRow<SqliteRow>);
 }
 
 absl::Status SqliteNyxidStore::RevokeAgentKey(const std::string& user_id, const std::string& key_id,
@@ -219,10 +156,7 @@ absl::StatusOr<RegisteredClient> SqliteNyxidStore::FindClientBySecretHash(
   return One<RegisteredClient>(
       db_.Prepare("SELECT name, secret_sha256 FROM clients WHERE secret_sha256 = ?1",
                   {secret_sha256_hex}),
-      [](const store::Statement& row) {
-        return RegisteredClient{row.ColumnText(0), row.ColumnText(1)};
-      },
-      "client");
+      rows::ClientFromRow<SqliteRow>, "client");
 }
 
 }  // namespace aevatar::nyxid

@@ -1,108 +1,27 @@
 #include "absl/strings/str_cat.h"
-#include "base/crypto.h"
-#include "nlohmann/json.hpp"
 #include "nyxid/store/sqlite_nyxid_store.h"
 #include "nyxid/store/sqlite_rows.h"
+#include "nyxid/store/store_rows.h"
 
 // Catalog services and UserService routes.
 namespace aevatar::nyxid {
-namespace {
 
-constexpr char kCatalogColumns[] =
-    "id, slug, name, kind, base_url, forward_access_token, inject_delegation_token, "
-    "delegation_token_scope, auto_connect, provider_api_key_sealed, model_allowlist, "
-    "delegation_audiences, allow_link_local";
-constexpr char kRouteColumns[] =
-    "id, slug, label, catalog_service_id, owner_kind, owner_id, active, forward_access_token, "
-    "inject_delegation_token, delegation_token_scope, auto_connected, credential_source_allowed, "
-    "node_id, base_url, created_at_ms, updated_at_ms";
-
-// The strings of a JSON array column (non-strings skipped).
-std::vector<std::string> StringList(const std::string& column) {
-  std::vector<std::string> out;
-  nlohmann::json items = nlohmann::json::parse(column, nullptr, false);
-  if (!items.is_array()) return out;
-  for (const nlohmann::json& item : items) {
-    if (item.is_string()) out.push_back(item.get<std::string>());
-  }
-  return out;
-}
-
-CatalogService CatalogFromRow(const store::Statement& row) {
-  CatalogService service;
-  service.id = row.ColumnText(0);
-  service.slug = row.ColumnText(1);
-  service.name = row.ColumnText(2);
-  service.kind = ParseServiceKind(row.ColumnText(3)).value_or(ServiceKind::kHttp);
-  service.base_url = row.ColumnText(4);
-  service.default_policy.forward_access_token = row.ColumnInt64(5) != 0;
-  service.default_policy.inject_delegation_token = row.ColumnInt64(6) != 0;
-  service.default_policy.delegation_token_scope = NormalizeScopes(row.ColumnText(7));
-  service.auto_connect = row.ColumnInt64(8) != 0;
-  // Still sealed here; OpenProviderKey replaces it with the key.
-  service.provider_api_key = row.ColumnText(9);
-  service.model_allowlist = StringList(row.ColumnText(10));
-  service.delegation_audiences = StringList(row.ColumnText(11));
-  service.allow_link_local = row.ColumnInt64(12) != 0;
-  return service;
-}
-
-// The provider key column: "" for none, else base64url(SecretBoxSeal(key)).
-std::string SealProviderKey(const std::string& at_rest_key, const std::string& provider_key) {
-  if (provider_key.empty()) return "";
-  return base::Base64UrlEncode(base::SecretBoxSeal(at_rest_key, provider_key));
-}
-
-absl::Status OpenProviderKey(const std::string& at_rest_key, CatalogService& service) {
-  if (service.provider_api_key.empty()) return absl::OkStatus();
-  auto raw = base::Base64UrlDecode(service.provider_api_key);
-  service.provider_api_key.clear();
-  if (!raw.ok()) return absl::DataLossError("a sealed provider key is corrupt");
-  auto plain = base::SecretBoxOpen(at_rest_key, *raw);
-  if (!plain.ok()) return absl::DataLossError("a sealed provider key cannot be opened");
-  service.provider_api_key = std::move(*plain);
-  return absl::OkStatus();
-}
-
-absl::StatusOr<CatalogService> OpenedCatalog(const std::string& at_rest_key,
-                                             absl::StatusOr<CatalogService> service) {
-  if (!service.ok()) return service;
-  if (absl::Status st = OpenProviderKey(at_rest_key, *service); !st.ok()) return st;
-  return service;
-}
-
-UserService RouteFromRow(const store::Statement& row) {
-  UserService route;
-  route.id = row.ColumnText(0);
-  route.slug = row.ColumnText(1);
-  route.label = row.ColumnText(2);
-  if (!row.ColumnIsNull(3)) route.catalog_service_id = row.ColumnText(3);
-  route.owner.kind = row.ColumnText(4) == "org" ? OwnerKind::kOrg : OwnerKind::kUser;
-  route.owner.id = row.ColumnText(5);
-  route.active = row.ColumnInt64(6) != 0;
-  route.policy.forward_access_token = row.ColumnInt64(7) != 0;
-  route.policy.inject_delegation_token = row.ColumnInt64(8) != 0;
-  route.policy.delegation_token_scope = NormalizeScopes(row.ColumnText(9));
-  route.auto_connected = row.ColumnInt64(10) != 0;
-  route.credential_source_allowed = row.ColumnInt64(11) != 0;
-  if (!row.ColumnIsNull(12)) route.node_id = row.ColumnText(12);
-  route.base_url = row.ColumnText(13);
-  route.created_at_ms = row.ColumnInt64(14);
-  route.updated_at_ms = row.ColumnInt64(15);
-  return route;
-}
-
-}  // namespace
+using rows::kCatalogColumns;
+using rows::kRouteColumns;
+using rows::OpenedCatalog;
+using sqlite_rows::SqliteRow;
 
 using sqlite_rows::All;
 using sqlite_rows::One;
+constexpr auto SqliteCatalogFromRow = rows::CatalogFromRow<SqliteRow>;
+constexpr auto SqliteRouteFromRow = rows::RouteFromRow<SqliteRow>;
 
 absl::Status SqliteNyxidStore::PutCatalogService(const CatalogService& service) {
   const std::string kind(ServiceKindName(service.kind));
   const std::string scope = JoinScopes(service.default_policy.delegation_token_scope);
-  const std::string sealed = SealProviderKey(at_rest_key_, service.provider_api_key);
-  const std::string models = nlohmann::json(service.model_allowlist).dump();
-  const std::string audiences = nlohmann::json(service.delegation_audiences).dump();
+  const std::string sealed = rows::SealProviderKey(at_rest_key_, service.provider_api_key);
+  const std::string models = rows::StringListColumn(service.model_allowlist);
+  const std::string audiences = rows::StringListColumn(service.delegation_audiences);
   absl::MutexLock lock(&mu_);
   return db_
       .Run(absl::StrCat("INSERT INTO catalog_services (", kCatalogColumns,
@@ -132,19 +51,16 @@ absl::StatusOr<CatalogService> SqliteNyxidStore::FindCatalogService(const std::s
       One<CatalogService>(db_.Prepare(absl::StrCat("SELECT ", kCatalogColumns,
                                                    " FROM catalog_services WHERE id = ?1"),
                                       {id}),
-                          CatalogFromRow, "catalog service"));
+                          SqliteCatalogFromRow, "catalog service"));
 }
 
 absl::StatusOr<std::vector<CatalogService>> SqliteNyxidStore::ListCatalog() {
   absl::MutexLock lock(&mu_);
   auto services = All<CatalogService>(
       db_.Prepare(absl::StrCat("SELECT ", kCatalogColumns, " FROM catalog_services ORDER BY slug")),
-      CatalogFromRow);
+      SqliteCatalogFromRow);
   if (!services.ok()) return services.status();
-  for (CatalogService& service : *services) {
-    if (absl::Status st = OpenProviderKey(at_rest_key_, service); !st.ok()) return st;
-  }
-  return services;
+  return rows::OpenedCatalogs(at_rest_key_, *std::move(services));
 }
 
 absl::Status SqliteNyxidStore::InsertUserService(const UserService& route) {
@@ -176,7 +92,7 @@ absl::StatusOr<UserService> SqliteNyxidStore::FindUserService(const std::string&
   return One<UserService>(
       db_.Prepare(absl::StrCat("SELECT ", kRouteColumns, " FROM user_services WHERE id = ?1"),
                   {id}),
-      RouteFromRow, "user service");
+      SqliteRouteFromRow, "user service");
 }
 
 absl::Status SqliteNyxidStore::UpdateUserService(const UserService& route) {
@@ -211,7 +127,7 @@ absl::StatusOr<std::vector<UserService>> SqliteNyxidStore::ListUserServices(
                                  " FROM user_services WHERE owner_kind = ?1 AND owner_id = ?2 "
                                  "ORDER BY created_at_ms, id"),
                     {owner_kind, owner.id}),
-        RouteFromRow);
+        SqliteRouteFromRow);
     if (!rows.ok()) return rows.status();
     routes.insert(routes.end(), rows->begin(), rows->end());
   }
@@ -226,7 +142,7 @@ absl::StatusOr<std::vector<UserService>> SqliteNyxidStore::ListAutoConnected(
                                " FROM user_services WHERE catalog_service_id = ?1 "
                                "AND auto_connected = 1 ORDER BY created_at_ms, id"),
                   {catalog_service_id}),
-      RouteFromRow);
+      SqliteRouteFromRow);
 }
 
 absl::StatusOr<UserService> SqliteNyxidStore::FindUserServiceBySlug(const Owner& owner,
@@ -238,7 +154,7 @@ absl::StatusOr<UserService> SqliteNyxidStore::FindUserServiceBySlug(const Owner&
                                " FROM user_services WHERE owner_kind = ?1 AND owner_id = ?2 "
                                "AND slug = ?3"),
                   {owner_kind, owner.id, slug}),
-      RouteFromRow, "user service");
+      SqliteRouteFromRow, "user service");
 }
 
 }  // namespace aevatar::nyxid
