@@ -20,7 +20,10 @@ WorkflowRuntime::WorkflowRuntime(Options options, WorkflowStore* store, AuditLog
       audit_(audit),
       transports_(std::move(transports)),
       facts_(std::move(facts)),
-      clock_(std::move(clock)) {}
+      clock_(std::move(clock)) {
+  if (options_.replica_id.empty()) options_.replica_id = base::RandomId("replica_");
+  if (options_.lease_ms < 3) options_.lease_ms = 3;
+}
 
 WorkflowRuntime::~WorkflowRuntime() { Stop(); }
 
@@ -50,6 +53,16 @@ void WorkflowRuntime::Stop() {
   }
   for (auto& thread : threads_) thread.join();
   threads_.clear();
+  // Claimed but never delivered: free for the next replica (or start) at once.
+  std::vector<Callback> undelivered;
+  {
+    absl::MutexLock lock(&mu_);
+    undelivered.swap(ready_);
+    for (const Callback& callback : undelivered) in_flight_.erase(callback.run_id);
+  }
+  for (const Callback& callback : undelivered) {
+    (void)store_->ReleaseRunLease(callback.run_id, options_.replica_id);
+  }
 }
 
 std::shared_ptr<absl::Mutex> WorkflowRuntime::RunLock(const std::string& run_id) {
@@ -76,18 +89,53 @@ void WorkflowRuntime::DispatchLoop() {
       if (stopping_) return;
       poked_ = false;
     }
-    const int64_t now = clock_();
-    auto due = store_->DueCallbacks(now, 64);
-    if (!due.ok()) {
-      base::Log(base::LogLevel::kError, "workflow.dispatch_failed", "",
-                {{"code", base::ApiCode(due.status())}});
-      continue;
-    }
+    DispatchOnce(clock_());
+  }
+}
+
+void WorkflowRuntime::DispatchOnce(int64_t now) {
+  if (now - leases_renewed_at_ms_ >= options_.lease_ms / 3) {
+    RenewLeases(now);
+    leases_renewed_at_ms_ = now;
+  }
+  auto due = store_->ClaimDueCallbacks(options_.replica_id, now, options_.lease_ms, 64);
+  if (!due.ok()) {
+    base::Log(base::LogLevel::kError, "workflow.dispatch_failed", "",
+              {{"code", base::ApiCode(due.status())}});
+    return;
+  }
+  std::vector<std::string> backing_off;
+  {
     absl::MutexLock lock(&mu_);  // workers wake when ready_ fills (their condition)
     for (const Callback& callback : *due) {
-      if (in_flight_.count(callback.run_id) || BackingOff(callback.run_id, now)) continue;
+      if (in_flight_.count(callback.run_id)) continue;  // its turn holds the lease
+      if (BackingOff(callback.run_id, now)) {
+        backing_off.push_back(callback.run_id);
+        continue;
+      }
       in_flight_.insert(callback.run_id);
       ready_.push_back(callback);
+    }
+  }
+  // Not run here now: another replica may retry it sooner.
+  for (const std::string& run_id : backing_off) {
+    (void)store_->ReleaseRunLease(run_id, options_.replica_id);
+  }
+}
+
+void WorkflowRuntime::RenewLeases(int64_t now) {
+  std::vector<std::string> runs;
+  {
+    absl::MutexLock lock(&mu_);
+    runs.assign(in_flight_.begin(), in_flight_.end());
+  }
+  for (const std::string& run_id : runs) {
+    auto renewed = store_->RenewRunLease(run_id, options_.replica_id, now, options_.lease_ms);
+    // A lost lease is not fatal here: the turn's commit is fenced by the
+    // run's version, so the replica that took over wins.
+    if (!renewed.ok() || !*renewed) {
+      base::Log(base::LogLevel::kWarn, "workflow.lease_lost", run_id,
+                {{"code", renewed.ok() ? "lease_taken" : base::ApiCode(renewed.status())}});
     }
   }
 }
@@ -126,6 +174,9 @@ void WorkflowRuntime::Deliver(const Callback& callback) {
   auto run_lock = RunLock(callback.run_id);
   absl::MutexLock lock(run_lock.get());
   const absl::Status status = GuardedTurn(callback, run_lock.get());
+  // Any replica may run the next callback at once; a failure to release
+  // only delays that until the lease expires.
+  (void)store_->ReleaseRunLease(callback.run_id, options_.replica_id);
   int attempts = 0;
   {
     absl::MutexLock state_lock(&mu_);
@@ -189,14 +240,22 @@ absl::Status WorkflowRuntime::FailRunTyped(const std::string& run_id,
 void WorkflowRuntime::DrainDueForTest() {
   for (int round = 0; round < 1000; ++round) {
     const int64_t now = clock_();
-    auto due = store_->DueCallbacks(now, 64);
+    auto due = store_->ClaimDueCallbacks(options_.replica_id, now, options_.lease_ms, 64);
     if (!due.ok()) return;
     std::vector<Callback> ready;
+    std::vector<std::string> backing_off;
     {
       absl::MutexLock lock(&mu_);
       for (const Callback& callback : *due) {
-        if (!BackingOff(callback.run_id, now)) ready.push_back(callback);
+        if (BackingOff(callback.run_id, now)) {
+          backing_off.push_back(callback.run_id);
+        } else {
+          ready.push_back(callback);
+        }
       }
+    }
+    for (const std::string& run_id : backing_off) {
+      (void)store_->ReleaseRunLease(run_id, options_.replica_id);
     }
     if (ready.empty()) return;
     for (const Callback& callback : ready) Deliver(callback);
@@ -278,35 +337,57 @@ absl::StatusOr<int> WorkflowRuntime::ObserveNyxidFacts(const std::string& owner,
   if (!runs.ok()) return runs.status();
   int changed = 0;
   for (const std::string& run_id : *runs) {
-    // A message to the run actor: it is handled under the run's lock, like a turn.
+    // A message to the run actor: it is handled under the run's lock, like a
+    // turn. A turn on another replica may commit in between (Aborted): read
+    // again.
     auto run_lock = RunLock(run_id);
     absl::MutexLock lock(run_lock.get());
-    auto run = store_->GetRun(run_id);
-    if (!run.ok()) return run.status();
-    if (IsTerminalPhase(run->phase) || !run->state.is_object()) continue;
-    nlohmann::json catalog = run->state["authorization_catalog"];
-    const int64_t now = clock_();
-    if (ApplyFacts(catalog, facts, kRevokedByObservedFacts, now) == 0) continue;
-    auto callback = store_->CallbackOf(run_id);  // the run keeps its next callback
-    if (!callback.ok()) return callback.status();
-    run->state["authorization_catalog"] = catalog;
-    TurnCommit commit;
-    commit.run_id = run_id;
-    commit.expected_version = run->version;
-    commit.phase = run->phase;
-    commit.state = run->state;
-    commit.events = {{0, run_id, now, "catalog.revoked", {{"source", kRevokedByObservedFacts}}}};
-    commit.next_callback = *callback;
-    if (auto committed = store_->CommitTurn(commit); !committed.ok()) return committed.status();
-    ++changed;
+    absl::StatusOr<bool> revoked = absl::AbortedError("not run");
+    for (int attempt = 0; attempt < 5 && absl::IsAborted(revoked.status()); ++attempt) {
+      revoked = ObserveFactsLocked(run_id, facts);
+    }
+    if (!revoked.ok()) return revoked.status();
+    if (*revoked) ++changed;
   }
   return changed;
+}
+
+absl::StatusOr<bool> WorkflowRuntime::ObserveFactsLocked(const std::string& run_id,
+                                                         const NyxidFacts& facts) {
+  auto run = store_->GetRun(run_id);
+  if (!run.ok()) return run.status();
+  if (IsTerminalPhase(run->phase) || !run->state.is_object()) return false;
+  nlohmann::json catalog = run->state["authorization_catalog"];
+  const int64_t now = clock_();
+  if (ApplyFacts(catalog, facts, kRevokedByObservedFacts, now) == 0) return false;
+  auto callback = store_->CallbackOf(run_id);  // the run keeps its next callback
+  if (!callback.ok()) return callback.status();
+  run->state["authorization_catalog"] = catalog;
+  TurnCommit commit;
+  commit.run_id = run_id;
+  commit.expected_version = run->version;
+  commit.phase = run->phase;
+  commit.state = run->state;
+  commit.events = {{0, run_id, now, "catalog.revoked", {{"source", kRevokedByObservedFacts}}}};
+  commit.next_callback = *callback;
+  if (auto committed = store_->CommitTurn(commit); !committed.ok()) return committed.status();
+  return true;
 }
 
 absl::StatusOr<int64_t> WorkflowRuntime::RequestStop(const std::string& run_id,
                                                      const std::string& owner) {
   auto run_lock = RunLock(run_id);
   absl::MutexLock lock(run_lock.get());
+  // A turn on another replica may commit in between (Aborted): read again.
+  absl::StatusOr<int64_t> deadline = absl::AbortedError("not run");
+  for (int attempt = 0; attempt < 5 && absl::IsAborted(deadline.status()); ++attempt) {
+    deadline = RequestStopLocked(run_id, owner);
+  }
+  return deadline;
+}
+
+absl::StatusOr<int64_t> WorkflowRuntime::RequestStopLocked(const std::string& run_id,
+                                                           const std::string& owner) {
   auto run = store_->GetRun(run_id);
   if (!run.ok()) return run.status();
   if (run->owner != owner) {
