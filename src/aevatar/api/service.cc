@@ -151,7 +151,11 @@ class Service : public AevatarService {
     audit_ = std::move(*audit);
     WorkflowRuntime::Options options;
     options.stop_window_ms = config.stop_window_ms;
-    options.replica_id = config.replica_id;
+    // One process on SQLite files: a fixed id, so that a restart takes its
+    // runs back at once. Replicas sharing a database get a random one.
+    options.replica_id = !config.replica_id.empty() ? config.replica_id
+                         : backend_->shared()       ? ""
+                                                    : "local";
     options.lease_ms = config.run_lease_ms;
     options.vault = keyring_;
     if (codex_ != nullptr) {

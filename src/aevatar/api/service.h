@@ -22,9 +22,10 @@ struct ServiceConfig {
   // state_dir (one process), or a PostgreSQL URL (postgresql://…, or
   // postgres:CONNINFO) shared by every replica naming it.
   std::string store;
-  // This replica's id among those sharing the store (default: random per
-  // start), and the lease of a run's turns: how long a dead replica's runs
-  // wait before another takes them over (workflow_runtime.h).
+  // This replica's id among those sharing the store, unique to it (default:
+  // "local" on SQLite, random per start on PostgreSQL), and the lease of a
+  // run's turns: how long a dead replica's runs wait before another takes
+  // them over (workflow_runtime.h).
   std::string replica_id;
   int64_t run_lease_ms = 15'000;
   // The vault key's file outside the state directory (vault_key_source.h);

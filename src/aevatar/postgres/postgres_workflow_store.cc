@@ -267,6 +267,16 @@ class PostgresWorkflowStore final : public WorkflowStore {
     });
   }
 
+  absl::StatusOr<int> ReleaseLeasesOf(const std::string& replica_id) override {
+    return pool_->TransactFor<int>([&](pqxx::work& tx) -> absl::StatusOr<int> {
+      return static_cast<int>(
+          tx.exec_params("UPDATE aevatar_runs SET lease_owner = '', lease_until_ms = 0 "
+                         "WHERE lease_owner = $1",
+                         replica_id)
+              .affected_rows());
+    });
+  }
+
   absl::StatusOr<std::optional<Callback>> CallbackOf(const std::string& run_id) override {
     using Found = std::optional<Callback>;
     return pool_->TransactFor<Found>([&](pqxx::work& tx) -> absl::StatusOr<Found> {

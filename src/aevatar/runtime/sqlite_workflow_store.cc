@@ -83,6 +83,18 @@ absl::StatusOr<std::vector<std::string>> RunIds(absl::StatusOr<store::Statement>
   }
 }
 
+// The (callback_id, run_id, due_at_ms) rows `stmt` yields.
+absl::StatusOr<std::vector<Callback>> Callbacks(absl::StatusOr<store::Statement> stmt) {
+  if (!stmt.ok()) return stmt.status();
+  std::vector<Callback> callbacks;
+  for (;;) {
+    auto row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return callbacks;
+    callbacks.push_back({stmt->ColumnText(0), stmt->ColumnText(1), stmt->ColumnInt64(2)});
+  }
+}
+
 class SqliteWorkflowStore : public WorkflowStore {
  public:
   explicit SqliteWorkflowStore(Database db) : db_(std::move(db)) {}
@@ -243,15 +255,7 @@ class SqliteWorkflowStore : public WorkflowStore {
         "SELECT callback_id, run_id, due_at_ms FROM callbacks WHERE due_at_ms <= ?1 ORDER BY "
         "due_at_ms LIMIT ?2",
         {now_ms, int64_t{limit}});
-    if (!stmt.ok()) return stmt.status();
-    std::vector<Callback> due;
-    for (;;) {
-      auto row = stmt->Step();
-      if (!row.ok()) return row.status();
-      if (!*row) break;
-      due.push_back({stmt->ColumnText(0), stmt->ColumnText(1), stmt->ColumnInt64(2)});
-    }
-    return due;
+    return Callbacks(std::move(stmt));
   }
 
   absl::StatusOr<std::vector<Callback>> ClaimDueCallbacks(const std::string& replica_id,
@@ -267,15 +271,9 @@ class SqliteWorkflowStore : public WorkflowStore {
         "c.run_id WHERE c.due_at_ms <= ?1 AND r.lease_until_ms <= ?1 "
         "ORDER BY c.due_at_ms LIMIT ?2",
         {now_ms, int64_t{limit}});
-    if (!stmt.ok()) return stmt.status();
-    std::vector<Callback> due;
-    for (;;) {
-      auto row = stmt->Step();
-      if (!row.ok()) return row.status();
-      if (!*row) break;
-      due.push_back({stmt->ColumnText(0), stmt->ColumnText(1), stmt->ColumnInt64(2)});
-    }
-    for (const Callback& callback : due) {
+    auto due = Callbacks(std::move(stmt));
+    if (!due.ok()) return due.status();
+    for (const Callback& callback : *due) {
       if (auto st = db_.Run("UPDATE runs SET lease_owner = ?1, lease_until_ms = ?2 WHERE run_id = "
                             "?3",
                             {replica_id, now_ms + lease_ms, callback.run_id})
@@ -307,6 +305,15 @@ class SqliteWorkflowStore : public WorkflowStore {
             "lease_owner = ?2",
             {run_id, replica_id})
         .status();
+  }
+
+  absl::StatusOr<int> ReleaseLeasesOf(const std::string& replica_id) override {
+    absl::MutexLock lock(&mu_);
+    auto freed =
+        db_.Run("UPDATE runs SET lease_owner = '', lease_until_ms = 0 WHERE lease_owner = ?1",
+                {replica_id});
+    if (!freed.ok()) return freed.status();
+    return static_cast<int>(*freed);
   }
 
   absl::StatusOr<std::optional<Callback>> CallbackOf(const std::string& run_id) override {

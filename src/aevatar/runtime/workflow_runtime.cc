@@ -28,6 +28,11 @@ WorkflowRuntime::WorkflowRuntime(Options options, WorkflowStore* store, AuditLog
 WorkflowRuntime::~WorkflowRuntime() { Stop(); }
 
 void WorkflowRuntime::Start() {
+  // An earlier process with this replica id (a restart) left its leases.
+  if (auto freed = store_->ReleaseLeasesOf(options_.replica_id); !freed.ok()) {
+    base::Log(base::LogLevel::kWarn, "workflow.lease_release_failed", "",
+              {{"code", base::ApiCode(freed.status())}});
+  }
   threads_.emplace_back([this] { DispatchLoop(); });
   for (int i = 0; i < options_.workers; ++i) {
     threads_.emplace_back([this] {

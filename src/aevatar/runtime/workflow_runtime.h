@@ -92,10 +92,11 @@ class WorkflowRuntime {
     int64_t stop_window_ms = 120'000;
     // How often the dispatcher looks for due callbacks.
     int64_t poll_interval_ms = 50;
-    // This process among the replicas sharing the store (a random id by
-    // default), and how long its lease of a run lasts without renewal: the
-    // time after which another replica takes over the run of one that died.
-    // Leases are renewed every lease_ms / 3 while a turn runs.
+    // This process among the replicas sharing the store (unique to it; a
+    // random id by default), and how long its lease of a run lasts without
+    // renewal: the time after which another replica takes over the run of
+    // one that died. Leases are renewed every lease_ms / 3 while a turn
+    // runs; Start() frees the leases an earlier process with this id held.
     std::string replica_id;
     int64_t lease_ms = 15'000;
     // Seals protected material (shared with the key rotation); required.

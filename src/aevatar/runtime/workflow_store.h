@@ -118,6 +118,10 @@ class WorkflowStore {
   // so the run's next callback may go to any replica at once.
   virtual absl::Status ReleaseRunLease(const std::string& run_id,
                                        const std::string& replica_id) = 0;
+  // Frees every lease `replica_id` holds: a replica calls it as it starts,
+  // since what an earlier process with its id held died with that process.
+  // Returns how many runs were freed.
+  virtual absl::StatusOr<int> ReleaseLeasesOf(const std::string& replica_id) = 0;
   virtual absl::StatusOr<std::optional<Callback>> CallbackOf(const std::string& run_id) = 0;
   virtual absl::StatusOr<std::string> GetSealed(const std::string& ref) = 0;
 };

@@ -205,6 +205,20 @@ TEST_P(WorkflowStoreSuite, ALeasedRunGoesToNoOtherReplicaUntilItsLeaseExpires) {
   EXPECT_EQ(store_->ClaimDueCallbacks("replica_a", 18'003, kLeaseMs, 10)->size(), 1u);
 }
 
+TEST_P(WorkflowStoreSuite, ARestartedReplicaFreesTheLeasesItsIdHeld) {
+  Create(*store_, "run_1", 1000);
+  Create(*store_, "run_2", 1001);
+  ASSERT_EQ(RunIds(*store_->ClaimDueCallbacks("replica_a", 1000, kLeaseMs, 10)),
+            std::set<std::string>{"run_1"});
+  ASSERT_EQ(RunIds(*store_->ClaimDueCallbacks("replica_b", 1001, kLeaseMs, 10)),
+            std::set<std::string>{"run_2"});
+  // replica_a starts again: its run is free at once, replica_b's is not.
+  std::unique_ptr<WorkflowStore> restarted = Open();
+  EXPECT_EQ(restarted->ReleaseLeasesOf("replica_a").value_or(-1), 1);
+  EXPECT_EQ(RunIds(*restarted->ClaimDueCallbacks("replica_a", 1002, kLeaseMs, 10)),
+            std::set<std::string>{"run_1"});
+}
+
 TEST_P(WorkflowStoreSuite, ACallbackNotYetDueIsNotClaimed) {
   Create(*store_, "run_1", 5000);
   EXPECT_TRUE(store_->ClaimDueCallbacks("replica_a", 4999, kLeaseMs, 10)->empty());
