@@ -3,6 +3,7 @@
 // (tests/testing/postgres_cluster.h); one is killed with -9 while twenty
 // workflow runs are in flight, and the other finishes every run, each step
 // executed once. And an unreachable database at start.
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <chrono>
@@ -14,6 +15,7 @@
 #include "aevatar_stack.h"
 #include "base/crypto.h"
 #include "gtest/gtest.h"
+#include "store/pg_pool.h"
 #include "testing/loopback_port.h"
 #include "testing/postgres_cluster.h"
 #include "testing/shell_run.h"
@@ -47,6 +49,21 @@ std::string TwoStepWorkflow(int i) {
             std::to_string(i) + "_STEP_" + std::to_string(s) + "\n";
   }
   return yaml;
+}
+
+// The runs `replica` holds a lease on, read from the shared database.
+std::set<std::string> RunsLeasedBy(store::PgPool& db, const std::string& replica) {
+  std::set<std::string> runs;
+  absl::Status read = db.Transact([&](pqxx::work& tx) {
+    for (const auto& row : tx.exec_params(
+             "SELECT run_id FROM aevatar_runs WHERE lease_owner = $1 AND lease_until_ms > 0",
+             replica)) {
+      runs.insert(row[0].as<std::string>());
+    }
+    return absl::OkStatus();
+  });
+  EXPECT_TRUE(read.ok()) << read;
+  return runs;
 }
 
 // How many times `needle` occurs in `text`.
@@ -123,21 +140,24 @@ TEST(AevatarReplicas, AKilledReplicasRunsAreFinishedByTheOtherEachStepExecutedOn
     run_ids.push_back(json::parse(r.body, nullptr, false).value("run_id", ""));
     ASSERT_FALSE(run_ids.back().empty());
   }
-  // Mid-flight: some step has been submitted, and not every run is done.
-  bool in_flight = false;
-  for (int i = 0; i < 600 && !in_flight; ++i) {
-    for (const std::string& id : run_ids) {
-      const json run = json::parse(call_b("GET", "/api/workflow-runs/" + id).body, nullptr, false);
-      if (run.is_object() && !run.value("done", false) && run.contains("steps") &&
-          run["steps"][0].value("status", "") != "pending") {
-        in_flight = true;
-        break;
-      }
+  // Mid-turn: replica a is frozen (SIGSTOP) at a moment it holds leases
+  // (turns under way), then killed; frozen, it cannot release them between
+  // the look and the kill.
+  auto db = store::PgPool::Connect(url, 1);
+  ASSERT_TRUE(db.ok()) << db.status();
+  const pid_t replica_a = stack.aevatar().pid();
+  std::set<std::string> orphaned;
+  for (int i = 0; i < 1200 && orphaned.empty(); ++i) {
+    ASSERT_EQ(::kill(replica_a, SIGSTOP), 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the stop lands
+    orphaned = RunsLeasedBy(**db, "replica-a");
+    if (orphaned.empty()) {
+      ::kill(replica_a, SIGCONT);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    if (!in_flight) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  ASSERT_TRUE(in_flight);
-  stack.aevatar().KillHard();  // replica a dies mid-turn, its leases unreleased
+  stack.aevatar().KillHard();  // its leases stay behind, unreleased
+  ASSERT_FALSE(orphaned.empty()) << "replica a held no lease when it died";
 
   // Every run, whichever replica started it, finishes on replica b.
   std::map<std::string, json> finished;
@@ -153,6 +173,9 @@ TEST(AevatarReplicas, AKilledReplicasRunsAreFinishedByTheOtherEachStepExecutedOn
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
   ASSERT_EQ(finished.size(), run_ids.size()) << "runs left unfinished";
+  // The dead replica's runs were taken over: none is still leased to it.
+  EXPECT_TRUE(RunsLeasedBy(**db, "replica-a").empty());
+  for (const std::string& id : orphaned) EXPECT_TRUE(finished.count(id)) << id;
   std::set<std::string> operations;
   for (const auto& [id, run] : finished) {
     EXPECT_EQ(run.value("status", ""), "succeeded") << run.dump();
