@@ -22,43 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class AuditLogTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "audit_log_test.XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-    log_ = OpenOrDie();
-  }
-  void TearDown() override {
-    log_.reset();
-    fs::remove_all(dir_);
-  }
-
-  std::string DbPath() const { return (dir_ / "audit.db").string(); }
-
-  std::unique_ptr<AuditLog> OpenOrDie() {
-    absl::StatusOr<std::unique_ptr<AuditLog>> log = OpenSqliteAuditLog(DbPath());
-    EXPECT_TRUE(log.ok()) << log.status();
-    return log.ok() ? std::move(*log) : nullptr;
-  }
-
-  AppendOutcome AppendOrDie(const AuditRecord& r, AuditLog* log = nullptr) {
-    absl::StatusOr<AppendOutcome> outcome = (log ? log : log_.get())->Append(r);
-    EXPECT_TRUE(outcome.ok()) << outcome.status();
-    return outcome.value_or(AppendOutcome::kConflict);
-  }
-
-  std::vector<AuditRecord> RunOrDie(const std::string& run_id) {
-    absl::StatusOr<std::vector<AuditRecord>> records = log_->ForRun(run_id);
-    EXPECT_TRUE(records.ok()) << records.status();
-    return records.value_or(std::vector<AuditRecord>{});
-  }
-
-  fs::path dir_;
-  std::unique_ptr<AuditLog> log_;
-};
-
 TEST(AuditContentHash, TimestampsTraceAndIdsOutsideIdentityDoNotChangeHash) {
   const std::string base = ContentHash(TerminalRecord());
   AuditRecord r = TerminalRecord();
@@ -108,19 +71,32 @@ TEST(AuditSemanticKey, IsUnambiguous) {
   EXPECT_EQ(SemanticKey(c), SemanticKey(TerminalRecord()));
 }
 
-TEST_F(AuditLogTest, TableHasNoUpdateOrDeletePath) {
-  ASSERT_EQ(AppendOrDie(TerminalRecord()), AppendOutcome::kAppended);
-  absl::StatusOr<store::Database> db = store::Database::Open(DbPath());
-  ASSERT_TRUE(db.ok()) << db.status();
-  absl::StatusOr<int64_t> updated = db->Run("UPDATE audit_records SET fact = '{}'");
-  EXPECT_FALSE(updated.ok());
-  EXPECT_NE(updated.status().message().find("append-only"), absl::string_view::npos)
-      << updated.status();
-  EXPECT_FALSE(db->Run("DELETE FROM audit_records").ok());
-  EXPECT_FALSE(db->Run("REPLACE INTO audit_records (seq) VALUES (1)").ok());
-  const std::vector<AuditRecord> rows = RunOrDie("run_1");
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].fact, TerminalRecord().fact);
+// SQLite-only (the store contract is in stores/audit_log_suite_test.cc;
+// PostgreSQL's triggers in stores/postgres_stores_test.cc).
+TEST(SqliteAuditLog, TableHasNoUpdateOrDeletePath) {
+  std::string dir = (fs::temp_directory_path() / "audit_log_test.XXXXXX").string();
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  const std::string path = dir + "/audit.db";
+  absl::StatusOr<std::unique_ptr<AuditLog>> log = OpenSqliteAuditLog(path);
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ((*log)->Append(TerminalRecord()).value_or(AppendOutcome::kConflict),
+            AppendOutcome::kAppended);
+  {
+    absl::StatusOr<store::Database> db = store::Database::Open(path);
+    ASSERT_TRUE(db.ok()) << db.status();
+    absl::StatusOr<int64_t> updated = db->Run("UPDATE audit_records SET fact = '{}'");
+    EXPECT_FALSE(updated.ok());
+    EXPECT_NE(updated.status().message().find("append-only"), absl::string_view::npos)
+        << updated.status();
+    EXPECT_FALSE(db->Run("DELETE FROM audit_records").ok());
+    EXPECT_FALSE(db->Run("REPLACE INTO audit_records (seq) VALUES (1)").ok());
+  }
+  absl::StatusOr<std::vector<AuditRecord>> rows = (*log)->ForRun("run_1");
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].fact, TerminalRecord().fact);
+  log->reset();
+  fs::remove_all(dir);
 }
 
 // The source of `relative_path` in the tree.
