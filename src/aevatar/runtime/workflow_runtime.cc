@@ -12,6 +12,22 @@
 #include "http/problem.h"
 
 namespace aevatar::orchestrator {
+namespace {
+
+// What a message to a run actor (not a turn) commits: `run` as the message
+// left it, one event, and the run's next callback.
+TurnCommit MessageCommit(const RunRecord& run, RunEvent event, std::optional<Callback> next) {
+  TurnCommit commit;
+  commit.run_id = run.run_id;
+  commit.expected_version = run.version;
+  commit.phase = run.phase;
+  commit.state = run.state;
+  commit.events = {std::move(event)};
+  commit.next_callback = std::move(next);
+  return commit;
+}
+
+}  // namespace
 
 WorkflowRuntime::WorkflowRuntime(Options options, WorkflowStore* store, AuditLog* audit,
                                  TransportFactory transports, FactsReader facts, Clock clock)
@@ -217,14 +233,9 @@ absl::StatusOr<bool> WorkflowRuntime::ObserveFactsLocked(const std::string& run_
   auto callback = store_->CallbackOf(run_id);  // the run keeps its next callback
   if (!callback.ok()) return callback.status();
   run->state["authorization_catalog"] = catalog;
-  TurnCommit commit;
-  commit.run_id = run_id;
-  commit.expected_version = run->version;
-  commit.phase = run->phase;
-  commit.state = run->state;
-  commit.events = {{0, run_id, now, "catalog.revoked", {{"source", kRevokedByObservedFacts}}}};
-  commit.next_callback = *callback;
-  if (auto committed = store_->CommitTurn(commit); !committed.ok()) return committed.status();
+  auto committed = store_->CommitTurn(MessageCommit(
+      *run, {0, run_id, now, "catalog.revoked", {{"source", kRevokedByObservedFacts}}}, *callback));
+  if (!committed.ok()) return committed.status();
   return true;
 }
 
@@ -259,14 +270,10 @@ absl::StatusOr<int64_t> WorkflowRuntime::RequestStopLocked(const std::string& ru
   stop = {{"deadline_unix_ms", deadline}, {"requested_at_ms", now}};
   const std::string callback_id = base::RandomId("cb_");
   run->state["callback_id"] = callback_id;
-  TurnCommit commit;
-  commit.run_id = run_id;
-  commit.expected_version = run->version;
-  commit.phase = run->phase;
-  commit.state = run->state;
-  commit.events = {{0, run_id, now, "run.stop_requested", {{"deadline_unix_ms", deadline}}}};
-  commit.next_callback = Callback{callback_id, run_id, now + 1};
-  if (auto committed = store_->CommitTurn(commit); !committed.ok()) return committed.status();
+  auto committed = store_->CommitTurn(
+      MessageCommit(*run, {0, run_id, now, "run.stop_requested", {{"deadline_unix_ms", deadline}}},
+                    Callback{callback_id, run_id, now + 1}));
+  if (!committed.ok()) return committed.status();
   Poke();
   return deadline;
 }
