@@ -28,6 +28,9 @@ CLI::App* AddUpCommand(CLI::App& app, UpOptions& options) {
   up->add_option("--codex-backend", options.llm.codex_backend,
                  "isolation of managed Codex runs: gvisor (default) or native")
       ->check(CLI::IsMember({"gvisor", "native"}));
+  up->add_option("--store", options.store,
+                 "sqlite (default) or postgresql://…: aevatar's and chrono-sandbox's state in "
+                 "one shared database (NyxID stays in the state directory)");
   return up;
 }
 
@@ -69,6 +72,15 @@ CLI::App* AddAevatarServeCommand(CLI::App& app, orchestrator::ServiceConfig& con
   CLI::App* serve = app.add_subcommand("serve", "Serve aevatar's HTTP API");
   serve->add_option("--listen", config.listen, "HOST:PORT (default 127.0.0.1:8082)");
   serve->add_option("--state-dir", config.state_dir, "State directory")->required();
+  serve->add_option("--store", config.store,
+                    "sqlite (default: files in the state directory) or postgresql://… (a "
+                    "database shared by replicas; password in a passfile, not inline)");
+  serve->add_option("--replica-id", config.replica_id,
+                    "This replica's id among those sharing --store, unique to it (default: random "
+                    "per start; local on SQLite)");
+  serve->add_option("--run-lease-ms", config.run_lease_ms,
+                    "How long a replica's lease of a workflow run lasts unrenewed: the takeover "
+                    "time after a replica dies (default 15000)");
   serve->add_option("--vault-key-file", config.vault_key_file,
                     "The vault key (32 bytes, 0600) outside the state directory; default: "
                     "$AEVATAR_VAULT_KEY (64 hex digits), else STATE_DIR/vault.key");

@@ -146,6 +146,7 @@ class Stack : public EmbeddedStack {
     chrono_config.nyxid_base_url = info_.nyxid_url;
     chrono_config.codex_model = options.llm.model;  // "": the runner says it is unconfigured
     chrono_config.codex_backend = options.llm.codex_backend;
+    chrono_config.store = options.store;
     auto chrono = chrono::ChronoService::Start(chrono_config);
     if (!chrono.ok()) return chrono.status();
     chrono_ = std::move(*chrono);
@@ -153,6 +154,7 @@ class Stack : public EmbeddedStack {
     orchestrator::ServiceConfig aevatar_config;
     aevatar_config.listen = ListenOf(info_.aevatar_url);
     aevatar_config.state_dir = options.state_dir + "/aevatar";
+    aevatar_config.store = options.store;
     aevatar_config.nyxid_url = info_.nyxid_url;
     aevatar_config.introspection_secret = credentials->introspection_secret;
     aevatar_config.chrono_catalog_id = kChronoCatalogId;

@@ -35,6 +35,10 @@ struct EmbeddedStackOptions {
   std::string state_dir = ".state";
   uint16_t port_base = 8080;  // nyxid = base, chrono-sandbox = base+1, aevatar = base+2
   LlmUpstreamOptions llm;
+  // "" (SQLite under state_dir) or a PostgreSQL URL shared by aevatar's and
+  // chrono-sandbox's stores (each keeps its own prefixed tables); NyxID
+  // stays on SQLite under state_dir.
+  std::string store;
 };
 
 struct EmbeddedStackInfo {

@@ -1,14 +1,20 @@
 // `aevatar up`: the embedded default starts from an empty state directory,
-// serves the demo user, and reuses its state on the next start.
+// serves the demo user, and reuses its state on the next start; with
+// --store, aevatar's and chrono-sandbox's state live in one PostgreSQL
+// database.
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "http/client.h"
 #include "nlohmann/json.hpp"
 #include "nyxid_fixture.h"
 #include "service_process.h"
+#include "store/pg_pool.h"
+#include "testing/postgres_cluster.h"
 
 namespace aevatar::testing {
 namespace {
@@ -73,6 +79,38 @@ TEST(AevatarUp, StartsFromAnEmptyStateDirAndReusesItOnRestart) {
   for (const std::string& log : {again.ReadLog()}) {
     EXPECT_EQ(log.find(first_password), std::string::npos);
   }
+}
+
+TEST(AevatarUp, WithAStoreKeepsAevatarAndChronoStateInOneDatabase) {
+  if (!SharedPostgresCluster().installed()) GTEST_SKIP() << SharedPostgresCluster().error();
+  ASSERT_TRUE(SharedPostgresCluster().ok()) << SharedPostgresCluster().error();
+  const std::string url = SharedPostgresCluster().CreateDatabase();
+  ASSERT_FALSE(url.empty()) << SharedPostgresCluster().error();
+  TempDir dir;
+  const std::string state = dir.path() + "/state";
+  const uint16_t base = PickFreePortRange(3);
+  ServiceProcess up({BinaryPath("aevatar"), "up", "--state-dir", state, "--port-base",
+                     std::to_string(base), "--store", url},
+                    dir.path() + "/up.log");
+  ASSERT_TRUE(up.ok()) << up.ReadLog();
+  EXPECT_EQ(RunDemoProgram(ReadJson(state + "/credentials.json")), "up and running\n");
+  auto db = store::PgPool::Connect(url, 1);
+  ASSERT_TRUE(db.ok()) << db.status();
+  std::vector<std::string> components;
+  ASSERT_TRUE((*db)
+                  ->Transact([&](pqxx::work& tx) {
+                    for (const auto& row :
+                         tx.exec("SELECT component FROM aevatar_schema ORDER BY component")) {
+                      components.push_back(row[0].as<std::string>());
+                    }
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  EXPECT_EQ(components, (std::vector<std::string>{"aevatar.approvals", "aevatar.audit",
+                                                  "aevatar.codex", "aevatar.workflows", "chrono"}));
+  // Nothing of theirs left in the state directory but NyxID's.
+  EXPECT_FALSE(std::filesystem::exists(state + "/aevatar/workflows.db"));
+  EXPECT_FALSE(std::filesystem::exists(state + "/chrono-sandbox/operations.db"));
 }
 
 }  // namespace

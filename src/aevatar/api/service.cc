@@ -7,10 +7,10 @@
 
 #include "aevatar/admission/ingress_auth.h"
 #include "aevatar/api/http_api.h"
+#include "aevatar/api/store_backend.h"
 #include "aevatar/api/vault_key_source.h"
 #include "aevatar/approvals/approval_store.h"
 #include "aevatar/audit/audit_log.h"
-#include "aevatar/audit/sqlite_audit_log.h"
 #include "aevatar/clients/executions_transport.h"
 #include "aevatar/clients/nyxid_client.h"
 #include "aevatar/codex/credential_vault.h"
@@ -49,6 +49,12 @@ class Service : public AevatarService {
       return st;
     }
     if (absl::Status st = os::MakeDirectories(config.state_dir, 0700); !st.ok()) return st;
+    if (config.run_lease_ms < 300) return absl::InvalidArgumentError("--run-lease-ms < 300");
+    // Before anything listens: an unreachable database fails the start.
+    auto backend = StoreBackend::Open(config.store, config.state_dir);
+    if (!backend.ok()) return backend.status();
+    backend_ = std::make_unique<StoreBackend>(*std::move(backend));
+    base::Log(base::LogLevel::kInfo, "aevatar.store", "", {{"backend", backend_->name()}});
     std::string secret = config.introspection_secret;
     if (!config.introspection_secret_file.empty()) {
       std::ifstream in(config.introspection_secret_file);
@@ -69,15 +75,23 @@ class Service : public AevatarService {
     keyring_ = std::make_shared<VaultKeyring>(vault->key, vault->retiring);
     if (absl::Status st = StartManagedCodex(config); !st.ok()) return st;
     // Approvals before workflows: a private_ssh step waits on them.
-    auto approvals = OpenSqliteApprovalStore(config.state_dir + "/approvals.db", keyring_);
+    auto approvals = backend_->OpenApprovals(keyring_);
     if (!approvals.ok()) return approvals.status();
     approvals_ = std::move(*approvals);
     if (absl::Status st = StartWorkflows(config); !st.ok()) return st;
-    // Once the stores are open: a rotation under way resumes, a staged one starts.
-    rotation_ = std::make_unique<RotationWatcher>(
-        RotationWatcher::Options{config.state_dir, vault->key_file, vault->key, vault->retiring},
-        keyring_.get());
-    rotation_->Start();
+    // Once the stores are open: a rotation under way resumes, a staged one
+    // starts. The resealing sweep knows the SQLite files only: on a shared
+    // database it would finish without resealing a row, so it does not run
+    // (both keys of a rotation under way keep opening what is stored).
+    if (!backend_->shared()) {
+      rotation_ = std::make_unique<RotationWatcher>(
+          RotationWatcher::Options{config.state_dir, vault->key_file, vault->key, vault->retiring},
+          keyring_.get());
+      rotation_->Start();
+    } else {
+      base::Log(base::LogLevel::kWarn, "aevatar.vault_rotation.unsupported", "",
+                {{"backend", backend_->name()}});
+    }
     HttpApiDeps deps{nyxid_.get(),     auth_.get(),    config.chrono_catalog_id,
                      workflows_.get(), runtime_.get(), audit_.get(),
                      codex_.get()};
@@ -111,7 +125,7 @@ class Service : public AevatarService {
           "the managed request deadline must be positive and below the NyxID client deadline");
     }
     if (policy->mode == EligibilityMode::kOff) return absl::OkStatus();
-    auto vault = OpenSqliteCredentialVault(config.state_dir + "/codex.db", keyring_);
+    auto vault = backend_->OpenCredentials(keyring_);
     if (!vault.ok()) return vault.status();
     vault_ = std::move(*vault);
     ManagedCodexConfig codex;
@@ -126,16 +140,23 @@ class Service : public AevatarService {
   }
 
   // The durable workflow runtime: its store and the audit log live in the
-  // state directory; runs resume from there after a restart.
+  // store backend; runs resume from there after a restart, or on another
+  // replica sharing the database.
   absl::Status StartWorkflows(const ServiceConfig& config) {
-    auto store = OpenSqliteWorkflowStore(config.state_dir + "/workflows.db");
+    auto store = backend_->OpenWorkflows();
     if (!store.ok()) return store.status();
     workflows_ = std::move(*store);
-    auto audit = OpenSqliteAuditLog(config.state_dir + "/audit.db");
+    auto audit = backend_->OpenAudit();
     if (!audit.ok()) return audit.status();
     audit_ = std::move(*audit);
     WorkflowRuntime::Options options;
     options.stop_window_ms = config.stop_window_ms;
+    // One process on SQLite files: a fixed id, so that a restart takes its
+    // runs back at once. Replicas sharing a database get a random one.
+    options.replica_id = !config.replica_id.empty() ? config.replica_id
+                         : backend_->shared()       ? ""
+                                                    : "local";
+    options.lease_ms = config.run_lease_ms;
     options.vault = keyring_;
     if (codex_ != nullptr) {
       const ManagedCodex* codex = codex_.get();
@@ -164,6 +185,7 @@ class Service : public AevatarService {
     return absl::OkStatus();
   }
 
+  std::unique_ptr<StoreBackend> backend_;
   std::shared_ptr<VaultKeyring> keyring_;
   std::unique_ptr<RotationWatcher> rotation_;
   std::unique_ptr<NyxidClient> nyxid_;

@@ -18,6 +18,16 @@ namespace aevatar::orchestrator {
 struct ServiceConfig {
   std::string listen = "127.0.0.1:8082";  // HOST:PORT; port 0 picks a free one
   std::string state_dir;                  // required
+  // Where the state lives (store_backend.h): "" or "sqlite" for files in
+  // state_dir (one process), or a PostgreSQL URL (postgresql://…, or
+  // postgres:CONNINFO) shared by every replica naming it.
+  std::string store;
+  // This replica's id among those sharing the store, unique to it (default:
+  // "local" on SQLite, random per start on PostgreSQL), and the lease of a
+  // run's turns: how long a dead replica's runs wait before another takes
+  // them over (workflow_runtime.h).
+  std::string replica_id;
+  int64_t run_lease_ms = 15'000;
   // The vault key's file outside the state directory (vault_key_source.h);
   // empty: $AEVATAR_VAULT_KEY, else <state_dir>/vault.key.
   std::string vault_key_file;

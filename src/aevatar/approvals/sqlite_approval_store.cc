@@ -1,8 +1,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "aevatar/approvals/approval_rows.h"
 #include "aevatar/approvals/approval_store.h"
-#include "aevatar/vault/sealed_json.h"
 #include "base/api_error.h"
 #include "store/migrations.h"
 #include "store/sqlite_db.h"
@@ -50,14 +50,7 @@ CREATE INDEX approvals_by_owner ON approvals (owner, created_at_ms DESC);
 )sql"},
 };
 
-constexpr char kColumns[] =
-    "id, owner, tool, sealed_call, call_digest, state, created_at_ms, expires_at_ms, "
-    "decided_at_ms";
-
-absl::Status NotFound() {
-  return base::ApiError(absl::StatusCode::kNotFound, "APPROVAL_NOT_FOUND",
-                        "no such approval for this user", 404);
-}
+constexpr const char* kColumns = kApprovalColumns;
 
 // One connection behind one mutex: approvals are few and human-paced.
 class SqliteApprovalStore final : public ApprovalStore {
@@ -66,7 +59,7 @@ class SqliteApprovalStore final : public ApprovalStore {
       : db_(std::move(db)), vault_(std::move(vault)) {}
 
   absl::Status Create(const Approval& approval) override {
-    const std::string sealed = Seal(approval);
+    const std::string sealed = SealApprovalCall(*vault_, approval);
     absl::MutexLock lock(&mu_);
     return db_
         .Run(absl::StrCat("INSERT INTO approvals (", kColumns,
@@ -128,7 +121,7 @@ class SqliteApprovalStore final : public ApprovalStore {
     if (!changed.ok()) return changed.status();
     auto current = GetLocked(owner, id);
     if (!current.ok()) return current.status();
-    if (!current->has_value()) return NotFound();
+    if (!current->has_value()) return ApprovalNotFound();
     Approval approval = **std::move(current);
     if (*changed == 1) return approval;
     if (approval.state == ApprovalState::kPending) {
@@ -136,22 +129,11 @@ class SqliteApprovalStore final : public ApprovalStore {
       auto expired = db_.Run(
           "UPDATE approvals SET state = 'expired' WHERE id = ?1 AND state = 'pending'", {id});
       if (!expired.ok()) return expired.status();
-      return base::ApiError(absl::StatusCode::kFailedPrecondition, "APPROVAL_EXPIRED",
-                            "the approval expired before it was decided", 410);
     }
-    return base::ApiError(
-        absl::StatusCode::kFailedPrecondition, "APPROVAL_ALREADY_DECIDED",
-        absl::StrCat("the approval is already ", std::string(ApprovalStateName(approval.state))),
-        409);
+    return DecideRefusal(approval);
   }
 
  private:
-  std::string Seal(const Approval& approval) const {
-    return SealJson(
-        *vault_,
-        nlohmann::json{{"owner", approval.owner}, {"id", approval.id}, {"call", approval.call}});
-  }
-
   absl::StatusOr<std::optional<Approval>> GetLocked(const std::string& owner, const std::string& id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     auto stmt = db_.Prepare(
@@ -167,24 +149,9 @@ class SqliteApprovalStore final : public ApprovalStore {
   }
 
   absl::StatusOr<Approval> FromRow(const store::Statement& row) const {
-    Approval approval;
-    approval.id = row.ColumnText(0);
-    approval.owner = row.ColumnText(1);
-    approval.tool = row.ColumnText(2);
-    approval.call_digest = row.ColumnText(4);
-    approval.created_at_ms = row.ColumnInt64(6);
-    approval.expires_at_ms = row.ColumnInt64(7);
-    approval.decided_at_ms = row.ColumnInt64(8);
-    const auto state = ParseApprovalState(row.ColumnText(5));
-    auto sealed = OpenSealedJson(*vault_, row.ColumnBlob(3), "approval call",
-                                 {{"owner", approval.owner}, {"id", approval.id}});
-    if (!sealed.ok()) return sealed.status();
-    if (!state || !sealed->contains("call")) {
-      return absl::DataLossError("a stored approval is corrupt");
-    }
-    approval.state = *state;
-    approval.call = (*sealed)["call"];
-    return approval;
+    return ApprovalFromRow(*vault_, {row.ColumnText(0), row.ColumnText(1), row.ColumnText(2),
+                                     row.ColumnBlob(3), row.ColumnText(4), row.ColumnText(5),
+                                     row.ColumnInt64(6), row.ColumnInt64(7), row.ColumnInt64(8)});
   }
 
   absl::Mutex mu_;

@@ -8,9 +8,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "base/clock.h"
-#include "base/crypto.h"
-#include "base/log.h"
+#include "aevatar/audit/audit_append.h"
 #include "store/migrations.h"
 #include "store/sqlite_db.h"
 
@@ -63,10 +61,7 @@ BEGIN SELECT RAISE(ABORT, 'audit_records is append-only'); END;
 };
 
 // Column order shared by kInsert (?1..?18) and every SELECT (ReadRow).
-constexpr char kColumns[] =
-    "record_id, kind, run_id, workflow_id, step_id, call_id, request_id, approval_id, "
-    "correlation_id, causation_id, fact, trace_id, span_id, traceparent, tracestate, "
-    "occurred_at_ms, recorded_at_ms, content_hash";
+constexpr const char* kColumns = kAuditColumns;
 
 constexpr char kInsert[] =
     "INSERT INTO audit_records (record_id, kind, run_id, workflow_id, step_id, call_id, "
@@ -86,12 +81,9 @@ absl::StatusOr<AuditRecord> ReadRow(const Statement& stmt) {
   r.approval_id = stmt.ColumnText(7);
   r.correlation_id = stmt.ColumnText(8);
   r.causation_id = stmt.ColumnText(9);
-  try {
-    r.fact = nlohmann::json::parse(stmt.ColumnText(10));
-  } catch (const nlohmann::json::exception&) {
-    // The message names the record, never the (unparseable) content.
-    return absl::DataLossError(absl::StrCat("audit record ", r.record_id, " has a corrupt fact"));
-  }
+  absl::StatusOr<nlohmann::json> fact = ParseStoredFact(stmt.ColumnText(10), r.record_id);
+  if (!fact.ok()) return fact.status();
+  r.fact = std::move(*fact);
   r.trace.trace_id = stmt.ColumnText(11);
   r.trace.span_id = stmt.ColumnText(12);
   r.trace.traceparent = stmt.ColumnText(13);
@@ -123,30 +115,16 @@ class SqliteAuditLog final : public AuditLog {
   explicit SqliteAuditLog(Database db) : db_(std::move(db)) {}
 
   absl::StatusOr<AppendOutcome> Append(AuditRecord record) override {
-    if (absl::Status s = ValidateAuditRecord(record); !s.ok()) return s;
-    if (record.record_id.empty()) record.record_id = base::RandomId("aud_");
-    record.recorded_at_ms = base::NowUnixMs();
-    // Computed here, never trusted from the caller: the hash is the identity
-    // every later replay is compared against.
-    record.content_hash = ContentHash(record);
+    if (absl::Status s = PrepareForAppend(record); !s.ok()) return s;
     const std::string fact_text = record.fact.dump();  // stored verbatim; ValidateAuditRecord ran
-
-    std::optional<std::string> conflicting_hash;
+    std::optional<std::string> stored_hash;
     absl::StatusOr<AppendOutcome> outcome;
     {
       absl::MutexLock lock(&mu_);
-      outcome = AppendLocked(record, fact_text, conflicting_hash);
+      outcome = AppendLocked(record, fact_text, stored_hash);
     }
-    if (outcome.ok() && *outcome == AppendOutcome::kConflict) {
-      // Reported, not written. Ids and hashes only: the fact may carry
-      // business detail that does not belong in a log line.
-      base::Log(base::LogLevel::kWarn, "audit.append_conflict", record.run_id,
-                {{"kind", record.kind},
-                 {"step_id", record.step_id},
-                 {"call_id", record.call_id},
-                 {"stored_hash", conflicting_hash.value_or("")},
-                 {"rejected_hash", record.content_hash}});
-    }
+    // Outside the lock: a conflict is logged.
+    if (outcome.ok() && stored_hash) return OccupiedSlotOutcome(record, *stored_hash);
     return outcome;
   }
 
@@ -171,7 +149,8 @@ class SqliteAuditLog final : public AuditLog {
  private:
   // Checks the slot and inserts in one write transaction, so concurrent
   // appenders (threads or processes) fill a slot exactly once. Sets
-  // `stored_hash` to the occupant's hash on a conflict.
+  // `stored_hash` to the occupant's hash when the slot is taken (the caller
+  // then decides duplicate or conflict).
   absl::StatusOr<AppendOutcome> AppendLocked(const AuditRecord& r, const std::string& fact_text,
                                              std::optional<std::string>& stored_hash)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
@@ -180,11 +159,8 @@ class SqliteAuditLog final : public AuditLog {
     absl::StatusOr<std::optional<std::string>> existing = StoredHashInSlot(db_, r);
     if (!existing.ok()) return existing.status();
     if (*existing) {
-      // Compared with the hash persisted at first append, so rows written by
-      // an older binary keep matching their replays (rolling upgrade).
-      if (**existing == r.content_hash) return AppendOutcome::kDuplicate;
       stored_hash = **existing;
-      return AppendOutcome::kConflict;
+      return AppendOutcome::kDuplicate;  // replaced by the caller's OccupiedSlotOutcome
     }
     absl::StatusOr<Statement> insert = db_.Prepare(kInsert);
     if (!insert.ok()) return insert.status();

@@ -1,7 +1,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "aevatar/codex/credential_sealing.h"
 #include "aevatar/codex/credential_vault.h"
-#include "aevatar/vault/sealed_json.h"
 #include "store/migrations.h"
 #include "store/sqlite_db.h"
 
@@ -45,19 +45,14 @@ class SqliteCredentialVault final : public ManagedCredentialVault {
     credential.chrono_route_id = stmt->ColumnText(1);
     credential.created_at_ms = stmt->ColumnInt64(3);
     credential.updated_at_ms = stmt->ColumnInt64(4);
-    auto sealed =
-        OpenSealedJson(*vault_, stmt->ColumnBlob(2), "managed credential", {{"user_id", user_id}});
-    if (!sealed.ok()) return sealed.status();
-    if (!(*sealed)["key"].is_string()) {
-      return absl::DataLossError("the sealed managed credential is corrupt");
-    }
-    credential.secret = (*sealed)["key"].get<std::string>();
+    auto secret = OpenManagedKey(*vault_, stmt->ColumnBlob(2), user_id);
+    if (!secret.ok()) return secret.status();
+    credential.secret = std::move(*secret);
     return std::optional<ManagedCredential>(std::move(credential));
   }
 
   absl::Status Store(const std::string& user_id, const ManagedCredential& credential) override {
-    const std::string sealed =
-        SealJson(*vault_, nlohmann::json{{"user_id", user_id}, {"key", credential.secret}});
+    const std::string sealed = SealManagedKey(*vault_, user_id, credential.secret);
     absl::MutexLock lock(&mu_);
     auto changed = db_.Run(
         "INSERT INTO managed_codex_credentials (user_id, key_id, chrono_route_id, sealed_key, "

@@ -1,7 +1,8 @@
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "aevatar/runtime/workflow_rows.h"
 #include "aevatar/runtime/workflow_store.h"
-#include "base/api_error.h"
 #include "store/migrations.h"
 #include "store/sqlite_db.h"
 
@@ -62,18 +63,13 @@ CREATE TABLE workflow_catalogs (
 );
 CREATE INDEX runs_by_owner ON runs (owner, phase);
 )sql"},
+    // Run leases (WorkflowStore::ClaimDueCallbacks): several processes may
+    // share the file.
+    {3, R"sql(
+ALTER TABLE runs ADD COLUMN lease_owner TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN lease_until_ms INTEGER NOT NULL DEFAULT 0;
+)sql"},
 };
-
-absl::Status NotFound(const char* code, const char* what) {
-  return base::ApiError(absl::StatusCode::kNotFound, code, what);
-}
-
-// Stored JSON, or null for SQL NULL (a missing LEFT JOIN row) or text that
-// does not parse.
-nlohmann::json ParseJson(const std::string& text) {
-  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return value.is_discarded() ? nlohmann::json(nullptr) : value;
-}
 
 // The first column (a run id) of every row `stmt` yields.
 absl::StatusOr<std::vector<std::string>> RunIds(absl::StatusOr<store::Statement> stmt) {
@@ -84,6 +80,18 @@ absl::StatusOr<std::vector<std::string>> RunIds(absl::StatusOr<store::Statement>
     if (!row.ok()) return row.status();
     if (!*row) return ids;
     ids.push_back(stmt->ColumnText(0));
+  }
+}
+
+// The (callback_id, run_id, due_at_ms) rows `stmt` yields.
+absl::StatusOr<std::vector<Callback>> Callbacks(absl::StatusOr<store::Statement> stmt) {
+  if (!stmt.ok()) return stmt.status();
+  std::vector<Callback> callbacks;
+  for (;;) {
+    auto row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return callbacks;
+    callbacks.push_back({stmt->ColumnText(0), stmt->ColumnText(1), stmt->ColumnInt64(2)});
   }
 }
 
@@ -129,14 +137,14 @@ class SqliteWorkflowStore : public WorkflowStore {
     if (!stmt.ok()) return stmt.status();
     auto row = stmt->Step();
     if (!row.ok()) return row.status();
-    if (!*row) return NotFound("WORKFLOW_NOT_FOUND", "no such workflow for this caller");
+    if (!*row) return WorkflowNotFound();
     return SavedWorkflow{workflow_id,
                          owner,
-                         ParseJson(stmt->ColumnText(0)),
+                         ParseStoredJson(stmt->ColumnText(0)),
                          stmt->ColumnText(1),
-                         ParseJson(stmt->ColumnText(2)),
+                         ParseStoredJson(stmt->ColumnText(2)),
                          stmt->ColumnInt64(3),
-                         ParseJson(stmt->ColumnText(4))};
+                         ParseStoredJson(stmt->ColumnText(4))};
   }
 
   absl::Status CreateRun(
@@ -148,7 +156,8 @@ class SqliteWorkflowStore : public WorkflowStore {
     if (auto st = PutSealed(sealed_puts); !st.ok()) return st;
     const std::string state = run.state.dump();
     if (auto st =
-            db_.Run("INSERT INTO runs VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?6)",
+            db_.Run("INSERT INTO runs (run_id, owner, workflow_id, phase, state, version, "
+                    "created_at_ms, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?6)",
                     {run.run_id, run.owner, run.workflow_id, run.phase, state, run.created_at_ms})
                 .status();
         !st.ok()) {
@@ -168,12 +177,12 @@ class SqliteWorkflowStore : public WorkflowStore {
     if (!stmt.ok()) return stmt.status();
     auto row = stmt->Step();
     if (!row.ok()) return row.status();
-    if (!*row) return NotFound("RUN_NOT_FOUND", "no such workflow run for this caller");
+    if (!*row) return RunNotFound();
     return RunRecord{run_id,
                      stmt->ColumnText(0),
                      stmt->ColumnText(1),
                      stmt->ColumnText(2),
-                     ParseJson(stmt->ColumnText(3)),
+                     ParseStoredJson(stmt->ColumnText(3)),
                      stmt->ColumnInt64(4),
                      stmt->ColumnInt64(5),
                      stmt->ColumnInt64(6)};
@@ -181,10 +190,10 @@ class SqliteWorkflowStore : public WorkflowStore {
 
   absl::StatusOr<std::vector<std::string>> LiveRunsOf(const std::string& owner) override {
     absl::MutexLock lock(&mu_);
-    return RunIds(db_.Prepare(
-        "SELECT run_id FROM runs WHERE owner = ?1 AND phase NOT IN ('succeeded', 'failed', "
-        "'stopped') ORDER BY created_at_ms",
-        {owner}));
+    return RunIds(
+        db_.Prepare(absl::StrCat("SELECT run_id FROM runs WHERE owner = ?1 AND phase NOT IN ",
+                                 kTerminalPhasesSql, " ORDER BY created_at_ms"),
+                    {owner}));
   }
 
   absl::StatusOr<std::vector<std::string>> RecentRunsOf(const std::string& owner,
@@ -207,9 +216,7 @@ class SqliteWorkflowStore : public WorkflowStore {
         "MAX(updated_at_ms, ?3) WHERE run_id = ?4 AND version = ?5",
         {c.phase, state, now, c.run_id, c.expected_version});
     if (!changed.ok()) return changed.status();
-    if (*changed != 1) {
-      return absl::AbortedError("the run changed since it was loaded");
-    }
+    if (*changed != 1) return RunChangedSinceLoaded();
     for (const RunEvent& event : c.events) {
       if (auto st = InsertEvent(event); !st.ok()) return st;
     }
@@ -237,7 +244,7 @@ class SqliteWorkflowStore : public WorkflowStore {
       if (!row.ok()) return row.status();
       if (!*row) break;
       events.push_back({stmt->ColumnInt64(0), run_id, stmt->ColumnInt64(1), stmt->ColumnText(2),
-                        ParseJson(stmt->ColumnText(3))});
+                        ParseStoredJson(stmt->ColumnText(3))});
     }
     return events;
   }
@@ -248,15 +255,65 @@ class SqliteWorkflowStore : public WorkflowStore {
         "SELECT callback_id, run_id, due_at_ms FROM callbacks WHERE due_at_ms <= ?1 ORDER BY "
         "due_at_ms LIMIT ?2",
         {now_ms, int64_t{limit}});
-    if (!stmt.ok()) return stmt.status();
-    std::vector<Callback> due;
-    for (;;) {
-      auto row = stmt->Step();
-      if (!row.ok()) return row.status();
-      if (!*row) break;
-      due.push_back({stmt->ColumnText(0), stmt->ColumnText(1), stmt->ColumnInt64(2)});
+    return Callbacks(std::move(stmt));
+  }
+
+  absl::StatusOr<std::vector<Callback>> ClaimDueCallbacks(const std::string& replica_id,
+                                                          int64_t now_ms, int64_t lease_ms,
+                                                          int limit) override {
+    absl::MutexLock lock(&mu_);
+    // BEGIN IMMEDIATE: another process on the file waits, so the read and
+    // the lease writes below are one step for every claimer.
+    auto txn = Transaction::Begin(db_);
+    if (!txn.ok()) return txn.status();
+    auto stmt = db_.Prepare(
+        "SELECT c.callback_id, c.run_id, c.due_at_ms FROM callbacks c JOIN runs r ON r.run_id = "
+        "c.run_id WHERE c.due_at_ms <= ?1 AND r.lease_until_ms <= ?1 "
+        "ORDER BY c.due_at_ms LIMIT ?2",
+        {now_ms, int64_t{limit}});
+    auto due = Callbacks(std::move(stmt));
+    if (!due.ok()) return due.status();
+    for (const Callback& callback : *due) {
+      if (auto st = db_.Run("UPDATE runs SET lease_owner = ?1, lease_until_ms = ?2 WHERE run_id = "
+                            "?3",
+                            {replica_id, now_ms + lease_ms, callback.run_id})
+                        .status();
+          !st.ok()) {
+        return st;
+      }
     }
+    if (auto st = txn->Commit(); !st.ok()) return st;
     return due;
+  }
+
+  absl::StatusOr<bool> RenewRunLease(const std::string& run_id, const std::string& replica_id,
+                                     int64_t now_ms, int64_t lease_ms) override {
+    absl::MutexLock lock(&mu_);
+    // Still ours when nobody took it, even past its expiry.
+    auto changed =
+        db_.Run("UPDATE runs SET lease_until_ms = ?1 WHERE run_id = ?2 AND lease_owner = ?3",
+                {now_ms + lease_ms, run_id, replica_id});
+    if (!changed.ok()) return changed.status();
+    return *changed == 1;
+  }
+
+  absl::Status ReleaseRunLease(const std::string& run_id, const std::string& replica_id) override {
+    absl::MutexLock lock(&mu_);
+    return db_
+        .Run(
+            "UPDATE runs SET lease_owner = '', lease_until_ms = 0 WHERE run_id = ?1 AND "
+            "lease_owner = ?2",
+            {run_id, replica_id})
+        .status();
+  }
+
+  absl::StatusOr<int> ReleaseLeasesOf(const std::string& replica_id) override {
+    absl::MutexLock lock(&mu_);
+    auto freed =
+        db_.Run("UPDATE runs SET lease_owner = '', lease_until_ms = 0 WHERE lease_owner = ?1",
+                {replica_id});
+    if (!freed.ok()) return freed.status();
+    return static_cast<int>(*freed);
   }
 
   absl::StatusOr<std::optional<Callback>> CallbackOf(const std::string& run_id) override {
@@ -276,7 +333,7 @@ class SqliteWorkflowStore : public WorkflowStore {
     if (!stmt.ok()) return stmt.status();
     auto row = stmt->Step();
     if (!row.ok()) return row.status();
-    if (!*row) return NotFound("SEALED_MATERIAL_MISSING", "the protected material is missing");
+    if (!*row) return SealedMaterialMissing();
     return stmt->ColumnBlob(0);
   }
 

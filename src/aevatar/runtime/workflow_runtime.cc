@@ -12,6 +12,22 @@
 #include "http/problem.h"
 
 namespace aevatar::orchestrator {
+namespace {
+
+// What a message to a run actor (not a turn) commits: `run` as the message
+// left it, one event, and the run's next callback.
+TurnCommit MessageCommit(const RunRecord& run, RunEvent event, std::optional<Callback> next) {
+  TurnCommit commit;
+  commit.run_id = run.run_id;
+  commit.expected_version = run.version;
+  commit.phase = run.phase;
+  commit.state = run.state;
+  commit.events = {std::move(event)};
+  commit.next_callback = std::move(next);
+  return commit;
+}
+
+}  // namespace
 
 WorkflowRuntime::WorkflowRuntime(Options options, WorkflowStore* store, AuditLog* audit,
                                  TransportFactory transports, FactsReader facts, Clock clock)
@@ -20,85 +36,12 @@ WorkflowRuntime::WorkflowRuntime(Options options, WorkflowStore* store, AuditLog
       audit_(audit),
       transports_(std::move(transports)),
       facts_(std::move(facts)),
-      clock_(std::move(clock)) {}
+      clock_(std::move(clock)) {
+  if (options_.replica_id.empty()) options_.replica_id = base::RandomId("replica_");
+  if (options_.lease_ms < 3) options_.lease_ms = 3;
+}
 
 WorkflowRuntime::~WorkflowRuntime() { Stop(); }
-
-void WorkflowRuntime::Start() {
-  threads_.emplace_back([this] { DispatchLoop(); });
-  for (int i = 0; i < options_.workers; ++i) {
-    threads_.emplace_back([this] {
-      for (;;) {
-        Callback callback;
-        {
-          absl::MutexLock lock(&mu_);
-          mu_.Await(absl::Condition(this, &WorkflowRuntime::WorkerShouldWake));
-          if (stopping_) return;
-          callback = ready_.back();
-          ready_.pop_back();
-        }
-        Deliver(callback);
-      }
-    });
-  }
-}
-
-void WorkflowRuntime::Stop() {
-  {
-    absl::MutexLock lock(&mu_);
-    stopping_ = true;  // wakes the dispatcher and every worker (their conditions hold)
-  }
-  for (auto& thread : threads_) thread.join();
-  threads_.clear();
-}
-
-std::shared_ptr<absl::Mutex> WorkflowRuntime::RunLock(const std::string& run_id) {
-  absl::MutexLock lock(&mu_);
-  auto& slot = run_locks_[run_id];
-  if (!slot) slot = std::make_shared<absl::Mutex>();
-  return slot;
-}
-
-bool WorkflowRuntime::WorkerShouldWake() const { return stopping_ || !ready_.empty(); }
-bool WorkflowRuntime::DispatcherShouldWake() const { return stopping_ || poked_; }
-
-void WorkflowRuntime::Poke() {
-  absl::MutexLock lock(&mu_);
-  poked_ = true;
-}
-
-void WorkflowRuntime::DispatchLoop() {
-  for (;;) {
-    {
-      absl::MutexLock lock(&mu_);
-      mu_.AwaitWithTimeout(absl::Condition(this, &WorkflowRuntime::DispatcherShouldWake),
-                           absl::Milliseconds(options_.poll_interval_ms));
-      if (stopping_) return;
-      poked_ = false;
-    }
-    const int64_t now = clock_();
-    auto due = store_->DueCallbacks(now, 64);
-    if (!due.ok()) {
-      base::Log(base::LogLevel::kError, "workflow.dispatch_failed", "",
-                {{"code", base::ApiCode(due.status())}});
-      continue;
-    }
-    absl::MutexLock lock(&mu_);  // workers wake when ready_ fills (their condition)
-    for (const Callback& callback : *due) {
-      if (in_flight_.count(callback.run_id) || BackingOff(callback.run_id, now)) continue;
-      in_flight_.insert(callback.run_id);
-      ready_.push_back(callback);
-    }
-  }
-}
-
-bool WorkflowRuntime::BackingOff(const std::string& run_id, int64_t now) {
-  auto it = failed_turns_.find(run_id);
-  if (it == failed_turns_.end()) return false;
-  if (it->second > now) return true;
-  failed_turns_.erase(it);
-  return false;
-}
 
 absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback, absl::Mutex* run_lock) {
   // A turn must never take the process down: whatever escapes it (a library
@@ -126,6 +69,9 @@ void WorkflowRuntime::Deliver(const Callback& callback) {
   auto run_lock = RunLock(callback.run_id);
   absl::MutexLock lock(run_lock.get());
   const absl::Status status = GuardedTurn(callback, run_lock.get());
+  // Any replica may run the next callback at once; a failure to release
+  // only delays that until the lease expires.
+  (void)store_->ReleaseRunLease(callback.run_id, options_.replica_id);
   int attempts = 0;
   {
     absl::MutexLock state_lock(&mu_);
@@ -183,23 +129,6 @@ absl::Status WorkflowRuntime::FailRunTyped(const std::string& run_id,
     return committed.status();
   } catch (...) {
     return absl::InternalError("failing the run raised an exception");
-  }
-}
-
-void WorkflowRuntime::DrainDueForTest() {
-  for (int round = 0; round < 1000; ++round) {
-    const int64_t now = clock_();
-    auto due = store_->DueCallbacks(now, 64);
-    if (!due.ok()) return;
-    std::vector<Callback> ready;
-    {
-      absl::MutexLock lock(&mu_);
-      for (const Callback& callback : *due) {
-        if (!BackingOff(callback.run_id, now)) ready.push_back(callback);
-      }
-    }
-    if (ready.empty()) return;
-    for (const Callback& callback : ready) Deliver(callback);
   }
 }
 
@@ -278,35 +207,52 @@ absl::StatusOr<int> WorkflowRuntime::ObserveNyxidFacts(const std::string& owner,
   if (!runs.ok()) return runs.status();
   int changed = 0;
   for (const std::string& run_id : *runs) {
-    // A message to the run actor: it is handled under the run's lock, like a turn.
+    // A message to the run actor: it is handled under the run's lock, like a
+    // turn. A turn on another replica may commit in between (Aborted): read
+    // again.
     auto run_lock = RunLock(run_id);
     absl::MutexLock lock(run_lock.get());
-    auto run = store_->GetRun(run_id);
-    if (!run.ok()) return run.status();
-    if (IsTerminalPhase(run->phase) || !run->state.is_object()) continue;
-    nlohmann::json catalog = run->state["authorization_catalog"];
-    const int64_t now = clock_();
-    if (ApplyFacts(catalog, facts, kRevokedByObservedFacts, now) == 0) continue;
-    auto callback = store_->CallbackOf(run_id);  // the run keeps its next callback
-    if (!callback.ok()) return callback.status();
-    run->state["authorization_catalog"] = catalog;
-    TurnCommit commit;
-    commit.run_id = run_id;
-    commit.expected_version = run->version;
-    commit.phase = run->phase;
-    commit.state = run->state;
-    commit.events = {{0, run_id, now, "catalog.revoked", {{"source", kRevokedByObservedFacts}}}};
-    commit.next_callback = *callback;
-    if (auto committed = store_->CommitTurn(commit); !committed.ok()) return committed.status();
-    ++changed;
+    absl::StatusOr<bool> revoked = absl::AbortedError("not run");
+    for (int attempt = 0; attempt < 5 && absl::IsAborted(revoked.status()); ++attempt) {
+      revoked = ObserveFactsLocked(run_id, facts);
+    }
+    if (!revoked.ok()) return revoked.status();
+    if (*revoked) ++changed;
   }
   return changed;
+}
+
+absl::StatusOr<bool> WorkflowRuntime::ObserveFactsLocked(const std::string& run_id,
+                                                         const NyxidFacts& facts) {
+  auto run = store_->GetRun(run_id);
+  if (!run.ok()) return run.status();
+  if (IsTerminalPhase(run->phase) || !run->state.is_object()) return false;
+  nlohmann::json catalog = run->state["authorization_catalog"];
+  const int64_t now = clock_();
+  if (ApplyFacts(catalog, facts, kRevokedByObservedFacts, now) == 0) return false;
+  auto callback = store_->CallbackOf(run_id);  // the run keeps its next callback
+  if (!callback.ok()) return callback.status();
+  run->state["authorization_catalog"] = catalog;
+  auto committed = store_->CommitTurn(MessageCommit(
+      *run, {0, run_id, now, "catalog.revoked", {{"source", kRevokedByObservedFacts}}}, *callback));
+  if (!committed.ok()) return committed.status();
+  return true;
 }
 
 absl::StatusOr<int64_t> WorkflowRuntime::RequestStop(const std::string& run_id,
                                                      const std::string& owner) {
   auto run_lock = RunLock(run_id);
   absl::MutexLock lock(run_lock.get());
+  // A turn on another replica may commit in between (Aborted): read again.
+  absl::StatusOr<int64_t> deadline = absl::AbortedError("not run");
+  for (int attempt = 0; attempt < 5 && absl::IsAborted(deadline.status()); ++attempt) {
+    deadline = RequestStopLocked(run_id, owner);
+  }
+  return deadline;
+}
+
+absl::StatusOr<int64_t> WorkflowRuntime::RequestStopLocked(const std::string& run_id,
+                                                           const std::string& owner) {
   auto run = store_->GetRun(run_id);
   if (!run.ok()) return run.status();
   if (run->owner != owner) {
@@ -324,14 +270,10 @@ absl::StatusOr<int64_t> WorkflowRuntime::RequestStop(const std::string& run_id,
   stop = {{"deadline_unix_ms", deadline}, {"requested_at_ms", now}};
   const std::string callback_id = base::RandomId("cb_");
   run->state["callback_id"] = callback_id;
-  TurnCommit commit;
-  commit.run_id = run_id;
-  commit.expected_version = run->version;
-  commit.phase = run->phase;
-  commit.state = run->state;
-  commit.events = {{0, run_id, now, "run.stop_requested", {{"deadline_unix_ms", deadline}}}};
-  commit.next_callback = Callback{callback_id, run_id, now + 1};
-  if (auto committed = store_->CommitTurn(commit); !committed.ok()) return committed.status();
+  auto committed = store_->CommitTurn(
+      MessageCommit(*run, {0, run_id, now, "run.stop_requested", {{"deadline_unix_ms", deadline}}},
+                    Callback{callback_id, run_id, now + 1}));
+  if (!committed.ok()) return committed.status();
   Poke();
   return deadline;
 }

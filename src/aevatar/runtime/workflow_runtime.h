@@ -42,6 +42,16 @@ namespace aevatar::orchestrator {
 // pool; after a restart it simply finds the callbacks that are due, so runs
 // resume from their persisted state.
 //
+// Replicas. Several processes may share one store (PostgreSQL). The
+// dispatcher claims due callbacks with a lease on their run
+// (WorkflowStore::ClaimDueCallbacks), renews the leases of its turns in
+// flight, and releases a run's lease when its turn ends. A replica that dies
+// mid-turn committed nothing of that turn: its callback stays due, and once
+// its lease expires another replica claims the run and replays the turn from
+// the committed state; the exchange it repeats carries the idempotency key
+// committed before the first attempt. Version-checked commits fence a
+// replica that lost its lease.
+//
 // Phases of a run: running -> (finalizing_audit <-> running)* -> succeeded |
 // failed | stopped. Every terminal tool outcome is first frozen as an audit
 // intent and replayed until the append-only audit log has it
@@ -82,6 +92,13 @@ class WorkflowRuntime {
     int64_t stop_window_ms = 120'000;
     // How often the dispatcher looks for due callbacks.
     int64_t poll_interval_ms = 50;
+    // This process among the replicas sharing the store (unique to it; a
+    // random id by default), and how long its lease of a run lasts without
+    // renewal: the time after which another replica takes over the run of
+    // one that died. Leases are renewed every lease_ms / 3 while a turn
+    // runs; Start() frees the leases an earlier process with this id held.
+    std::string replica_id;
+    int64_t lease_ms = 15'000;
     // Seals protected material (shared with the key rotation); required.
     std::shared_ptr<const VaultKeyring> vault;
     // codex_exec steps; empty when managed Codex is off (such a step then
@@ -135,6 +152,11 @@ class WorkflowRuntime {
 
  private:
   void DispatchLoop();
+  // Claims the due callbacks this replica may run now (leasing their runs)
+  // and queues those not in flight or backing off; renews the leases of the
+  // runs in flight when a third of the lease has passed.
+  void DispatchOnce(int64_t now);
+  void RenewLeases(int64_t now) ABSL_LOCKS_EXCLUDED(mu_);
   // Runs one turn under the run's lock. A turn that fails (an error status
   // or anything thrown) is logged with a diagnostic id and its callback is
   // retried after BackoffMs(attempt); after kMaxTurnAttempts consecutive
@@ -144,6 +166,10 @@ class WorkflowRuntime {
   // releases it while it waits: codex_step_turns.cc).
   absl::Status GuardedTurn(const Callback& callback, absl::Mutex* run_lock);
   absl::Status FailRunTyped(const std::string& run_id, const std::string& diagnostic_id);
+  // ObserveNyxidFacts for one run, under its lock: whether it revoked a grant.
+  absl::StatusOr<bool> ObserveFactsLocked(const std::string& run_id, const NyxidFacts& facts);
+  // RequestStop's one attempt, under the run's lock.
+  absl::StatusOr<int64_t> RequestStopLocked(const std::string& run_id, const std::string& owner);
   // Whether `run_id` waits out a failed turn's backoff at `now`.
   bool BackingOff(const std::string& run_id, int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The lock of one run actor: one turn (or message) at a time per run.
@@ -170,6 +196,7 @@ class WorkflowRuntime {
   std::map<std::string, std::shared_ptr<absl::Mutex>> run_locks_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int64_t> failed_turns_ ABSL_GUARDED_BY(mu_);  // run -> retry time
   std::map<std::string, int> turn_failures_ ABSL_GUARDED_BY(mu_);     // run -> consecutive
+  int64_t leases_renewed_at_ms_ = 0;                                  // the dispatcher thread's own
   std::vector<std::thread> threads_;
 };
 

@@ -93,6 +93,35 @@ class WorkflowStore {
                                                             int64_t after_seq) = 0;
   // Callbacks due at or before `now_ms`, oldest first.
   virtual absl::StatusOr<std::vector<Callback>> DueCallbacks(int64_t now_ms, int limit) = 0;
+
+  // Run leases: which replica (one process sharing the store) may run a
+  // run's turns. A lease is held by one replica id until `lease_until`;
+  // once that passes without a renewal (the replica died or hung), any
+  // replica may take it. Commits stay fenced by the run's version
+  // (CommitTurn), so a replica that lost its lease mid-turn cannot overwrite
+  // what the new owner committed.
+  //
+  // Claims, atomically, up to `limit` callbacks due at or before `now_ms`
+  // (oldest first) whose run's lease is free or expired (a run this replica
+  // holds is in flight here: not claimed again), and leases each of those
+  // runs to `replica_id` until now_ms + lease_ms. Replicas claiming at once
+  // never get the same run.
+  virtual absl::StatusOr<std::vector<Callback>> ClaimDueCallbacks(const std::string& replica_id,
+                                                                  int64_t now_ms, int64_t lease_ms,
+                                                                  int limit) = 0;
+  // Extends `replica_id`'s lease of `run_id` to now_ms + lease_ms. Returns
+  // false when the replica no longer holds it (it expired and was taken).
+  virtual absl::StatusOr<bool> RenewRunLease(const std::string& run_id,
+                                             const std::string& replica_id, int64_t now_ms,
+                                             int64_t lease_ms) = 0;
+  // Gives up `replica_id`'s lease of `run_id` (no-op when it holds none),
+  // so the run's next callback may go to any replica at once.
+  virtual absl::Status ReleaseRunLease(const std::string& run_id,
+                                       const std::string& replica_id) = 0;
+  // Frees every lease `replica_id` holds: a replica calls it as it starts,
+  // since what an earlier process with its id held died with that process.
+  // Returns how many runs were freed.
+  virtual absl::StatusOr<int> ReleaseLeasesOf(const std::string& replica_id) = 0;
   virtual absl::StatusOr<std::optional<Callback>> CallbackOf(const std::string& run_id) = 0;
   virtual absl::StatusOr<std::string> GetSealed(const std::string& ref) = 0;
 };

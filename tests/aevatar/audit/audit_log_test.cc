@@ -11,6 +11,7 @@
 
 #include "aevatar/audit/audit_record.h"
 #include "aevatar/audit/sqlite_audit_log.h"
+#include "audit/terminal_record.h"
 #include "base/crypto.h"
 #include "gtest/gtest.h"
 #include "store/sqlite_db.h"
@@ -20,145 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-AuditRecord TerminalRecord() {
-  AuditRecord r;
-  r.kind = "tool.terminal";
-  r.run_id = "run_1";
-  r.workflow_id = "wf_1";
-  r.step_id = "normalize_person";
-  r.call_id = "call_1";
-  r.request_id = "req_1";
-  r.approval_id = "apr_1";
-  r.correlation_id = "corr_1";
-  r.causation_id = "cause_1";
-  r.fact = json::parse(R"({"outcome":"succeeded","exit_code":0,"retryable":false,
-                           "receipt":{"operation":"op_1","ms":8825.5}})");
-  r.trace = {"trace_a", "span_a", "00-trace_a-span_a-01", "vendor=a"};
-  r.occurred_at_ms = 1000;
-  return r;
-}
-
-class AuditLogTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "audit_log_test.XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-    log_ = OpenOrDie();
-  }
-  void TearDown() override {
-    log_.reset();
-    fs::remove_all(dir_);
-  }
-
-  std::string DbPath() const { return (dir_ / "audit.db").string(); }
-
-  std::unique_ptr<AuditLog> OpenOrDie() {
-    absl::StatusOr<std::unique_ptr<AuditLog>> log = OpenSqliteAuditLog(DbPath());
-    EXPECT_TRUE(log.ok()) << log.status();
-    return log.ok() ? std::move(*log) : nullptr;
-  }
-
-  AppendOutcome AppendOrDie(const AuditRecord& r, AuditLog* log = nullptr) {
-    absl::StatusOr<AppendOutcome> outcome = (log ? log : log_.get())->Append(r);
-    EXPECT_TRUE(outcome.ok()) << outcome.status();
-    return outcome.value_or(AppendOutcome::kConflict);
-  }
-
-  std::vector<AuditRecord> RunOrDie(const std::string& run_id) {
-    absl::StatusOr<std::vector<AuditRecord>> records = log_->ForRun(run_id);
-    EXPECT_TRUE(records.ok()) << records.status();
-    return records.value_or(std::vector<AuditRecord>{});
-  }
-
-  fs::path dir_;
-  std::unique_ptr<AuditLog> log_;
-};
-
-TEST_F(AuditLogTest, AppendAssignsIdTimeAndHashAndStoresFactVerbatim) {
-  AuditRecord r = TerminalRecord();
-  r.fact["text"] = "naïve ✓ \"quoted\"";
-  r.fact["ratio"] = 0.1;
-  r.content_hash = "sha256:caller-supplied";  // never trusted
-  ASSERT_EQ(AppendOrDie(r), AppendOutcome::kAppended);
-  const std::vector<AuditRecord> rows = RunOrDie("run_1");
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].record_id.rfind("aud_", 0), 0u) << rows[0].record_id;
-  EXPECT_GT(rows[0].recorded_at_ms, 0);
-  EXPECT_EQ(rows[0].occurred_at_ms, 1000);
-  EXPECT_EQ(rows[0].content_hash, ContentHash(r));
-  EXPECT_EQ(rows[0].fact, r.fact);
-  EXPECT_EQ(rows[0].trace.traceparent, "00-trace_a-span_a-01");
-  EXPECT_EQ(rows[0].correlation_id, "corr_1");
-}
-
-TEST_F(AuditLogTest, TraceOnlyRetryIsDuplicateWithOneRow) {
-  AuditRecord first = TerminalRecord();
-  first.record_id = "aud_first";
-  ASSERT_EQ(AppendOrDie(first), AppendOutcome::kAppended);
-  AuditRecord retry = TerminalRecord();
-  retry.trace = {"trace_b", "span_b", "00-trace_b-span_b-01", "vendor=b"};
-  retry.occurred_at_ms = 99999;
-  EXPECT_EQ(AppendOrDie(retry), AppendOutcome::kDuplicate);
-  const std::vector<AuditRecord> rows = RunOrDie("run_1");
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].record_id, "aud_first");
-  EXPECT_EQ(rows[0].trace.trace_id, "trace_a");  // the first delivery's trace stays
-}
-
-TEST_F(AuditLogTest, ChangedCorrelationIsConflictAndNotWritten) {
-  ASSERT_EQ(AppendOrDie(TerminalRecord()), AppendOutcome::kAppended);
-  AuditRecord changed = TerminalRecord();
-  changed.correlation_id = "corr_2";
-  EXPECT_EQ(AppendOrDie(changed), AppendOutcome::kConflict);
-  const std::vector<AuditRecord> rows = RunOrDie("run_1");
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].correlation_id, "corr_1");  // the stored record wins
-}
-
-TEST_F(AuditLogTest, ChangedBusinessIdsAreConflicts) {
-  ASSERT_EQ(AppendOrDie(TerminalRecord()), AppendOutcome::kAppended);
-  const std::vector<void (*)(AuditRecord&)> changes = {
-      [](AuditRecord& r) { r.causation_id = "cause_2"; },
-      [](AuditRecord& r) { r.request_id = "req_2"; },
-      [](AuditRecord& r) { r.approval_id = ""; },
-      [](AuditRecord& r) { r.workflow_id = "wf_2"; },
-  };
-  for (size_t i = 0; i < changes.size(); ++i) {
-    AuditRecord changed = TerminalRecord();
-    changes[i](changed);
-    EXPECT_NE(ContentHash(changed), ContentHash(TerminalRecord())) << "change " << i;
-    EXPECT_EQ(AppendOrDie(changed), AppendOutcome::kConflict) << "change " << i;
-  }
-  EXPECT_EQ(RunOrDie("run_1").size(), 1u);
-}
-
-// call_id is part of the slot (SemanticKey), so a changed call id is never a
-// duplicate of the first call: it is a different call and gets its own record.
-TEST_F(AuditLogTest, ChangedCallIdIsNeverADuplicate) {
-  ASSERT_EQ(AppendOrDie(TerminalRecord()), AppendOutcome::kAppended);
-  AuditRecord other_call = TerminalRecord();
-  other_call.call_id = "call_2";
-  EXPECT_NE(ContentHash(other_call), ContentHash(TerminalRecord()));
-  EXPECT_NE(SemanticKey(other_call), SemanticKey(TerminalRecord()));
-  EXPECT_EQ(AppendOrDie(other_call), AppendOutcome::kAppended);
-  EXPECT_EQ(AppendOrDie(other_call), AppendOutcome::kDuplicate);
-  EXPECT_EQ(RunOrDie("run_1").size(), 2u);
-}
-
-TEST_F(AuditLogTest, DifferentFactIsConflict) {
-  ASSERT_EQ(AppendOrDie(TerminalRecord()), AppendOutcome::kAppended);
-  AuditRecord changed = TerminalRecord();
-  changed.fact["outcome"] = "code_execution_cancel_outcome_uncertain";
-  EXPECT_EQ(AppendOrDie(changed), AppendOutcome::kConflict);
-  AuditRecord nested = TerminalRecord();
-  nested.fact["receipt"]["ms"] = 8826;
-  EXPECT_EQ(AppendOrDie(nested), AppendOutcome::kConflict);
-  const std::vector<AuditRecord> rows = RunOrDie("run_1");
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].fact, TerminalRecord().fact);
-}
 
 TEST(AuditContentHash, TimestampsTraceAndIdsOutsideIdentityDoNotChangeHash) {
   const std::string base = ContentHash(TerminalRecord());
@@ -209,152 +71,59 @@ TEST(AuditSemanticKey, IsUnambiguous) {
   EXPECT_EQ(SemanticKey(c), SemanticKey(TerminalRecord()));
 }
 
-TEST_F(AuditLogTest, DifferentSlotsAppend) {
-  AuditRecord running = TerminalRecord();
-  running.kind = "tool.running";
-  AuditRecord other_step = TerminalRecord();
-  other_step.step_id = "verify";
-  AuditRecord other_run = TerminalRecord();
-  other_run.run_id = "run_2";
-  AuditRecord stop = TerminalRecord();
-  stop.kind = "workflow.stop";
-  stop.step_id = "";
-  stop.call_id = "";
-  for (const AuditRecord& r : {TerminalRecord(), running, other_step, other_run, stop}) {
-    EXPECT_EQ(AppendOrDie(r), AppendOutcome::kAppended) << SemanticKey(r);
+// SQLite-only (the store contract is in stores/audit_log_suite_test.cc;
+// PostgreSQL's triggers in stores/postgres_stores_test.cc).
+TEST(SqliteAuditLog, TableHasNoUpdateOrDeletePath) {
+  std::string dir = (fs::temp_directory_path() / "audit_log_test.XXXXXX").string();
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  const std::string path = dir + "/audit.db";
+  absl::StatusOr<std::unique_ptr<AuditLog>> log = OpenSqliteAuditLog(path);
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ((*log)->Append(TerminalRecord()).value_or(AppendOutcome::kConflict),
+            AppendOutcome::kAppended);
+  {
+    absl::StatusOr<store::Database> db = store::Database::Open(path);
+    ASSERT_TRUE(db.ok()) << db.status();
+    absl::StatusOr<int64_t> updated = db->Run("UPDATE audit_records SET fact = '{}'");
+    EXPECT_FALSE(updated.ok());
+    EXPECT_NE(updated.status().message().find("append-only"), absl::string_view::npos)
+        << updated.status();
+    EXPECT_FALSE(db->Run("DELETE FROM audit_records").ok());
+    EXPECT_FALSE(db->Run("REPLACE INTO audit_records (seq) VALUES (1)").ok());
   }
-  EXPECT_EQ(RunOrDie("run_1").size(), 4u);
-  EXPECT_EQ(RunOrDie("run_2").size(), 1u);
-  EXPECT_TRUE(RunOrDie("run_none").empty());
-}
-
-TEST_F(AuditLogTest, ForRunReturnsAppendOrder) {
-  const std::vector<std::string> kinds = {"tool.running", "workflow.stop", "tool.terminal",
-                                          "audit.a", "audit.b"};
-  for (const std::string& kind : kinds) {
-    AuditRecord r = TerminalRecord();
-    r.kind = kind;
-    r.occurred_at_ms = 5000 - static_cast<int64_t>(kind.size());  // not the order key
-    ASSERT_EQ(AppendOrDie(r), AppendOutcome::kAppended);
-  }
-  const std::vector<AuditRecord> rows = RunOrDie("run_1");
-  ASSERT_EQ(rows.size(), kinds.size());
-  for (size_t i = 0; i < kinds.size(); ++i) EXPECT_EQ(rows[i].kind, kinds[i]);
-}
-
-TEST_F(AuditLogTest, ReopenFindsEverythingAndKeepsIdempotency) {
-  AuditRecord running = TerminalRecord();
-  running.kind = "tool.running";
-  ASSERT_EQ(AppendOrDie(running), AppendOutcome::kAppended);
-  ASSERT_EQ(AppendOrDie(TerminalRecord()), AppendOutcome::kAppended);
-  const std::vector<AuditRecord> before = RunOrDie("run_1");
-  log_.reset();
-  log_ = OpenOrDie();
-  const std::vector<AuditRecord> after = RunOrDie("run_1");
-  ASSERT_EQ(after.size(), 2u);
-  for (size_t i = 0; i < after.size(); ++i) {
-    EXPECT_EQ(after[i].record_id, before[i].record_id);
-    EXPECT_EQ(after[i].content_hash, before[i].content_hash);
-    EXPECT_EQ(after[i].fact, before[i].fact);
-  }
-  AuditRecord retry = TerminalRecord();
-  retry.trace.trace_id = "after_restart";
-  EXPECT_EQ(AppendOrDie(retry), AppendOutcome::kDuplicate);
-  retry.correlation_id = "corr_changed";
-  EXPECT_EQ(AppendOrDie(retry), AppendOutcome::kConflict);
-}
-
-TEST_F(AuditLogTest, TwentyThreadsAppendingSameRecordWriteOneRow) {
-  // A second handle on the same file stands in for another process.
-  std::unique_ptr<AuditLog> second = OpenOrDie();
-  constexpr int kThreads = 20;
-  std::vector<AppendOutcome> outcomes(kThreads, AppendOutcome::kConflict);
-  std::vector<std::thread> threads;
-  for (int i = 0; i < kThreads; ++i) {
-    threads.emplace_back([&, i] {
-      AuditRecord r = TerminalRecord();
-      r.trace.span_id = "span_" + std::to_string(i);  // each delivery traced apart
-      absl::StatusOr<AppendOutcome> outcome = (i % 2 ? second : log_)->Append(r);
-      if (outcome.ok()) outcomes[i] = *outcome;
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  int appended = 0, duplicates = 0;
-  for (AppendOutcome o : outcomes) {
-    appended += o == AppendOutcome::kAppended;
-    duplicates += o == AppendOutcome::kDuplicate;
-  }
-  EXPECT_EQ(appended, 1);
-  EXPECT_EQ(duplicates, kThreads - 1);
-  EXPECT_EQ(RunOrDie("run_1").size(), 1u);
-}
-
-TEST_F(AuditLogTest, FlakyLogFailsThenRecoversAndReplayWritesOneRecord) {
-  FlakyAuditLog flaky(log_.get());
-  flaky.FailNext(3);
-  // The FinalizingAudit replay loop: the same frozen intent, new tracing each time.
-  int attempts = 0;
-  absl::StatusOr<AppendOutcome> outcome = absl::UnknownError("not run");
-  do {
-    AuditRecord r = TerminalRecord();
-    r.trace.trace_id = "delivery_" + std::to_string(attempts++);
-    outcome = flaky.Append(r);
-    if (!outcome.ok()) {
-      EXPECT_EQ(outcome.status().code(), absl::StatusCode::kUnavailable);
-      ASSERT_TRUE(RunOrDie("run_1").empty());  // a failed append wrote nothing
-    }
-  } while (!outcome.ok() && attempts < 10);
-  ASSERT_TRUE(outcome.ok()) << outcome.status();
-  EXPECT_EQ(*outcome, AppendOutcome::kAppended);
-  EXPECT_EQ(attempts, 4);
-  EXPECT_EQ(flaky.InjectedFailures(), 3);
-  // A later redelivery of the same intent is a duplicate, not a second record.
-  EXPECT_EQ(AppendOrDie(TerminalRecord(), &flaky), AppendOutcome::kDuplicate);
-  absl::StatusOr<std::vector<AuditRecord>> rows = flaky.ForRun("run_1");
+  absl::StatusOr<std::vector<AuditRecord>> rows = (*log)->ForRun("run_1");
   ASSERT_TRUE(rows.ok()) << rows.status();
   ASSERT_EQ(rows->size(), 1u);
-  EXPECT_EQ((*rows)[0].trace.trace_id, "delivery_3");
+  EXPECT_EQ((*rows)[0].fact, TerminalRecord().fact);
+  log->reset();
+  fs::remove_all(dir);
 }
 
-TEST_F(AuditLogTest, InvalidRecordsAreRejected) {
-  AuditRecord no_kind = TerminalRecord();
-  no_kind.kind = "";
-  EXPECT_EQ(log_->Append(no_kind).status().code(), absl::StatusCode::kInvalidArgument);
-  AuditRecord no_run = TerminalRecord();
-  no_run.run_id = "";
-  EXPECT_EQ(log_->Append(no_run).status().code(), absl::StatusCode::kInvalidArgument);
-  AuditRecord bad_utf8 = TerminalRecord();
-  bad_utf8.fact["x"] = std::string("\xff\xfe", 2);
-  absl::StatusOr<AppendOutcome> bad = log_->Append(bad_utf8);
-  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << bad.status();
-  EXPECT_TRUE(RunOrDie("run_1").empty());
-}
-
-TEST_F(AuditLogTest, TableHasNoUpdateOrDeletePath) {
-  ASSERT_EQ(AppendOrDie(TerminalRecord()), AppendOutcome::kAppended);
-  absl::StatusOr<store::Database> db = store::Database::Open(DbPath());
-  ASSERT_TRUE(db.ok()) << db.status();
-  absl::StatusOr<int64_t> updated = db->Run("UPDATE audit_records SET fact = '{}'");
-  EXPECT_FALSE(updated.ok());
-  EXPECT_NE(updated.status().message().find("append-only"), absl::string_view::npos)
-      << updated.status();
-  EXPECT_FALSE(db->Run("DELETE FROM audit_records").ok());
-  EXPECT_FALSE(db->Run("REPLACE INTO audit_records (seq) VALUES (1)").ok());
-  const std::vector<AuditRecord> rows = RunOrDie("run_1");
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].fact, TerminalRecord().fact);
-}
-
-// The implementation itself issues no statement that could rewrite a record.
-TEST(AuditLogSource, IssuesNoUpdateDeleteOrReplace) {
-  const fs::path source = fs::path(AEVATAR_SOURCE_DIR) / "src/aevatar/audit/sqlite_audit_log.cc";
+// The source of `relative_path` in the tree.
+std::string SourceText(const char* relative_path) {
+  const fs::path source = fs::path(AEVATAR_SOURCE_DIR) / relative_path;
   std::ifstream in(source);
-  ASSERT_TRUE(in.good()) << "source not found at " << source;
+  EXPECT_TRUE(in.good()) << "source not found at " << source;
   std::stringstream text;
   text << in.rdbuf();
+  return text.str();
+}
+
+// The implementations themselves issue no statement that could rewrite a record.
+TEST(AuditLogSource, IssuesNoUpdateDeleteOrReplace) {
+  const std::string text = SourceText("src/aevatar/audit/sqlite_audit_log.cc");
   for (const char* forbidden :
        {"UPDATE audit_records", "DELETE FROM", "REPLACE INTO", "OR REPLACE", "ON CONFLICT"}) {
-    EXPECT_EQ(text.str().find(forbidden), std::string::npos) << forbidden;
+    EXPECT_EQ(text.find(forbidden), std::string::npos) << forbidden;
+  }
+}
+
+TEST(AuditLogSource, PostgresIssuesNoUpdateDeleteOrTruncate) {
+  const std::string text = SourceText("src/aevatar/postgres/postgres_audit_log.cc");
+  ASSERT_NE(text.find("DO NOTHING"), std::string::npos);  // the one conflict path
+  for (const char* forbidden : {"UPDATE aevatar_audit_records", "DELETE FROM", "DO UPDATE",
+                                "TRUNCATE aevatar_audit_records"}) {
+    EXPECT_EQ(text.find(forbidden), std::string::npos) << forbidden;
   }
 }
 

@@ -1,17 +1,17 @@
-// The approval store on a real SQLite file: decided once, expiry, owner
-// scoping, survival across a reopen (an aevatar restart), sealed calls.
-#include "aevatar/approvals/approval_store.h"
-
-#include <unistd.h>
-
-#include <cstdio>
-#include <fstream>
-#include <sstream>
+// The ApprovalStore contract, on SQLite and PostgreSQL alike: decided once,
+// expiry, owner scoping, survival across a reopen (an aevatar restart, or
+// another replica), sealed calls.
+#include <atomic>
+#include <latch>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "aevatar/approvals/approval_store.h"
 #include "base/api_error.h"
 #include "base/crypto.h"
 #include "gtest/gtest.h"
+#include "stores/store_backends.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -35,33 +35,29 @@ Approval PendingApproval(const std::string& id, const std::string& owner) {
   return approval;
 }
 
-class ApprovalStoreTest : public ::testing::Test {
+class ApprovalStoreSuite : public ::testing::TestWithParam<TestBackendFactory> {
  protected:
   void SetUp() override {
-    char path[] = "/var/tmp/approvals-XXXXXX";
-    const int fd = ::mkstemp(path);
-    ASSERT_GE(fd, 0);
-    ::close(fd);
-    path_ = path;
+    backend_ = GetParam()();
+    if (IsSkipped()) return;
+    ASSERT_NE(backend_, nullptr);
     Reopen();
-  }
-  void TearDown() override {
-    store_.reset();
-    for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path_ + suffix).c_str());
   }
   void Reopen() {
     store_.reset();
-    auto store = OpenSqliteApprovalStore(path_, std::make_shared<VaultKeyring>(key_));
+    auto store = backend_->backend().OpenApprovals(std::make_shared<VaultKeyring>(key_));
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = std::move(*store);
   }
 
-  std::string path_;
+  std::unique_ptr<TestBackend> backend_;
   std::string key_ = base::RandomBytes(32);
   std::unique_ptr<ApprovalStore> store_;
 };
 
-TEST_F(ApprovalStoreTest, APendingApprovalSurvivesARestartAndIsDecidedOnce) {
+AEVATAR_STORE_SUITE_ON_BOTH_BACKENDS(ApprovalStoreSuite);
+
+TEST_P(ApprovalStoreSuite, APendingApprovalSurvivesARestartAndIsDecidedOnce) {
   ASSERT_TRUE(store_->Create(PendingApproval("appr_1", "alice-id")).ok());
   Reopen();
   auto read = store_->Get("alice-id", "appr_1");
@@ -82,7 +78,7 @@ TEST_F(ApprovalStoreTest, APendingApprovalSurvivesARestartAndIsDecidedOnce) {
   EXPECT_EQ((*store_->Get("alice-id", "appr_1"))->state, ApprovalState::kApproved);
 }
 
-TEST_F(ApprovalStoreTest, AnApprovedApprovalIsUsedOnce) {
+TEST_P(ApprovalStoreSuite, AnApprovedApprovalIsUsedOnce) {
   ASSERT_TRUE(store_->Create(PendingApproval("appr_1", "alice-id")).ok());
   EXPECT_FALSE(*store_->Consume("alice-id", "appr_1"));  // pending: nothing to use
   ASSERT_TRUE(store_->Decide("alice-id", "appr_1", /*approve=*/true, kNow).ok());
@@ -93,7 +89,7 @@ TEST_F(ApprovalStoreTest, AnApprovedApprovalIsUsedOnce) {
   EXPECT_EQ(*store_->CountPending("alice-id", kNow), 0);
 }
 
-TEST_F(ApprovalStoreTest, AnApprovalPastItsExpiryCannotBeDecided) {
+TEST_P(ApprovalStoreSuite, AnApprovalPastItsExpiryCannotBeDecided) {
   ASSERT_TRUE(store_->Create(PendingApproval("appr_1", "alice-id")).ok());
   const Approval pending = **store_->Get("alice-id", "appr_1");
   EXPECT_EQ(EffectiveState(pending, kNow + 59'999), ApprovalState::kPending);
@@ -105,7 +101,7 @@ TEST_F(ApprovalStoreTest, AnApprovalPastItsExpiryCannotBeDecided) {
             "APPROVAL_ALREADY_DECIDED");
 }
 
-TEST_F(ApprovalStoreTest, AnotherUserCanNeitherSeeNorDecideIt) {
+TEST_P(ApprovalStoreSuite, AnotherUserCanNeitherSeeNorDecideIt) {
   ASSERT_TRUE(store_->Create(PendingApproval("appr_1", "alice-id")).ok());
   auto seen = store_->Get("mallory-id", "appr_1");
   ASSERT_TRUE(seen.ok());
@@ -116,7 +112,7 @@ TEST_F(ApprovalStoreTest, AnotherUserCanNeitherSeeNorDecideIt) {
   EXPECT_EQ((*store_->Get("alice-id", "appr_1"))->state, ApprovalState::kPending);
 }
 
-TEST_F(ApprovalStoreTest, ListsTheOwnersNewestFirst) {
+TEST_P(ApprovalStoreSuite, ListsTheOwnersNewestFirst) {
   for (int i = 0; i < 3; ++i) {
     Approval approval = PendingApproval("appr_" + std::to_string(i), "alice-id");
     approval.created_at_ms = kNow + i;
@@ -131,17 +127,40 @@ TEST_F(ApprovalStoreTest, ListsTheOwnersNewestFirst) {
   EXPECT_FALSE(store_->Create(PendingApproval("appr_1", "alice-id")).ok());
 }
 
-TEST_F(ApprovalStoreTest, TheCallIsSealedAtRestAndBoundToItsRow) {
+TEST_P(ApprovalStoreSuite, TheCallIsSealedAtRestAndBoundToItsRow) {
   ASSERT_TRUE(store_->Create(PendingApproval("appr_1", "alice-id")).ok());
   store_.reset();
-  std::stringstream bytes;
-  for (const char* suffix : {"", "-wal"}) bytes << std::ifstream(path_ + suffix).rdbuf();
-  EXPECT_EQ(bytes.str().find("PLANTED-prompt"), std::string::npos);
-  EXPECT_EQ(bytes.str().find("alice\""), std::string::npos);
+  const std::string bytes = backend_->RawBytes();
+  EXPECT_NE(bytes.find("alice-id"), std::string::npos);  // the dump holds the rows
+  EXPECT_EQ(bytes.find("PLANTED-prompt"), std::string::npos);
+  EXPECT_EQ(bytes.find("alice\""), std::string::npos);
   // Another vault key opens nothing: a DataLoss error, never a wrong call.
   key_ = base::RandomBytes(32);
   Reopen();
   EXPECT_TRUE(absl::IsDataLoss(store_->Get("alice-id", "appr_1").status()));
+}
+
+TEST_P(ApprovalStoreSuite, TwoStoresDecidingAndUsingAtOnceDoEachOnce) {
+  ASSERT_TRUE(store_->Create(PendingApproval("appr_1", "alice-id")).ok());
+  auto other = backend_->backend().OpenApprovals(std::make_shared<VaultKeyring>(key_));
+  ASSERT_TRUE(other.ok()) << other.status();
+  ApprovalStore* stores[] = {store_.get(), other->get()};
+  constexpr int kThreads = 8;
+  std::atomic<int> decided{0}, consumed{0};
+  std::latch start(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      start.arrive_and_wait();
+      if (stores[i % 2]->Decide("alice-id", "appr_1", /*approve=*/true, kNow).ok()) ++decided;
+      auto used = stores[i % 2]->Consume("alice-id", "appr_1");
+      if (used.ok() && *used) ++consumed;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(decided.load(), 1);
+  EXPECT_EQ(consumed.load(), 1);
+  EXPECT_EQ((*store_->Get("alice-id", "appr_1"))->state, ApprovalState::kUsed);
 }
 
 }  // namespace

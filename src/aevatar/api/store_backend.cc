@@ -1,0 +1,49 @@
+#include "aevatar/api/store_backend.h"
+
+#include "absl/strings/match.h"
+#include "aevatar/audit/sqlite_audit_log.h"
+#include "aevatar/postgres/postgres_stores.h"
+
+namespace aevatar::orchestrator {
+
+absl::StatusOr<StoreBackend> StoreBackend::Open(const std::string& spec,
+                                                const std::string& state_dir) {
+  if (spec.empty() || spec == "sqlite") return StoreBackend(state_dir, nullptr);
+  std::string conninfo;
+  if (absl::StartsWith(spec, "postgresql://") || absl::StartsWith(spec, "postgres://")) {
+    conninfo = spec;
+  } else if (absl::StartsWith(spec, "postgres:")) {
+    conninfo = spec.substr(9);
+  } else {
+    return absl::InvalidArgumentError(
+        "--store must be sqlite (the default: files in the state directory), postgresql://… or "
+        "postgres:CONNINFO");
+  }
+  auto pool = ConnectAevatarDatabase(conninfo);
+  if (!pool.ok()) return pool.status();
+  return StoreBackend(state_dir, std::move(*pool));
+}
+
+absl::StatusOr<std::unique_ptr<WorkflowStore>> StoreBackend::OpenWorkflows() const {
+  if (shared()) return OpenPostgresWorkflowStore(pool_);
+  return OpenSqliteWorkflowStore(state_dir_ + "/workflows.db");
+}
+
+absl::StatusOr<std::unique_ptr<AuditLog>> StoreBackend::OpenAudit() const {
+  if (shared()) return OpenPostgresAuditLog(pool_);
+  return OpenSqliteAuditLog(state_dir_ + "/audit.db");
+}
+
+absl::StatusOr<std::unique_ptr<ApprovalStore>> StoreBackend::OpenApprovals(
+    std::shared_ptr<const VaultKeyring> vault) const {
+  if (shared()) return OpenPostgresApprovalStore(pool_, std::move(vault));
+  return OpenSqliteApprovalStore(state_dir_ + "/approvals.db", std::move(vault));
+}
+
+absl::StatusOr<std::unique_ptr<ManagedCredentialVault>> StoreBackend::OpenCredentials(
+    std::shared_ptr<const VaultKeyring> vault) const {
+  if (shared()) return OpenPostgresCredentialVault(pool_, std::move(vault));
+  return OpenSqliteCredentialVault(state_dir_ + "/codex.db", std::move(vault));
+}
+
+}  // namespace aevatar::orchestrator

@@ -1,0 +1,162 @@
+// The runtime's threads: the dispatcher that claims due callbacks with a
+// lease on their runs (and renews the leases of the turns in flight), the
+// workers that deliver them, and the test hook that does both on the
+// caller's thread. The turns themselves are in workflow_runtime.cc.
+#include "aevatar/runtime/workflow_runtime.h"
+#include "base/api_error.h"
+#include "base/log.h"
+
+namespace aevatar::orchestrator {
+
+void WorkflowRuntime::Start() {
+  // An earlier process with this replica id (a restart) left its leases.
+  if (auto freed = store_->ReleaseLeasesOf(options_.replica_id); !freed.ok()) {
+    base::Log(base::LogLevel::kWarn, "workflow.lease_release_failed", "",
+              {{"code", base::ApiCode(freed.status())}});
+  }
+  threads_.emplace_back([this] { DispatchLoop(); });
+  for (int i = 0; i < options_.workers; ++i) {
+    threads_.emplace_back([this] {
+      for (;;) {
+        Callback callback;
+        {
+          absl::MutexLock lock(&mu_);
+          mu_.Await(absl::Condition(this, &WorkflowRuntime::WorkerShouldWake));
+          if (stopping_) return;
+          callback = ready_.back();
+          ready_.pop_back();
+        }
+        Deliver(callback);
+      }
+    });
+  }
+}
+
+void WorkflowRuntime::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;  // wakes the dispatcher and every worker (their conditions hold)
+  }
+  for (auto& thread : threads_) thread.join();
+  threads_.clear();
+  // Claimed but never delivered: free for the next replica (or start) at once.
+  std::vector<Callback> undelivered;
+  {
+    absl::MutexLock lock(&mu_);
+    undelivered.swap(ready_);
+    for (const Callback& callback : undelivered) in_flight_.erase(callback.run_id);
+  }
+  for (const Callback& callback : undelivered) {
+    (void)store_->ReleaseRunLease(callback.run_id, options_.replica_id);
+  }
+}
+
+std::shared_ptr<absl::Mutex> WorkflowRuntime::RunLock(const std::string& run_id) {
+  absl::MutexLock lock(&mu_);
+  auto& slot = run_locks_[run_id];
+  if (!slot) slot = std::make_shared<absl::Mutex>();
+  return slot;
+}
+
+bool WorkflowRuntime::WorkerShouldWake() const { return stopping_ || !ready_.empty(); }
+bool WorkflowRuntime::DispatcherShouldWake() const { return stopping_ || poked_; }
+
+void WorkflowRuntime::Poke() {
+  absl::MutexLock lock(&mu_);
+  poked_ = true;
+}
+
+void WorkflowRuntime::DispatchLoop() {
+  for (;;) {
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.AwaitWithTimeout(absl::Condition(this, &WorkflowRuntime::DispatcherShouldWake),
+                           absl::Milliseconds(options_.poll_interval_ms));
+      if (stopping_) return;
+      poked_ = false;
+    }
+    DispatchOnce(clock_());
+  }
+}
+
+void WorkflowRuntime::DispatchOnce(int64_t now) {
+  if (now - leases_renewed_at_ms_ >= options_.lease_ms / 3) {
+    RenewLeases(now);
+    leases_renewed_at_ms_ = now;
+  }
+  auto due = store_->ClaimDueCallbacks(options_.replica_id, now, options_.lease_ms, 64);
+  if (!due.ok()) {
+    base::Log(base::LogLevel::kError, "workflow.dispatch_failed", "",
+              {{"code", base::ApiCode(due.status())}});
+    return;
+  }
+  std::vector<std::string> backing_off;
+  {
+    absl::MutexLock lock(&mu_);  // workers wake when ready_ fills (their condition)
+    for (const Callback& callback : *due) {
+      if (in_flight_.count(callback.run_id)) continue;  // its turn holds the lease
+      if (BackingOff(callback.run_id, now)) {
+        backing_off.push_back(callback.run_id);
+        continue;
+      }
+      in_flight_.insert(callback.run_id);
+      ready_.push_back(callback);
+    }
+  }
+  // Not run here now: another replica may retry it sooner.
+  for (const std::string& run_id : backing_off) {
+    (void)store_->ReleaseRunLease(run_id, options_.replica_id);
+  }
+}
+
+void WorkflowRuntime::RenewLeases(int64_t now) {
+  std::vector<std::string> runs;
+  {
+    absl::MutexLock lock(&mu_);
+    runs.assign(in_flight_.begin(), in_flight_.end());
+  }
+  for (const std::string& run_id : runs) {
+    auto renewed = store_->RenewRunLease(run_id, options_.replica_id, now, options_.lease_ms);
+    // A lost lease is not fatal here: the turn's commit is fenced by the
+    // run's version, so the replica that took over wins.
+    if (!renewed.ok() || !*renewed) {
+      base::Log(base::LogLevel::kWarn, "workflow.lease_lost", run_id,
+                {{"code", renewed.ok() ? "lease_taken" : base::ApiCode(renewed.status())}});
+    }
+  }
+}
+
+bool WorkflowRuntime::BackingOff(const std::string& run_id, int64_t now) {
+  auto it = failed_turns_.find(run_id);
+  if (it == failed_turns_.end()) return false;
+  if (it->second > now) return true;
+  failed_turns_.erase(it);
+  return false;
+}
+
+void WorkflowRuntime::DrainDueForTest() {
+  for (int round = 0; round < 1000; ++round) {
+    const int64_t now = clock_();
+    auto due = store_->ClaimDueCallbacks(options_.replica_id, now, options_.lease_ms, 64);
+    if (!due.ok()) return;
+    std::vector<Callback> ready;
+    std::vector<std::string> backing_off;
+    {
+      absl::MutexLock lock(&mu_);
+      for (const Callback& callback : *due) {
+        if (BackingOff(callback.run_id, now)) {
+          backing_off.push_back(callback.run_id);
+        } else {
+          ready.push_back(callback);
+        }
+      }
+    }
+    for (const std::string& run_id : backing_off) {
+      (void)store_->ReleaseRunLease(run_id, options_.replica_id);
+    }
+    if (ready.empty()) return;
+    for (const Callback& callback : ready) Deliver(callback);
+  }
+}
+
+}  // namespace aevatar::orchestrator

@@ -1,0 +1,148 @@
+// Run leases in the runtime: a run leased by a replica that died is left
+// alone until the lease expires, then taken over; a turn whose replica died
+// after its exchange but before its commit is replayed with the same
+// idempotency key. Two runtimes on one store stand for two replicas.
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "runtime_fixture.h"
+
+namespace aevatar::orchestrator {
+namespace {
+
+constexpr int64_t kDefaultLeaseMs = 15'000;
+
+// The store as a replica sees it until `Die()`: from then on its commits
+// fail and its leases are never released (the process is gone); reads pass.
+class DyingStore final : public WorkflowStore {
+ public:
+  explicit DyingStore(WorkflowStore* inner) : inner_(inner) {}
+  void Die() { dead_ = true; }
+  // Called before each commit; a true return kills the replica first.
+  std::function<bool()> die_before_commit;
+
+  absl::Status SaveWorkflow(const SavedWorkflow& w) override { return inner_->SaveWorkflow(w); }
+  absl::StatusOr<SavedWorkflow> GetWorkflow(const std::string& o, const std::string& w) override {
+    return inner_->GetWorkflow(o, w);
+  }
+  absl::Status CreateRun(const RunRecord& run, const RunEvent& event, const Callback& callback,
+                         const std::vector<std::pair<std::string, std::string>>& sealed) override {
+    return inner_->CreateRun(run, event, callback, sealed);
+  }
+  absl::StatusOr<RunRecord> GetRun(const std::string& id) override { return inner_->GetRun(id); }
+  absl::StatusOr<std::vector<std::string>> LiveRunsOf(const std::string& o) override {
+    return inner_->LiveRunsOf(o);
+  }
+  absl::StatusOr<std::vector<std::string>> RecentRunsOf(const std::string& o, int n) override {
+    return inner_->RecentRunsOf(o, n);
+  }
+  absl::StatusOr<int64_t> CommitTurn(const TurnCommit& commit) override {
+    if (!dead_ && die_before_commit && die_before_commit()) Die();
+    if (dead_) return absl::UnavailableError("the replica died");
+    return inner_->CommitTurn(commit);
+  }
+  absl::StatusOr<std::vector<RunEvent>> EventsAfter(const std::string& id, int64_t s) override {
+    return inner_->EventsAfter(id, s);
+  }
+  absl::StatusOr<std::vector<Callback>> DueCallbacks(int64_t now, int limit) override {
+    return inner_->DueCallbacks(now, limit);
+  }
+  absl::StatusOr<std::vector<Callback>> ClaimDueCallbacks(const std::string& replica, int64_t now,
+                                                          int64_t lease, int limit) override {
+    if (dead_) return std::vector<Callback>();
+    return inner_->ClaimDueCallbacks(replica, now, lease, limit);
+  }
+  absl::StatusOr<bool> RenewRunLease(const std::string& id, const std::string& replica, int64_t now,
+                                     int64_t lease) override {
+    if (dead_) return false;
+    return inner_->RenewRunLease(id, replica, now, lease);
+  }
+  absl::Status ReleaseRunLease(const std::string& id, const std::string& replica) override {
+    if (dead_) return absl::OkStatus();  // nobody is left to release it
+    return inner_->ReleaseRunLease(id, replica);
+  }
+  absl::StatusOr<int> ReleaseLeasesOf(const std::string& replica) override {
+    if (dead_) return 0;
+    return inner_->ReleaseLeasesOf(replica);
+  }
+  absl::StatusOr<std::optional<Callback>> CallbackOf(const std::string& id) override {
+    return inner_->CallbackOf(id);
+  }
+  absl::StatusOr<std::string> GetSealed(const std::string& ref) override {
+    return inner_->GetSealed(ref);
+  }
+
+ private:
+  WorkflowStore* inner_;
+  std::atomic<bool> dead_{false};
+};
+
+class RunLeaseTest : public testing::RuntimeFixture {
+ protected:
+  // Makes runtime_ a replica on a DyingStore over the real store; Survive()
+  // puts the real store back for the next runtime (another replica).
+  DyingStore* BecomeMortal() {
+    real_ = std::move(store_);
+    auto dying = std::make_unique<DyingStore>(real_.get());
+    DyingStore* handle = dying.get();
+    store_ = std::move(dying);
+    runtime_ = MakeRuntime();
+    return handle;
+  }
+  void OtherReplicaTakesOver() {
+    runtime_.reset();
+    mortal_ = std::move(store_);
+    store_ = std::move(real_);
+    runtime_ = MakeRuntime();
+  }
+
+  std::unique_ptr<WorkflowStore> real_;
+  std::unique_ptr<WorkflowStore> mortal_;
+};
+
+TEST_F(RunLeaseTest, ARunLeasedByADeadReplicaWaitsForTheLeaseThenIsTakenOver) {
+  const std::string run_id = Start();
+  // Another replica claimed the run's callback, then died.
+  auto claimed = store_->ClaimDueCallbacks("replica-dead", now_, kDefaultLeaseMs, 64);
+  ASSERT_TRUE(claimed.ok()) << claimed.status();
+  ASSERT_EQ(claimed->size(), 1u);
+  const int64_t expires = now_ + kDefaultLeaseMs;
+  while (now_ < expires - 1000) {
+    runtime_->DrainDueForTest();
+    now_ += 1000;
+  }
+  EXPECT_EQ(executor_.exchanges().size(), 0u) << "a leased run was run by another replica";
+  RunUntil([&] { return Phase(run_id) == "succeeded"; });
+  EXPECT_EQ(Phase(run_id), "succeeded");
+  EXPECT_EQ(executor_.CountOf("submit"), 1);
+}
+
+TEST_F(RunLeaseTest, ATurnInterruptedAfterItsExchangeIsReplayedWithTheSameKey) {
+  DyingStore* mortal = BecomeMortal();
+  // The replica dies after its submit reached the executor, before the
+  // receipt was committed.
+  mortal->die_before_commit = [this] { return executor_.CountOf("submit") == 1; };
+  const std::string run_id = Start();
+  for (int i = 0; i < 10 && executor_.CountOf("submit") == 0; ++i) {
+    runtime_->DrainDueForTest();
+    now_ += 1000;
+  }
+  ASSERT_EQ(executor_.CountOf("submit"), 1);
+  OtherReplicaTakesOver();
+  RunUntil([&] { return Phase(run_id) == "succeeded"; });
+  ASSERT_EQ(Phase(run_id), "succeeded");
+  // At most the one exchange repeated, under the key committed before it.
+  std::set<std::string> keys;
+  for (const testing::Exchange& e : executor_.exchanges()) {
+    if (e.kind == "submit") keys.insert(e.key);
+  }
+  EXPECT_EQ(executor_.CountOf("submit"), 2);
+  EXPECT_EQ(keys.size(), 1u);
+  EXPECT_EQ(audit_->ForRun(run_id)->size(), 2u);  // one running, one terminal
+}
+
+}  // namespace
+}  // namespace aevatar::orchestrator
