@@ -100,9 +100,17 @@ class GatedStore : public OperationStore {
     return inner_->CreateOrGet(op);
   }
   absl::StatusOr<Operation> Get(const std::string& id) override { return inner_->Get(id); }
-  absl::StatusOr<std::optional<Operation>> ClaimNext(const std::string& runner_id,
-                                                     int64_t now_ms) override {
-    return inner_->ClaimNext(runner_id, now_ms);
+  absl::StatusOr<std::optional<Operation>> ClaimNext(const std::string& runner_id, int64_t now_ms,
+                                                     int64_t lease_ms) override {
+    return inner_->ClaimNext(runner_id, now_ms, lease_ms);
+  }
+  absl::StatusOr<std::vector<LeaseRenewal>> RenewLeases(const std::string& runner_id,
+                                                        const std::vector<std::string>& ids,
+                                                        int64_t now_ms, int64_t lease_ms) override {
+    return inner_->RenewLeases(runner_id, ids, now_ms, lease_ms);
+  }
+  absl::StatusOr<int> SettleExpiredLeases(int64_t now_ms) override {
+    return inner_->SettleExpiredLeases(now_ms);
   }
   absl::StatusOr<Operation> Finish(const std::string& id, OperationStatus status,
                                    const std::string& result, int64_t now_ms) override {
@@ -181,8 +189,9 @@ TEST(Executor, StartMarksOnlyThisRunnersOperationsUncertain) {
   for (const char* id : {"op_mine", "op_other"}) {
     ASSERT_TRUE(h.store().CreateOrGet(NewOperation(id, id, 100)).ok());
   }
-  ASSERT_EQ((*h.store().ClaimNext("runner-test", 200))->id, "op_mine");
-  ASSERT_EQ((*h.store().ClaimNext("runner-elsewhere", 200))->id, "op_other");
+  ASSERT_EQ((*h.store().ClaimNext("runner-test", 200, 60000))->id, "op_mine");
+  ASSERT_EQ((*h.store().ClaimNext("runner-elsewhere", h.clock().Now(), 3600 * 1000))->id,
+            "op_other");
 
   ASSERT_TRUE(h.Start().ok());
   Operation mine = *h.store().Get("op_mine");
