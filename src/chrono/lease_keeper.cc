@@ -8,13 +8,15 @@ namespace aevatar::chrono {
 
 using base::LogLevel;
 
-LeaseKeeper::LeaseKeeper(LeaseKeeperOptions options, OperationStore* store,
-                         base::UnixMsClock now, RunsInProgress runs)
+LeaseKeeper::LeaseKeeper(LeaseKeeperOptions options, OperationStore* store, base::UnixMsClock now,
+                         RunsInProgress runs)
     : options_(std::move(options)), store_(store), now_(std::move(now)), runs_(std::move(runs)) {}
 
 LeaseKeeper::~LeaseKeeper() { Stop(); }
 
-void LeaseKeeper::Start() { thread_ = std::thread([this] { Loop(); }); }
+void LeaseKeeper::Start() {
+  thread_ = std::thread([this] { Loop(); });
+}
 
 void LeaseKeeper::Stop() {
   {

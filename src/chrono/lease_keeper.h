@@ -34,8 +34,8 @@ namespace aevatar::chrono {
 // Clocks of runners sharing a store must agree to well within lease_ms.
 
 struct LeaseKeeperOptions {
-  std::string runner_id;                // the claimer named in claimed_by; non-empty
-  int64_t lease_ms = 15000;             // a lease's length; > 0
+  std::string runner_id;                   // the claimer named in claimed_by; non-empty
+  int64_t lease_ms = 15000;                // a lease's length; > 0
   absl::Duration tick = absl::Seconds(1);  // renewal, cancel-poll and settle period
 };
 

@@ -97,7 +97,7 @@ TEST(ExecutorLeases, ARunWhoseLeaseWasSettledElsewhereIsStopped) {
   // Another runner, its clock past the lease (this one could not renew), settles it.
   ASSERT_EQ(h.store().SettleExpiredLeases(h.clock().Now() + 2 * kLeaseMs).value_or(0), 1);
   ASSERT_TRUE(PollUntil([&] { return h.executor().running() == 0; }));  // the run was killed
-  EXPECT_EQ(StatusOf(h.store(), "op_1"), S::kOutcomeUncertain);  // and not overwritten
+  EXPECT_EQ(StatusOf(h.store(), "op_1"), S::kOutcomeUncertain);         // and not overwritten
 }
 
 }  // namespace

@@ -39,7 +39,8 @@ TEST_P(OperationStoreSuite, RenewingExtendsOnlyTheRunnersOwnRunningLeases) {
 }
 
 TEST_P(OperationStoreSuite, RenewingReportsCancelRequestsAndLeavesOutFinishedRuns) {
-  for (int i = 0; i < 3; ++i) Create(NewOperation(absl::StrCat("op_", i), "o", std::to_string(i), i));
+  for (int i = 0; i < 3; ++i)
+    Create(NewOperation(absl::StrCat("op_", i), "o", std::to_string(i), i));
   Claim("r", 10);  // op_0: a cancel arrives (from any replica)
   Claim("r", 10);  // op_1: keeps running
   Claim("r", 10);  // op_2: finished
@@ -98,7 +99,8 @@ TEST_P(OperationStoreSuite, ALapsedLeaseIsSettledUncertainOnceAndNeverRunsAgain)
 TEST_P(OperationStoreSuite, ConcurrentSettlersSettleEachRunExactlyOnce) {
   constexpr int kOps = 20;
   constexpr int kSettlers = 4;
-  for (int i = 0; i < kOps; ++i) Create(NewOperation(absl::StrCat("op_", i), "o", std::to_string(i), i));
+  for (int i = 0; i < kOps; ++i)
+    Create(NewOperation(absl::StrCat("op_", i), "o", std::to_string(i), i));
   for (int i = 0; i < kOps; ++i) Claim("dead", 0);
   std::atomic<int> total{0};
   std::latch start(kSettlers);
