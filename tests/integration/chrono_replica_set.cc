@@ -50,14 +50,32 @@ std::unique_ptr<ChronoFixture> ReplicaSet::Start(const std::string& name, int wo
 }
 
 int64_t ReplicaSet::CountOperations() const {
-  absl::StatusOr<std::unique_ptr<store::PgPool>> pool = store::PgPool::Connect(url_, 1);
-  if (!pool.ok()) return -1;
   int64_t count = -1;
-  absl::Status status = (*pool)->Transact([&](pqxx::work& tx) {
+  Query([&](pqxx::work& tx) {
     count = tx.exec("SELECT count(*) FROM chrono_operations")[0][0].as<int64_t>();
-    return absl::OkStatus();
   });
-  return status.ok() ? count : -1;
+  return count;
+}
+
+std::string ReplicaSet::StoredCredentials(const std::string& id) const {
+  std::string sealed;
+  Query([&](pqxx::work& tx) {
+    pqxx::result rows =
+        tx.exec_params("SELECT sealed_credentials FROM chrono_operations WHERE id = $1", id);
+    if (!rows.empty()) sealed = pqxx::binarystring(rows[0][0]).str();
+  });
+  return sealed;
+}
+
+void ReplicaSet::Query(const std::function<void(pqxx::work&)>& body) const {
+  absl::StatusOr<std::unique_ptr<store::PgPool>> pool = store::PgPool::Connect(url_, 1);
+  if (!pool.ok()) return;
+  (*pool)
+      ->Transact([&](pqxx::work& tx) {
+        body(tx);
+        return absl::OkStatus();
+      })
+      .IgnoreError();  // the callers' defaults say "failed"
 }
 
 std::vector<std::string> StartedIds(const ServiceProcess& service) {

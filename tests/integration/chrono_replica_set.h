@@ -2,11 +2,13 @@
 #define AEVATAR_TESTS_INTEGRATION_CHRONO_REPLICA_SET_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "chrono_client.h"
+#include "pqxx/pqxx"
 #include "service_process.h"
 
 namespace aevatar::testing {
@@ -33,8 +35,15 @@ class ReplicaSet {
 
   // Rows in chrono_operations (every operation, whatever its state); -1 on error.
   int64_t CountOperations() const;
+  // The sealed_credentials bytes stored with operation `id` ("" when none
+  // or on error).
+  std::string StoredCredentials(const std::string& id) const;
 
  private:
+  // Runs `body` in one transaction on the database (errors leave the
+  // caller's defaults).
+  void Query(const std::function<void(pqxx::work&)>& body) const;
+
   TempDir keys_;
   std::string url_;
   std::string key_file_;

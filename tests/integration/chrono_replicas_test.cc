@@ -88,6 +88,44 @@ TEST(ChronoReplicas, ACancelOnOneReplicaStopsTheProgramRunningOnTheOther) {
   EXPECT_EQ(b->Call("GET", "/executions/" + id + "/result").status, 200);
 }
 
+TEST(ChronoReplicas, AnAgentKeySealedByOneReplicaIsUnsealedByTheOtherAndNeverStoredInTheClear) {
+  SKIP_WITHOUT_POSTGRES();
+  ReplicaSet set;
+  ASSERT_TRUE(set.ok()) << SharedPostgresCluster().error();
+  std::unique_ptr<ChronoFixture> a = set.Start("a", 1);
+  ASSERT_TRUE(a->ok());
+  // a's only worker is busy, so the operation below waits in the queue.
+  const http::ClientResponse busy =
+      a->Submit({{"language", "bash"}, {"script", "sleep 500"}, {"timeout_secs", 600}}, "busy");
+  ASSERT_EQ(busy.status, 202) << busy.body;
+  const std::string busy_id = BodyJson(busy).value("operation_id", "");
+  ASSERT_TRUE(PollUntil([&] { return Contains(StartedIds(a->service()), busy_id); }));
+
+  const std::string agent_key = "nyxid_ag_replica_test_0123456789";
+  const nlohmann::json body = {
+      {"language", "bash"},
+      {"script", "[ \"$NYXID_API_KEY\" = " + agent_key + " ] && echo key-arrived"}};
+  const http::ClientResponse accepted =
+      a->Call("POST", "/executions", body.dump(), "alice",
+              {{"Idempotency-Key", "agent-key-op"}, {"Authorization", "Bearer " + agent_key}});
+  ASSERT_EQ(accepted.status, 202) << accepted.body;
+  const std::string id = BodyJson(accepted).value("operation_id", "");
+  const std::string stored = set.StoredCredentials(id);
+  EXPECT_FALSE(stored.empty());  // queued with its key, sealed
+  EXPECT_EQ(stored.find(agent_key), std::string::npos);
+  EXPECT_EQ(stored.find("replica_test"), std::string::npos);
+
+  // b, given the same sealing key file, claims and runs it.
+  std::unique_ptr<ChronoFixture> b = set.Start("b", 1);
+  ASSERT_TRUE(b->ok());
+  const nlohmann::json done = b->WaitDone(id, 120);
+  EXPECT_EQ(done["status"], "succeeded") << done.dump();
+  EXPECT_TRUE(Contains(StartedIds(b->service()), id));
+  const nlohmann::json result = BodyJson(b->Call("GET", "/executions/" + id + "/result"));
+  EXPECT_EQ(result.value("stdout", ""), "key-arrived\n") << result.dump();
+  EXPECT_EQ(set.StoredCredentials(id), "");  // dropped once the operation ended
+}
+
 // `chrono-sandbox serve` with `extra` flags, expected to refuse to start.
 ShellRun ServeRefusing(const TempDir& dir, const std::string& extra) {
   TestIssuer issuer;
