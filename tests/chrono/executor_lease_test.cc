@@ -5,8 +5,6 @@
 // lease was lost is stopped.
 #include <string>
 
-#include "base/crypto.h"
-#include "chrono/execute_request.h"
 #include "chrono_harness.h"
 #include "gtest/gtest.h"
 #include "testing/poll.h"
@@ -27,20 +25,8 @@ ExecutorOptions FastLeases(const std::string& runner_id) {
   return options;
 }
 
-// A queued bash operation of "alice", as POST /executions stores one.
 Operation QueuedBash(const std::string& id, int64_t now_ms) {
-  ExecuteRequest request;
-  request.language = sandbox::Language::kBash;
-  request.script = "sleep 1000";
-  Operation op;
-  op.id = id;
-  op.owner = "alice";
-  op.idempotency_key_hash = base::Sha256Hex(id);
-  op.request = CanonicalRequestJson(request);
-  op.fingerprint = base::Sha256Hex(op.request);
-  op.created_at_ms = now_ms;
-  op.expires_at_ms = now_ms + 3600 * 1000;
-  return op;
+  return NewBashOperation(id, id, now_ms, "sleep 1000");
 }
 
 S StatusOf(OperationStore& store, const std::string& id) {
