@@ -12,6 +12,20 @@ absl::StatusOr<CredentialSealer> CredentialSealer::LoadOrCreate(const std::strin
   return CredentialSealer(std::move(*key));
 }
 
+absl::StatusOr<CredentialSealer> CredentialSealer::LoadShared(const std::string& key_file) {
+  constexpr size_t kKeyBytes = 32;
+  auto key = os::ReadPrivateFile(key_file, kKeyBytes + 1);
+  if (!key.ok()) {
+    return absl::Status(key.status().code(),
+                        "--sealing-key-file: " + std::string(key.status().message()));
+  }
+  if (key->size() != kKeyBytes) {
+    return absl::InvalidArgumentError("--sealing-key-file " + key_file +
+                                      " must hold exactly 32 bytes (head -c 32 /dev/urandom)");
+  }
+  return CredentialSealer(std::move(*key));
+}
+
 std::string CredentialSealer::Seal(const std::vector<sandbox::EnvVar>& env) const {
   if (env.empty()) return "";
   nlohmann::json json = nlohmann::json::object();

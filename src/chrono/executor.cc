@@ -1,8 +1,10 @@
 #include "chrono/executor.h"
 
+#include <algorithm>
 #include <future>
 #include <utility>
 
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "base/api_error.h"
 #include "base/log.h"
@@ -68,6 +70,7 @@ absl::Status Executor::Start() {
   if (options_.runner_id.empty()) {
     return absl::InvalidArgumentError("the executor needs a runner id");
   }
+  if (options_.lease_ms <= 0) return absl::InvalidArgumentError("the lease must be positive");
   auto uncertain = store_->MarkRunningUncertain(options_.runner_id, now_());
   if (!uncertain.ok()) return uncertain.status();
   if (*uncertain > 0) {
@@ -81,6 +84,11 @@ absl::Status Executor::Start() {
     ++durable_generation_;
   }
   for (int i = 0; i < options_.workers; ++i) threads_.emplace_back([this] { WorkerLoop(); });
+  lease_keeper_ = std::make_unique<LeaseKeeper>(
+      LeaseKeeperOptions{options_.runner_id, options_.lease_ms, options_.lease_tick}, store_, now_,
+      RunsInProgress{[this] { return RunningOperationIds(); },
+                     [this](const std::string& id) { KillRun(id); }});
+  lease_keeper_->Start();
   return absl::OkStatus();
 }
 
@@ -95,6 +103,20 @@ void Executor::Stop() {
   for (auto& job : abandoned) job->done.set_value(ShuttingDown());
   for (auto& thread : threads_) thread.join();
   threads_.clear();
+  if (lease_keeper_) lease_keeper_->Stop();  // after the runs: their leases stay renewed
+}
+
+std::vector<std::string> Executor::RunningOperationIds() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> ids;
+  ids.reserve(cancel_fds_.size());
+  for (const auto& [id, fd] : cancel_fds_) ids.push_back(id);
+  return ids;
+}
+
+void Executor::KillRun(const std::string& id) {
+  absl::MutexLock lock(&mu_);
+  if (auto it = cancel_fds_.find(id); it != cancel_fds_.end()) SignalCancel(it->second);
 }
 
 absl::Status Executor::AdmitOne() const {
@@ -191,7 +213,7 @@ void Executor::WorkerLoop() {
     if (job) {
       job->done.set_value(runner_->Run(job->spec, {}));
     } else {
-      auto claimed = store_->ClaimNext(options_.runner_id, now_());
+      auto claimed = store_->ClaimNext(options_.runner_id, now_(), options_.lease_ms);
       if (!claimed.ok()) {
         base::Log(LogLevel::kError, "operations.claim_failed", "",
                   {{"error", std::string(claimed.status().message())}});
@@ -219,7 +241,7 @@ void Executor::RunOperation(const Operation& op) {
     absl::Status failure = !request.ok()      ? request.status()
                            : !server_env.ok() ? server_env.status()
                                               : cancel_pipe.status();
-    (void)store_->Finish(op.id, OperationStatus::kFailed, FailureResult(failure), now_());
+    FinishRun(op.id, OperationStatus::kFailed, FailureResult(failure));
     return;
   }
   {
@@ -233,6 +255,9 @@ void Executor::RunOperation(const Operation& op) {
 
   sandbox::RunSpec spec = ToRunSpec(*request);
   spec.server_env = std::move(*server_env);
+  // One line per program start, naming the runner: what an operator (and the
+  // failover test) counts to see that no operation ran twice.
+  base::Log(LogLevel::kInfo, "operation.started", op.id, {{"runner", options_.runner_id}});
   auto result = runner_->Run(spec, {.cancel_fd = cancel_pipe->read_end.get()});
   {
     absl::MutexLock lock(&mu_);
@@ -253,14 +278,31 @@ void Executor::RunOperation(const Operation& op) {
     metrics_->CountRun(std::string(sandbox::VerdictName(result->verdict)),
                        static_cast<double>(result->wall_ms) / 1000.0);
   }
-  auto finished = store_->Finish(op.id, status, result_json, now_());
-  if (!finished.ok()) {
-    base::Log(LogLevel::kError, "operation.finish_failed", op.id,
-              {{"error", std::string(finished.status().message())}});
-    return;
+  FinishRun(op.id, status, result_json);
+}
+
+void Executor::FinishRun(const std::string& id, OperationStatus status, const std::string& result) {
+  const absl::Time give_up = absl::Now() + absl::Milliseconds(options_.lease_ms);
+  absl::Duration backoff = absl::Milliseconds(100);
+  for (;;) {
+    absl::StatusOr<Operation> finished = store_->Finish(id, status, result, now_());
+    if (finished.ok()) {
+      base::Log(LogLevel::kInfo, "operation.finished", id,
+                {{"status", std::string(OperationStatusName(status))}});
+      return;
+    }
+    // Unavailable: the store is unreachable (a database restart); Unknown:
+    // the commit's fate is unknown, and a retry finds it done or not.
+    const bool transient =
+        absl::IsUnavailable(finished.status()) || absl::IsUnknown(finished.status());
+    if (!transient || absl::Now() + backoff > give_up) {
+      base::Log(LogLevel::kError, "operation.finish_failed", id,
+                {{"error", std::string(finished.status().message())}});
+      return;
+    }
+    absl::SleepFor(backoff);
+    backoff = std::min(backoff * 2, absl::Seconds(2));
   }
-  base::Log(LogLevel::kInfo, "operation.finished", op.id,
-            {{"status", std::string(OperationStatusName(status))}});
 }
 
 }  // namespace aevatar::chrono

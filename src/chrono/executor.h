@@ -14,6 +14,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/clock.h"
 #include "chrono/credential_sealer.h"
+#include "chrono/lease_keeper.h"
 #include "chrono/metrics.h"
 #include "chrono/operation_store.h"
 #include "sandbox/runner.h"
@@ -28,6 +29,11 @@ struct ExecutorOptions {
   // it in its state directory) and differ between instances sharing a store:
   // Start() marks exactly the operations claimed under it.
   std::string runner_id;
+  // A claim's lease (lease_keeper.h): renewed every lease_tick while the
+  // program runs; other runners settle the run as outcome_uncertain once it
+  // lapses. Must exceed lease_tick by a wide margin.
+  int64_t lease_ms = 15000;
+  absl::Duration lease_tick = absl::Seconds(1);
 };
 
 // The bounded worker pool behind /execute and /executions.
@@ -50,12 +56,13 @@ class Executor {
   ~Executor();
 
   // Marks the operations this runner (options.runner_id) left running as
-  // outcome_uncertain, counts the queue, and starts the workers.
-  // InvalidArgument without a runner id.
+  // outcome_uncertain, counts the queue, and starts the workers and the
+  // lease keeper. InvalidArgument without a runner id or a positive lease.
   absl::Status Start();
   // Stops taking work, fails every waiting synchronous run with 503
-  // SHUTTING_DOWN, and joins the workers (runs in progress finish first).
-  // Queued durable operations stay queued in the store. Idempotent.
+  // SHUTTING_DOWN, and joins the workers (runs in progress finish first,
+  // their leases still renewed), then the lease keeper. Queued durable
+  // operations stay queued in the store. Idempotent.
   void Stop();
 
   // Runs `spec` on a worker and waits for it (the synchronous /execute path).
@@ -80,6 +87,12 @@ class Executor {
 
   void WorkerLoop();
   void RunOperation(const Operation& op);
+  // Records a run's outcome; retries while the store is unreachable, for up
+  // to one lease (past it another runner may have settled the run).
+  void FinishRun(const std::string& id, OperationStatus status, const std::string& result);
+  // The durable runs in progress here, and ending one (for the lease keeper).
+  std::vector<std::string> RunningOperationIds() const ABSL_LOCKS_EXCLUDED(mu_);
+  void KillRun(const std::string& id) ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status AdmitOne() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool WorkReady() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sets the durable count to `count`, read from the store when the count
@@ -104,6 +117,7 @@ class Executor {
   int64_t running_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, int> cancel_fds_ ABSL_GUARDED_BY(mu_);  // running op -> write end
   std::vector<std::thread> threads_;                            // Start/Stop only
+  std::unique_ptr<LeaseKeeper> lease_keeper_;                   // Start/Stop only
 };
 
 }  // namespace aevatar::chrono

@@ -13,8 +13,11 @@ namespace aevatar::chrono {
 //   queued ──claim──► running ──finish──► succeeded | failed
 //     │                  │
 //     └─cancel─► cancelled ◄─cancel (program killed)
-//                        running ──process died──► outcome_uncertain (at next start-up)
+//                        running ──runner died──► outcome_uncertain
 //
+// A claim holds a lease that the claiming runner renews while the program
+// runs; when the runner dies the lease expires and any live runner (or the
+// same runner, restarted) settles the operation as outcome_uncertain.
 // Terminal states never change again. An operation is never silently re-run.
 enum class OperationStatus {
   kQueued,
@@ -54,6 +57,9 @@ struct Operation {
   std::string result;             // result JSON once terminal, "" before
   std::string claimed_by;         // runner instance that claimed it, while running
   bool expired = false;           // retention ended: a tombstone without payloads
+  // While running: when the claim lapses unless the runner renews it (the
+  // runner's clock). 0 otherwise. Not part of the status document.
+  int64_t lease_expires_at_ms = 0;
 };
 
 }  // namespace aevatar::chrono

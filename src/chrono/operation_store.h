@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "chrono/operation.h"
@@ -13,6 +14,12 @@ namespace aevatar::chrono {
 struct CreateOutcome {
   Operation operation;  // the stored operation (new, or the one already there)
   bool created = false;
+};
+
+// One operation whose lease RenewLeases extended.
+struct LeaseRenewal {
+  std::string id;
+  bool cancel_requested = false;  // the runner should kill it (a cancel reached the store)
 };
 
 // Durable storage of operations. Implementations: SQLite (embedded default)
@@ -32,11 +39,31 @@ class OperationStore {
 
   virtual absl::StatusOr<Operation> Get(const std::string& id) = 0;
 
-  // Claims the oldest queued operation for `runner_id` (non-empty, else
-  // InvalidArgument): status running, claimed_by = runner_id, started_at_ms =
-  // now, version + 1. nullopt when nothing is queued.
+  // Claims the oldest queued operation for `runner_id`: status running,
+  // claimed_by = runner_id, started_at_ms = now, lease_expires_at_ms = now +
+  // lease_ms, version + 1. nullopt when nothing is queued. Concurrent
+  // claimers (threads, processes, replicas) never get the same operation.
+  // InvalidArgument for an empty runner_id or lease_ms <= 0.
   virtual absl::StatusOr<std::optional<Operation>> ClaimNext(const std::string& runner_id,
-                                                             int64_t now_ms) = 0;
+                                                             int64_t now_ms, int64_t lease_ms) = 0;
+
+  // The runner's heartbeat: of `ids`, those still running and claimed by
+  // `runner_id` get lease_expires_at_ms = now + lease_ms and are returned
+  // with their cancel flags (version unchanged: the lease is not part of the
+  // status document). An id left out is no longer this runner's to run
+  // (settled by another runner, or unknown): the runner should stop it.
+  // InvalidArgument for an empty runner_id or lease_ms <= 0.
+  virtual absl::StatusOr<std::vector<LeaseRenewal>> RenewLeases(const std::string& runner_id,
+                                                                const std::vector<std::string>& ids,
+                                                                int64_t now_ms,
+                                                                int64_t lease_ms) = 0;
+
+  // Running operations whose lease_expires_at_ms <= now (their runner
+  // stopped renewing: it died or lost the store) become outcome_uncertain
+  // (terminal, payloads dropped, version + 1); never queued again. Safe to
+  // call from every runner at once: each operation is settled once. Returns
+  // how many this call settled.
+  virtual absl::StatusOr<int> SettleExpiredLeases(int64_t now_ms) = 0;
 
   // running -> `status` (terminal) with `result`; sets finished_at_ms, clears
   // request and sealed_credentials, version + 1. FailedPrecondition unless

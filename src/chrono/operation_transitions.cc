@@ -12,7 +12,7 @@ absl::Status ValidateFresh(const Operation& op) {
   }
   if (op.status != OperationStatus::kQueued || op.version != 1 || op.started_at_ms != 0 ||
       op.finished_at_ms != 0 || op.cancel_requested || !op.result.empty() ||
-      !op.claimed_by.empty() || op.expired) {
+      !op.claimed_by.empty() || op.expired || op.lease_expires_at_ms != 0) {
     return absl::InvalidArgumentError("new operation must be a fresh queued one");
   }
   return absl::OkStatus();
@@ -29,14 +29,27 @@ void EnterTerminal(Operation& op, OperationStatus status, int64_t now_ms) {
   op.finished_at_ms = now_ms;
   op.request.clear();
   op.sealed_credentials.clear();
+  op.lease_expires_at_ms = 0;
   ++op.version;
 }
 
-void ApplyClaim(Operation& op, const std::string& runner_id, int64_t now_ms) {
+void ApplyClaim(Operation& op, const std::string& runner_id, int64_t now_ms, int64_t lease_ms) {
   op.status = OperationStatus::kRunning;
   op.started_at_ms = now_ms;
   op.claimed_by = runner_id;
+  op.lease_expires_at_ms = LeaseEnd(now_ms, lease_ms);
   ++op.version;
+}
+
+absl::Status ValidateLease(const std::string& runner_id, int64_t lease_ms) {
+  if (runner_id.empty()) return absl::InvalidArgumentError("a lease needs a runner id");
+  if (lease_ms <= 0) return absl::InvalidArgumentError("a lease needs a positive length");
+  return absl::OkStatus();
+}
+
+int64_t LeaseEnd(int64_t now_ms, int64_t lease_ms) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  return now_ms > kMax - lease_ms ? kMax : now_ms + lease_ms;
 }
 
 absl::Status ApplyFinish(Operation& op, OperationStatus status, const std::string& result,

@@ -19,7 +19,7 @@ namespace aevatar::chrono {
 inline constexpr char kOperationColumns[] =
     "id, owner, idempotency_key_hash, fingerprint, request, sealed_credentials, status, "
     "created_at_ms, started_at_ms, finished_at_ms, expires_at_ms, version, cancel_requested, "
-    "result, claimed_by, expired";
+    "result, claimed_by, expired, lease_expires_at_ms";
 
 // OK for an operation CreateOrGet may insert: non-empty id, owner and key
 // hash; status queued; version 1; no start/finish time, result, claimer,
@@ -30,11 +30,20 @@ absl::Status ValidateFresh(const Operation& op);
 absl::Status ValidateFinishStatus(OperationStatus status);
 
 // Entering a terminal state drops what only a run needs (operation.h):
-// status, finished_at_ms = now, request and credentials cleared, version + 1.
+// status, finished_at_ms = now, request and credentials cleared, lease
+// dropped, version + 1.
 void EnterTerminal(Operation& op, OperationStatus status, int64_t now_ms);
 
-// queued -> running for `runner_id`, started now, version + 1.
-void ApplyClaim(Operation& op, const std::string& runner_id, int64_t now_ms);
+// queued -> running for `runner_id`, started now, leased until now +
+// lease_ms, version + 1.
+void ApplyClaim(Operation& op, const std::string& runner_id, int64_t now_ms, int64_t lease_ms);
+
+// InvalidArgument unless `runner_id` is non-empty and lease_ms > 0 (the
+// preconditions of ClaimNext and RenewLeases).
+absl::Status ValidateLease(const std::string& runner_id, int64_t lease_ms);
+
+// now + lease_ms, saturating instead of overflowing. Requires lease_ms > 0.
+int64_t LeaseEnd(int64_t now_ms, int64_t lease_ms);
 
 // running -> `status` with `result`. FailedPrecondition unless running.
 absl::Status ApplyFinish(Operation& op, OperationStatus status, const std::string& result,

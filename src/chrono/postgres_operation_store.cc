@@ -45,6 +45,14 @@ CREATE INDEX chrono_operations_running ON chrono_operations (claimed_by)
 -- ExpireOld.
 CREATE INDEX chrono_operations_expiry ON chrono_operations (expired, expires_at_ms);
 )sql"},
+    // Leases on running operations. Rows running before it have lease 0:
+    // their runner never renews, so the first sweep settles them.
+    {2, R"sql(
+ALTER TABLE chrono_operations ADD COLUMN lease_expires_at_ms BIGINT NOT NULL DEFAULT 0;
+-- SettleExpiredLeases.
+CREATE INDEX chrono_operations_leases ON chrono_operations (lease_expires_at_ms)
+  WHERE status = 'running';
+)sql"},
 };
 
 // Every SELECT reads, and the insert binds, the columns in this order.
@@ -53,7 +61,7 @@ constexpr const char* kColumns = kOperationColumns;
 const std::string& InsertSql() {
   static const std::string* const sql = new std::string(absl::StrCat(
       "INSERT INTO chrono_operations (", kColumns,
-      ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ",
+      ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) ",
       "ON CONFLICT (owner, idempotency_key_hash) DO NOTHING RETURNING id"));
   return *sql;
 }
@@ -62,7 +70,12 @@ const std::string& InsertSql() {
 constexpr char kUpdate[] =
     "UPDATE chrono_operations SET request = $2, sealed_credentials = $3, status = $4, "
     "started_at_ms = $5, finished_at_ms = $6, version = $7, cancel_requested = $8, "
-    "result = $9, claimed_by = $10, expired = $11 WHERE id = $1";
+    "result = $9, claimed_by = $10, expired = $11, lease_expires_at_ms = $12 WHERE id = $1";
+
+// Enters outcome_uncertain as EnterTerminal does ($1: the status name, $2: now).
+constexpr char kSetUncertain[] =
+    "UPDATE chrono_operations SET status = $1, finished_at_ms = $2, version = version + 1, "
+    "request = '', sealed_credentials = ''::bytea, lease_expires_at_ms = 0 ";
 
 std::string Name(OperationStatus status) { return std::string(OperationStatusName(status)); }
 
@@ -86,6 +99,7 @@ absl::StatusOr<Operation> ReadRow(const pqxx::row& row) {
   op.result = row[13].as<std::string>();
   op.claimed_by = row[14].as<std::string>();
   op.expired = row[15].as<bool>();
+  op.lease_expires_at_ms = row[16].as<int64_t>();
   return op;
 }
 
@@ -114,7 +128,7 @@ absl::StatusOr<Operation> LoadForUpdate(pqxx::work& tx, const std::string& id) {
 void Save(pqxx::work& tx, const Operation& op) {
   tx.exec_params(kUpdate, op.id, op.request, pqxx::binarystring(op.sealed_credentials),
                  Name(op.status), op.started_at_ms, op.finished_at_ms, op.version,
-                 op.cancel_requested, op.result, op.claimed_by, op.expired);
+                 op.cancel_requested, op.result, op.claimed_by, op.expired, op.lease_expires_at_ms);
 }
 
 class PostgresOperationStore final : public OperationStore {
@@ -142,9 +156,9 @@ class PostgresOperationStore final : public OperationStore {
         }));
   }
 
-  absl::StatusOr<std::optional<Operation>> ClaimNext(const std::string& runner_id,
-                                                     int64_t now_ms) override {
-    if (runner_id.empty()) return absl::InvalidArgumentError("ClaimNext needs a runner id");
+  absl::StatusOr<std::optional<Operation>> ClaimNext(const std::string& runner_id, int64_t now_ms,
+                                                     int64_t lease_ms) override {
+    if (absl::Status s = ValidateLease(runner_id, lease_ms); !s.ok()) return s;
     using Claimed = std::optional<Operation>;
     return ToStoreError(pool_->TransactFor<Claimed>([&](pqxx::work& tx) -> absl::StatusOr<Claimed> {
       // Rows another replica holds are skipped, not waited for.
@@ -152,7 +166,7 @@ class PostgresOperationStore final : public OperationStore {
           tx, "WHERE status = $1 ORDER BY created_at_ms, id LIMIT 1 FOR UPDATE SKIP LOCKED",
           Name(OperationStatus::kQueued));
       if (!next.ok() || !*next) return next;
-      ApplyClaim(**next, runner_id, now_ms);
+      ApplyClaim(**next, runner_id, now_ms, lease_ms);
       Save(tx, **next);
       return next;
     }));
@@ -177,13 +191,43 @@ class PostgresOperationStore final : public OperationStore {
       return absl::InvalidArgumentError("MarkRunningUncertain needs a runner id");
     }
     return ToStoreError(pool_->TransactFor<int>([&](pqxx::work& tx) -> absl::StatusOr<int> {
-      pqxx::result marked = tx.exec_params(
-          "UPDATE chrono_operations SET status = $1, finished_at_ms = $2, version = version + 1, "
-          "request = '', sealed_credentials = ''::bytea "
-          "WHERE status = $3 AND claimed_by = $4",
-          Name(OperationStatus::kOutcomeUncertain), now_ms, Name(OperationStatus::kRunning),
-          runner_id);
+      pqxx::result marked =
+          tx.exec_params(absl::StrCat(kSetUncertain, "WHERE status = $3 AND claimed_by = $4"),
+                         Name(OperationStatus::kOutcomeUncertain), now_ms,
+                         Name(OperationStatus::kRunning), runner_id);
       return static_cast<int>(marked.affected_rows());
+    }));
+  }
+
+  absl::StatusOr<std::vector<LeaseRenewal>> RenewLeases(const std::string& runner_id,
+                                                        const std::vector<std::string>& ids,
+                                                        int64_t now_ms, int64_t lease_ms) override {
+    if (absl::Status s = ValidateLease(runner_id, lease_ms); !s.ok()) return s;
+    using Renewals = std::vector<LeaseRenewal>;
+    return ToStoreError(
+        pool_->TransactFor<Renewals>([&](pqxx::work& tx) -> absl::StatusOr<Renewals> {
+          Renewals renewed;
+          // One statement per id: a runner holds at most a few (its workers).
+          for (const std::string& id : ids) {
+            pqxx::result row = tx.exec_params(
+                "UPDATE chrono_operations SET lease_expires_at_ms = $1 "
+                "WHERE id = $2 AND status = $3 AND claimed_by = $4 RETURNING cancel_requested",
+                LeaseEnd(now_ms, lease_ms), id, Name(OperationStatus::kRunning), runner_id);
+            if (!row.empty()) renewed.push_back({id, row[0][0].as<bool>()});
+          }
+          return renewed;
+        }));
+  }
+
+  absl::StatusOr<int> SettleExpiredLeases(int64_t now_ms) override {
+    return ToStoreError(pool_->TransactFor<int>([&](pqxx::work& tx) -> absl::StatusOr<int> {
+      // A row a renewal or another settler holds is re-checked once it is
+      // free (READ COMMITTED), so a renewed lease is never settled and no
+      // operation is settled twice.
+      pqxx::result settled = tx.exec_params(
+          absl::StrCat(kSetUncertain, "WHERE status = $3 AND lease_expires_at_ms <= $2"),
+          Name(OperationStatus::kOutcomeUncertain), now_ms, Name(OperationStatus::kRunning));
+      return static_cast<int>(settled.affected_rows());
     }));
   }
 
@@ -230,11 +274,11 @@ class PostgresOperationStore final : public OperationStore {
     // (READ COMMITTED), so the SELECT sees that inserter's row. A row deleted
     // in between (its tombstone expired) frees the key: insert again.
     for (int attempt = 0; attempt < 3; ++attempt) {
-      pqxx::result inserted =
-          tx.exec_params(InsertSql(), op.id, op.owner, op.idempotency_key_hash, op.fingerprint,
-                         op.request, pqxx::binarystring(op.sealed_credentials), Name(op.status),
-                         op.created_at_ms, op.started_at_ms, op.finished_at_ms, op.expires_at_ms,
-                         op.version, op.cancel_requested, op.result, op.claimed_by, op.expired);
+      pqxx::result inserted = tx.exec_params(
+          InsertSql(), op.id, op.owner, op.idempotency_key_hash, op.fingerprint, op.request,
+          pqxx::binarystring(op.sealed_credentials), Name(op.status), op.created_at_ms,
+          op.started_at_ms, op.finished_at_ms, op.expires_at_ms, op.version, op.cancel_requested,
+          op.result, op.claimed_by, op.expired, op.lease_expires_at_ms);
       if (!inserted.empty()) return CreateOutcome{op, true};
       absl::StatusOr<std::optional<Operation>> stored = QueryOne(
           tx, "WHERE owner = $1 AND idempotency_key_hash = $2", op.owner, op.idempotency_key_hash);

@@ -69,13 +69,29 @@ absl::StatusOr<std::unique_ptr<OperationStore>> OpenStore(const ServiceConfig& c
   return absl::InvalidArgumentError("--store must be sqlite:PATH, postgres:URL or postgresql://…");
 }
 
-// This instance's runner id, kept in the state directory so that a restart
-// marks exactly the operations the previous process of this instance left
-// running (instances sharing a store have their own state directories).
-absl::StatusOr<std::string> LoadOrCreateRunnerId(const std::string& state_dir) {
-  auto bytes = os::LoadOrCreateKeyFile(state_dir + "/runner.id", 16);
-  if (!bytes.ok()) return bytes.status();
-  return "runner_" + base::HexEncode(*bytes);
+// This replica's runner id: --replica-id, else the one kept in the state
+// directory, so that a restart marks exactly the operations the previous
+// process of this replica left running (replicas sharing a store have their
+// own state directories, hence distinct ids).
+absl::StatusOr<std::string> RunnerId(const ServiceConfig& config) {
+  if (config.replica_id.empty()) {
+    auto bytes = os::LoadOrCreateKeyFile(config.state_dir + "/runner.id", 16);
+    if (!bytes.ok()) return bytes.status();
+    return "runner_" + base::HexEncode(*bytes);
+  }
+  const bool valid =
+      config.replica_id.size() <= 64 &&
+      config.replica_id.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == std::string::npos;
+  if (!valid) {
+    return absl::InvalidArgumentError("--replica-id must be 1-64 of A-Z a-z 0-9 . _ -");
+  }
+  return config.replica_id;
+}
+
+absl::StatusOr<CredentialSealer> LoadSealer(const ServiceConfig& config) {
+  if (config.sealing_key_file.empty()) return CredentialSealer::LoadOrCreate(config.state_dir);
+  return CredentialSealer::LoadShared(config.sealing_key_file);
 }
 
 class Service : public ChronoService {
@@ -114,11 +130,13 @@ class Service : public ChronoService {
     auto engine = sandbox::Engine::Create();
     if (!engine.ok()) return engine.status();
     engine_ = std::move(*engine);
+    auto runner_id = RunnerId(config);
+    if (!runner_id.ok()) return runner_id.status();
+    auto sealer = LoadSealer(config);
+    if (!sealer.ok()) return sealer.status();
     auto store = OpenStore(config);
     if (!store.ok()) return store.status();
     store_ = std::move(*store);
-    auto sealer = CredentialSealer::LoadOrCreate(config.state_dir);
-    if (!sealer.ok()) return sealer.status();
     sealer_ = std::make_unique<CredentialSealer>(std::move(*sealer));
     jwks_ = std::make_unique<base::JwksCache>(MakeJwksFetcher(config));
     auth_ = std::make_unique<CallerAuth>(jwks_->AsLookup(), config.audience, base::NowUnixSecs);
@@ -129,8 +147,6 @@ class Service : public ChronoService {
         config.workers > 0 ? config.workers
                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     executor_options.queue_depth = config.queue_depth;
-    auto runner_id = LoadOrCreateRunnerId(config.state_dir);
-    if (!runner_id.ok()) return runner_id.status();
     executor_options.runner_id = *runner_id;
     executor_ = std::make_unique<Executor>(executor_options, engine_.get(), store_.get(),
                                            sealer_.get(), &metrics_);
@@ -160,6 +176,7 @@ class Service : public ChronoService {
     const absl::Status codex = codex_->Availability();
     base::Log(LogLevel::kInfo, "chrono.started", "",
               {{"port", server_->port()},
+               {"replica", *runner_id},
                {"workers", executor_options.workers},
                {"async_enabled", config.async_enabled},
                {"codex_available", codex.ok()},

@@ -17,6 +17,16 @@ struct ServiceConfig {
   // "sqlite:PATH" (default: sqlite:<state_dir>/operations.db), "postgres:URL"
   // or a libpq URI "postgresql://…" (several replicas may share it).
   std::string store;
+  // Names this replica in claimed_by and the log (1-64 of [A-Za-z0-9._-]).
+  // Replicas sharing a store need distinct ids, each stable across its
+  // restarts (a restart settles the runs its previous process left). ""
+  // (default): the id kept in <state_dir>/runner.id, created once.
+  std::string replica_id;
+  // The 32-byte key that seals Agent Keys stored with queued operations, in
+  // a file (0600). Replicas sharing a store need the same key, or one cannot
+  // unseal what another accepted. "" (default): <state_dir>/at-rest.key,
+  // created on first use.
+  std::string sealing_key_file;
   // NyxID's published keys; exactly one of the two is required (fail closed).
   std::string jwks_file;
   std::string jwks_url;

@@ -47,6 +47,11 @@ CREATE INDEX operations_queue ON operations (status, created_at_ms, id);
 -- ExpireOld.
 CREATE INDEX operations_expiry ON operations (expired, expires_at_ms);
 )sql"},
+    // Leases on running operations. Rows running before it have lease 0:
+    // their runner never renews, so the first sweep settles them.
+    {2, R"sql(
+ALTER TABLE operations ADD COLUMN lease_expires_at_ms INTEGER NOT NULL DEFAULT 0;
+)sql"},
 };
 
 // Every SELECT reads, and the insert binds, the columns in this order.
@@ -55,7 +60,7 @@ constexpr const char* kColumns = kOperationColumns;
 const std::string& InsertSql() {
   static const std::string* const sql = new std::string(absl::StrCat(
       "INSERT INTO operations (", kColumns,
-      ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) ",
+      ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) ",
       "ON CONFLICT (owner, idempotency_key_hash) DO NOTHING"));
   return *sql;
 }
@@ -65,17 +70,22 @@ const std::string& InsertSql() {
 constexpr char kUpdate[] =
     "UPDATE operations SET request = ?5, sealed_credentials = ?6, status = ?7, "
     "started_at_ms = ?9, finished_at_ms = ?10, version = ?12, cancel_requested = ?13, "
-    "result = ?14, claimed_by = ?15, expired = ?16 WHERE id = ?1";
+    "result = ?14, claimed_by = ?15, expired = ?16, lease_expires_at_ms = ?17 WHERE id = ?1";
+
+// Enters outcome_uncertain as EnterTerminal does (?1: the status name, ?2: now).
+constexpr char kSetUncertain[] =
+    "UPDATE operations SET status = ?1, finished_at_ms = ?2, version = version + 1, "
+    "request = '', sealed_credentials = X'', lease_expires_at_ms = 0 ";
 
 std::string_view Name(OperationStatus status) { return OperationStatusName(status); }
 
-// The parameters ?1..?16 in kColumns order.
+// The parameters ?1..?17 in kColumns order.
 absl::Status BindRow(Statement& stmt, const Operation& op) {
   return stmt.BindAll({op.id, op.owner, op.idempotency_key_hash, op.fingerprint, op.request,
                        store::Blob(op.sealed_credentials), Name(op.status), op.created_at_ms,
                        op.started_at_ms, op.finished_at_ms, op.expires_at_ms, op.version,
-                       int64_t{op.cancel_requested}, op.result, op.claimed_by,
-                       int64_t{op.expired}});
+                       int64_t{op.cancel_requested}, op.result, op.claimed_by, int64_t{op.expired},
+                       op.lease_expires_at_ms});
 }
 
 absl::StatusOr<Operation> ReadRow(const Statement& stmt) {
@@ -98,6 +108,7 @@ absl::StatusOr<Operation> ReadRow(const Statement& stmt) {
   op.result = stmt.ColumnText(13);
   op.claimed_by = stmt.ColumnText(14);
   op.expired = stmt.ColumnInt64(15) != 0;
+  op.lease_expires_at_ms = stmt.ColumnInt64(16);
   return op;
 }
 
@@ -150,11 +161,11 @@ class SqliteOperationStore final : public OperationStore {
     return ToStoreError(LoadById(db_, id));
   }
 
-  absl::StatusOr<std::optional<Operation>> ClaimNext(const std::string& runner_id,
-                                                     int64_t now_ms) override {
-    if (runner_id.empty()) return absl::InvalidArgumentError("ClaimNext needs a runner id");
+  absl::StatusOr<std::optional<Operation>> ClaimNext(const std::string& runner_id, int64_t now_ms,
+                                                     int64_t lease_ms) override {
+    if (absl::Status s = ValidateLease(runner_id, lease_ms); !s.ok()) return s;
     absl::MutexLock lock(&mu_);
-    return ToStoreError(ClaimNextLocked(runner_id, now_ms));
+    return ToStoreError(ClaimNextLocked(runner_id, now_ms, lease_ms));
   }
 
   absl::StatusOr<Operation> Finish(const std::string& id, OperationStatus status,
@@ -178,14 +189,30 @@ class SqliteOperationStore final : public OperationStore {
       return absl::InvalidArgumentError("MarkRunningUncertain needs a runner id");
     }
     absl::MutexLock lock(&mu_);
-    absl::StatusOr<int64_t> marked = db_.Run(
-        "UPDATE operations SET status = ?1, finished_at_ms = ?2, version = version + 1, "
-        "request = '', sealed_credentials = X'' "
-        "WHERE status = ?3 AND claimed_by = ?4",
-        {Name(OperationStatus::kOutcomeUncertain), now_ms, Name(OperationStatus::kRunning),
-         runner_id});
+    absl::StatusOr<int64_t> marked =
+        db_.Run(absl::StrCat(kSetUncertain, "WHERE status = ?3 AND claimed_by = ?4"),
+                {Name(OperationStatus::kOutcomeUncertain), now_ms, Name(OperationStatus::kRunning),
+                 runner_id});
     if (!marked.ok()) return ToStoreError(marked.status());
     return static_cast<int>(*marked);
+  }
+
+  absl::StatusOr<std::vector<LeaseRenewal>> RenewLeases(const std::string& runner_id,
+                                                        const std::vector<std::string>& ids,
+                                                        int64_t now_ms, int64_t lease_ms) override {
+    if (absl::Status s = ValidateLease(runner_id, lease_ms); !s.ok()) return s;
+    absl::MutexLock lock(&mu_);
+    return ToStoreError(RenewLeasesLocked(runner_id, ids, LeaseEnd(now_ms, lease_ms)));
+  }
+
+  absl::StatusOr<int> SettleExpiredLeases(int64_t now_ms) override {
+    absl::MutexLock lock(&mu_);
+    // One statement: atomic against other processes' renewals and settlements.
+    absl::StatusOr<int64_t> settled = db_.Run(
+        absl::StrCat(kSetUncertain, "WHERE status = ?3 AND lease_expires_at_ms <= ?2"),
+        {Name(OperationStatus::kOutcomeUncertain), now_ms, Name(OperationStatus::kRunning)});
+    if (!settled.ok()) return ToStoreError(settled.status());
+    return static_cast<int>(*settled);
   }
 
   absl::StatusOr<int> ExpireOld(int64_t now_ms, int64_t tombstone_keep_ms) override {
@@ -232,7 +259,7 @@ class SqliteOperationStore final : public OperationStore {
   }
 
   absl::StatusOr<std::optional<Operation>> ClaimNextLocked(const std::string& runner_id,
-                                                           int64_t now_ms)
+                                                           int64_t now_ms, int64_t lease_ms)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     absl::StatusOr<Transaction> tx = Transaction::Begin(db_);
     if (!tx.ok()) return tx.status();
@@ -240,10 +267,32 @@ class SqliteOperationStore final : public OperationStore {
         QueryOne(db_, "WHERE status = ?1 ORDER BY created_at_ms, id LIMIT 1",
                  {Name(OperationStatus::kQueued)});
     if (!next.ok() || !*next) return next;
-    ApplyClaim(**next, runner_id, now_ms);
+    ApplyClaim(**next, runner_id, now_ms, lease_ms);
     if (absl::Status s = Save(db_, **next); !s.ok()) return s;
     if (absl::Status s = tx->Commit(); !s.ok()) return s;
     return next;
+  }
+
+  absl::StatusOr<std::vector<LeaseRenewal>> RenewLeasesLocked(const std::string& runner_id,
+                                                              const std::vector<std::string>& ids,
+                                                              int64_t lease_end)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    absl::StatusOr<Transaction> tx = Transaction::Begin(db_);
+    if (!tx.ok()) return tx.status();
+    std::vector<LeaseRenewal> renewed;
+    for (const std::string& id : ids) {
+      absl::StatusOr<std::optional<Operation>> op =
+          QueryOne(db_, "WHERE id = ?1 AND status = ?2 AND claimed_by = ?3",
+                   {id, Name(OperationStatus::kRunning), runner_id});
+      if (!op.ok()) return op.status();
+      if (!*op) continue;  // no longer this runner's
+      absl::StatusOr<int64_t> updated =
+          db_.Run("UPDATE operations SET lease_expires_at_ms = ?1 WHERE id = ?2", {lease_end, id});
+      if (!updated.ok()) return updated.status();
+      renewed.push_back({id, (*op)->cancel_requested});
+    }
+    if (absl::Status s = tx->Commit(); !s.ok()) return s;
+    return renewed;
   }
 
   // Loads `id`, applies `change` (which returns whether it modified the

@@ -17,6 +17,12 @@ CLI::App* AddServeCommand(CLI::App& app, chrono::ServiceConfig& config) {
       ->required();
   serve->add_option("--store", config.store,
                     "sqlite:PATH (default: in the state dir), postgres:URL or postgresql://…");
+  serve->add_option("--replica-id", config.replica_id,
+                    "This replica's name in claimed_by and the log; distinct per replica on one "
+                    "store, stable across restarts (default: kept in STATE_DIR/runner.id)");
+  serve->add_option("--sealing-key-file", config.sealing_key_file,
+                    "The 32-byte key (a 0600 file) sealing stored Agent Keys; the same file on "
+                    "every replica of one store (default: STATE_DIR/at-rest.key)");
   auto* file = serve->add_option("--jwks-file", config.jwks_file, "NyxID's JWKS document");
   auto* url = serve->add_option("--jwks-url", config.jwks_url, "URL of NyxID's JWKS");
   file->excludes(url);

@@ -3,7 +3,9 @@
 #include <cstdlib>
 
 #include "base/clock.h"
+#include "base/crypto.h"
 #include "base/jws.h"
+#include "chrono/execute_request.h"
 #include "chrono/sqlite_operation_store.h"
 #include "gtest/gtest.h"
 
@@ -20,6 +22,22 @@ T OrDie(absl::StatusOr<T> value, const char* what) {
 }
 
 }  // namespace
+
+Operation NewBashOperation(const std::string& id, const std::string& key, int64_t now_ms,
+                           const std::string& script) {
+  ExecuteRequest request;
+  request.language = sandbox::Language::kBash;
+  request.script = script;
+  Operation op;
+  op.id = id;
+  op.owner = "alice";
+  op.idempotency_key_hash = base::Sha256Hex(key);
+  op.request = CanonicalRequestJson(request);
+  op.fingerprint = base::Sha256Hex(op.request);
+  op.created_at_ms = now_ms;
+  op.expires_at_ms = now_ms + 3600 * 1000;
+  return op;
+}
 
 ExecutorOptions ChronoHarness::DefaultOptions() {
   ExecutorOptions options;

@@ -74,6 +74,12 @@ class ChronoHarness {
   std::unique_ptr<http::Router> router_;
 };
 
+// A fresh queued bash operation of "alice" under Idempotency-Key `key`, the
+// way POST /executions builds one (canonical request, fingerprint, an hour's
+// retention from now_ms).
+Operation NewBashOperation(const std::string& id, const std::string& key, int64_t now_ms,
+                           const std::string& script = "echo durable");
+
 // Parses a response body as JSON (a discarded value when it is not JSON).
 nlohmann::json BodyOf(const http::Response& response);
 

@@ -33,23 +33,6 @@ sandbox::RunSpec BashSpec(const std::string& source) {
   return spec;
 }
 
-// A fresh operation the way POST /executions builds one.
-Operation NewOperation(const std::string& id, const std::string& key, int64_t now_ms,
-                       const std::string& script = "echo durable") {
-  ExecuteRequest request;
-  request.language = sandbox::Language::kBash;
-  request.script = script;
-  Operation op;
-  op.id = id;
-  op.owner = "alice";
-  op.idempotency_key_hash = base::Sha256Hex(key);
-  op.request = CanonicalRequestJson(request);
-  op.fingerprint = base::Sha256Hex(op.request);
-  op.created_at_ms = now_ms;
-  op.expires_at_ms = now_ms + 3600 * 1000;
-  return op;
-}
-
 // RunSync on a detached thread: an executor that never answers must fail the
 // test, not hang it (std::async's future would wait for the thread).
 std::future<absl::StatusOr<sandbox::RunResult>> RunSyncDetached(Executor& executor,
@@ -100,9 +83,17 @@ class GatedStore : public OperationStore {
     return inner_->CreateOrGet(op);
   }
   absl::StatusOr<Operation> Get(const std::string& id) override { return inner_->Get(id); }
-  absl::StatusOr<std::optional<Operation>> ClaimNext(const std::string& runner_id,
-                                                     int64_t now_ms) override {
-    return inner_->ClaimNext(runner_id, now_ms);
+  absl::StatusOr<std::optional<Operation>> ClaimNext(const std::string& runner_id, int64_t now_ms,
+                                                     int64_t lease_ms) override {
+    return inner_->ClaimNext(runner_id, now_ms, lease_ms);
+  }
+  absl::StatusOr<std::vector<LeaseRenewal>> RenewLeases(const std::string& runner_id,
+                                                        const std::vector<std::string>& ids,
+                                                        int64_t now_ms, int64_t lease_ms) override {
+    return inner_->RenewLeases(runner_id, ids, now_ms, lease_ms);
+  }
+  absl::StatusOr<int> SettleExpiredLeases(int64_t now_ms) override {
+    return inner_->SettleExpiredLeases(now_ms);
   }
   absl::StatusOr<Operation> Finish(const std::string& id, OperationStatus status,
                                    const std::string& result, int64_t now_ms) override {
@@ -137,7 +128,7 @@ TEST(Executor, RunsSyncJobsAndDurableOperationsWithTheInjectedClock) {
   ASSERT_TRUE(sync.ok()) << sync.status();
   EXPECT_EQ(sync->stdout_data, "echo sync");
 
-  auto submitted = h.executor().Submit(NewOperation("op_1", "k1", h.clock().Now()));
+  auto submitted = h.executor().Submit(NewBashOperation("op_1", "k1", h.clock().Now()));
   ASSERT_TRUE(submitted.ok()) << submitted.status();
   ASSERT_TRUE(PollUntil([&] { return IsTerminal(h.store().Get("op_1")->status); }));
   Operation done = *h.store().Get("op_1");
@@ -179,10 +170,11 @@ TEST(Executor, StopFailsWaitingSyncRunsWithShuttingDown) {
 TEST(Executor, StartMarksOnlyThisRunnersOperationsUncertain) {
   ChronoHarness h;  // runner id "runner-test"
   for (const char* id : {"op_mine", "op_other"}) {
-    ASSERT_TRUE(h.store().CreateOrGet(NewOperation(id, id, 100)).ok());
+    ASSERT_TRUE(h.store().CreateOrGet(NewBashOperation(id, id, 100)).ok());
   }
-  ASSERT_EQ((*h.store().ClaimNext("runner-test", 200))->id, "op_mine");
-  ASSERT_EQ((*h.store().ClaimNext("runner-elsewhere", 200))->id, "op_other");
+  ASSERT_EQ((*h.store().ClaimNext("runner-test", 200, 60000))->id, "op_mine");
+  ASSERT_EQ((*h.store().ClaimNext("runner-elsewhere", h.clock().Now(), 3600 * 1000))->id,
+            "op_other");
 
   ASSERT_TRUE(h.Start().ok());
   Operation mine = *h.store().Get("op_mine");
@@ -207,7 +199,7 @@ TEST(Executor, SubmitDoesNotHoldTheLockAcrossTheStoreCommit) {
   gated.Hold();
   ASSERT_TRUE(h.Start(&gated).ok());
   auto submit = std::async(std::launch::async, [&] {
-    return h.executor().Submit(NewOperation("op_1", "k1", h.clock().Now()));
+    return h.executor().Submit(NewBashOperation("op_1", "k1", h.clock().Now()));
   });
   ASSERT_TRUE(gated.WaitEntered(1));
   auto probe = std::async(std::launch::async, [&] { return h.executor().queued(); });
@@ -235,11 +227,11 @@ TEST(Executor, ASubmissionBeingCommittedCountsAgainstTheQueueBound) {
   gated.Hold();
   ASSERT_TRUE(h.Start(&gated).ok());
   auto first = std::async(std::launch::async, [&] {
-    return h.executor().Submit(NewOperation("op_1", "k1", h.clock().Now()));
+    return h.executor().Submit(NewBashOperation("op_1", "k1", h.clock().Now()));
   });
   ASSERT_TRUE(gated.WaitEntered(1));
   auto second = std::async(std::launch::async, [&] {
-    return h.executor().Submit(NewOperation("op_2", "k2", h.clock().Now()));
+    return h.executor().Submit(NewBashOperation("op_2", "k2", h.clock().Now()));
   });
   Finally cleanup{[&] {
     gated.Release();
@@ -259,10 +251,10 @@ TEST(Executor, ASubmissionBeingCommittedCountsAgainstTheQueueBound) {
 TEST(Executor, CancellingAQueuedOperationTwiceCountsItOnce) {
   ChronoHarness h;  // one worker, held by op_1
   ASSERT_TRUE(h.Start().ok());
-  ASSERT_TRUE(h.executor().Submit(NewOperation("op_1", "k1", h.clock().Now())).ok());
+  ASSERT_TRUE(h.executor().Submit(NewBashOperation("op_1", "k1", h.clock().Now())).ok());
   ASSERT_TRUE(h.runner().WaitStarted(1));
-  ASSERT_TRUE(h.executor().Submit(NewOperation("op_2", "k2", h.clock().Now())).ok());
-  ASSERT_TRUE(h.executor().Submit(NewOperation("op_3", "k3", h.clock().Now())).ok());
+  ASSERT_TRUE(h.executor().Submit(NewBashOperation("op_2", "k2", h.clock().Now())).ok());
+  ASSERT_TRUE(h.executor().Submit(NewBashOperation("op_3", "k3", h.clock().Now())).ok());
   ASSERT_EQ(h.executor().queued(), 2);
 
   for (int i = 0; i < 2; ++i) {
@@ -280,7 +272,7 @@ TEST(Executor, CancellingAQueuedOperationTwiceCountsItOnce) {
 TEST(Executor, CancelKillsARunningOperation) {
   ChronoHarness h;
   ASSERT_TRUE(h.Start().ok());
-  ASSERT_TRUE(h.executor().Submit(NewOperation("op_1", "k1", h.clock().Now())).ok());
+  ASSERT_TRUE(h.executor().Submit(NewBashOperation("op_1", "k1", h.clock().Now())).ok());
   ASSERT_TRUE(h.runner().WaitStarted(1));
   ASSERT_TRUE(PollUntil([&] { return h.store().Get("op_1")->status == S::kRunning; }));
   auto flagged = h.executor().Cancel("op_1");

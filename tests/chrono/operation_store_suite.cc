@@ -24,7 +24,8 @@ Operation OperationStoreSuite::Create(const Operation& op) {
 }
 
 Operation OperationStoreSuite::Claim(const std::string& runner_id, int64_t now_ms) {
-  absl::StatusOr<std::optional<Operation>> claimed = store_->ClaimNext(runner_id, now_ms);
+  absl::StatusOr<std::optional<Operation>> claimed =
+      store_->ClaimNext(runner_id, now_ms, kTestLeaseMs);
   EXPECT_TRUE(claimed.ok()) << claimed.status();
   if (!claimed.ok() || !claimed->has_value()) {
     ADD_FAILURE() << "nothing to claim";
@@ -144,7 +145,8 @@ TEST_P(OperationStoreSuite, ClaimNextTakesTheOldestQueuedThenTheSmallerId) {
   Create(NewOperation("op_b", "alice", "k2", /*created_at_ms=*/100));
   Create(NewOperation("op_z", "alice", "k3", /*created_at_ms=*/200));
   Create(NewOperation("op_a", "bob", "k4", /*created_at_ms=*/200));
-  EXPECT_EQ(store_->ClaimNext("", 1).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->ClaimNext("", 1, kTestLeaseMs).status().code(),
+            absl::StatusCode::kInvalidArgument);
   std::vector<std::string> order;
   for (int i = 0; i < 4; ++i) {
     Operation op = Claim("runner-1", 5000 + i);
@@ -152,12 +154,13 @@ TEST_P(OperationStoreSuite, ClaimNextTakesTheOldestQueuedThenTheSmallerId) {
     EXPECT_EQ(op.started_at_ms, 5000 + i);
     EXPECT_EQ(op.claimed_by, "runner-1");
     EXPECT_EQ(op.version, 2);
+    EXPECT_EQ(op.lease_expires_at_ms, 5000 + i + kTestLeaseMs);
     EXPECT_FALSE(op.request.empty());  // the runner needs it
     ExpectSameOperation(*store_->Get(op.id), op);
     order.push_back(op.id);
   }
   EXPECT_EQ(order, (std::vector<std::string>{"op_b", "op_a", "op_z", "op_c"}));
-  absl::StatusOr<std::optional<Operation>> none = store_->ClaimNext("runner-1", 6000);
+  absl::StatusOr<std::optional<Operation>> none = store_->ClaimNext("runner-1", 6000, kTestLeaseMs);
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_FALSE(none->has_value());
 }
@@ -174,7 +177,8 @@ TEST_P(OperationStoreSuite, ConcurrentClaimsHandOutEachOperationOnce) {
     threads.emplace_back([&, r] {
       start.arrive_and_wait();
       for (;;) {
-        absl::StatusOr<std::optional<Operation>> op = store_->ClaimNext(absl::StrCat("r", r), 1);
+        absl::StatusOr<std::optional<Operation>> op =
+            store_->ClaimNext(absl::StrCat("r", r), 1, kTestLeaseMs);
         if (!op.ok() || !op->has_value()) {
           EXPECT_TRUE(op.ok()) << op.status();
           return;
@@ -238,7 +242,7 @@ TEST_P(OperationStoreSuite, CancelQueuedIsTerminalAtOnce) {
   EXPECT_EQ(cancelled->sealed_credentials, "");
   EXPECT_EQ(cancelled->version, 2);
   ExpectSameOperation(*store_->Get("op_1"), *cancelled);
-  EXPECT_FALSE(store_->ClaimNext("r", 1300)->has_value());  // never runs
+  EXPECT_FALSE(store_->ClaimNext("r", 1300, kTestLeaseMs)->has_value());  // never runs
 }
 
 TEST_P(OperationStoreSuite, CancelRunningOnlyFlagsTheRunner) {
@@ -284,6 +288,7 @@ TEST_P(OperationStoreSuite, MarkRunningUncertainOnlyTouchesTheRunnersOperations)
   EXPECT_EQ(uncertain.version, 3);
   EXPECT_EQ(uncertain.request, "");  // terminal: payloads go
   EXPECT_EQ(uncertain.sealed_credentials, "");
+  EXPECT_EQ(uncertain.lease_expires_at_ms, 0);
   ExpectSameOperation(*store_->Get("op_2"), other);
   ExpectSameOperation(*store_->Get("op_3"), finished);
   EXPECT_EQ(store_->Get("op_4")->status, S::kQueued);

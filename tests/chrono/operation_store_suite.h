@@ -11,6 +11,9 @@
 
 namespace aevatar::chrono {
 
+// The lease the suite's claims take (the stores take any positive length).
+inline constexpr int64_t kTestLeaseMs = 10000;
+
 // Returns a fresh, empty store; each call is independent of the others. It
 // may GTEST_SKIP() (and return null) when its backend is not installed.
 using OperationStoreFactory = std::function<std::unique_ptr<OperationStore>()>;
@@ -20,6 +23,9 @@ using OperationStoreFactory = std::function<std::unique_ptr<OperationStore>()>;
 //
 //   INSTANTIATE_TEST_SUITE_P(Sqlite, OperationStoreSuite,
 //                            ::testing::Values(OperationStoreFactory(MakeSqlite)));
+//
+// The cases live in operation_store_suite.cc (operations, idempotency,
+// cancel, retention) and operation_store_lease_suite.cc (leases).
 class OperationStoreSuite : public ::testing::TestWithParam<OperationStoreFactory> {
  protected:
   void SetUp() override;

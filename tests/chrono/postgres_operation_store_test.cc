@@ -77,20 +77,59 @@ TEST_F(PostgresReplicas, EachStoreSeesTheOthersWritesAndSealedBytesStayAsTheyAre
   op.sealed_credentials = std::string("\0\x01\xff sealed", 10);
   ASSERT_TRUE(a_->CreateOrGet(op).ok());
   ExpectSameOperation(*b_->Get("op_1"), op);
-  absl::StatusOr<std::optional<Operation>> claimed = b_->ClaimNext("runner-b", 10);
+  absl::StatusOr<std::optional<Operation>> claimed = b_->ClaimNext("runner-b", 10, kTestLeaseMs);
   ASSERT_TRUE(claimed.ok() && claimed->has_value()) << claimed.status();
-  EXPECT_FALSE(a_->ClaimNext("runner-a", 11)->has_value());  // handed out once
+  EXPECT_FALSE(a_->ClaimNext("runner-a", 11, kTestLeaseMs)->has_value());  // handed out once
   EXPECT_TRUE(a_->RequestCancel("op_1", 12)->cancel_requested);
   EXPECT_TRUE(b_->Get("op_1")->cancel_requested);
   EXPECT_EQ(a_->MarkRunningUncertain("runner-a", 13).value_or(-1), 0);  // not a's run
   EXPECT_EQ(b_->Finish("op_1", S::kCancelled, "{}", 14)->status, S::kCancelled);
 }
 
+TEST_F(PostgresReplicas, ARenewalRacingASettlerEitherKeepsTheRunOrLosesItNeverBoth) {
+  constexpr int kRounds = 30;
+  for (int i = 0; i < kRounds; ++i) {
+    const std::string id = absl::StrCat("op_", i);
+    ASSERT_TRUE(a_->CreateOrGet(NewOperation(id, "o", id)).ok());
+    ASSERT_TRUE(a_->ClaimNext("runner-a", 0, kTestLeaseMs).ok());
+  }
+  // Every lease ends at kTestLeaseMs: replica a renews each at that instant
+  // while replica b settles lapsed leases at the same instant.
+  std::vector<bool> kept(kRounds, false);
+  std::latch start(2);
+  std::thread renewer([&] {
+    start.arrive_and_wait();
+    for (int i = 0; i < kRounds; ++i) {
+      absl::StatusOr<std::vector<LeaseRenewal>> renewed =
+          a_->RenewLeases("runner-a", {absl::StrCat("op_", i)}, kTestLeaseMs, kTestLeaseMs);
+      ASSERT_TRUE(renewed.ok()) << renewed.status();
+      kept[i] = renewed->size() == 1;
+    }
+  });
+  std::thread settler([&] {
+    start.arrive_and_wait();
+    for (int i = 0; i < kRounds; ++i) ASSERT_TRUE(b_->SettleExpiredLeases(kTestLeaseMs).ok());
+  });
+  renewer.join();
+  settler.join();
+  for (int i = 0; i < kRounds; ++i) {
+    const Operation op = *b_->Get(absl::StrCat("op_", i));
+    // Whoever got the row first decided: a renewed run is running with the
+    // new lease; a lost one is settled and the runner was told.
+    if (kept[i]) {
+      EXPECT_EQ(op.status, S::kRunning) << i;
+      EXPECT_EQ(op.lease_expires_at_ms, 2 * kTestLeaseMs) << i;
+    } else {
+      EXPECT_EQ(op.status, S::kOutcomeUncertain) << i;
+    }
+  }
+}
+
 TEST_F(PostgresReplicas, ExpiryRunsOnOneReplicaAtATime) {
   Operation op = NewOperation("op_1", "o", "k");
   op.expires_at_ms = 100;
   ASSERT_TRUE(a_->CreateOrGet(op).ok());
-  ASSERT_TRUE(a_->ClaimNext("r", 10).ok());
+  ASSERT_TRUE(a_->ClaimNext("r", 10, kTestLeaseMs).ok());
   ASSERT_TRUE(a_->Finish("op_1", S::kSucceeded, "{}", 20).ok());
   // Another replica's sweep holds the expiry lock: this one expires nothing.
   absl::StatusOr<std::unique_ptr<store::PgPool>> other = store::PgPool::Connect(url_);
@@ -148,7 +187,7 @@ TEST(PostgresOperationStore, TwoStoresMigratingOneEmptyDatabaseAtOnceBothSucceed
     ASSERT_TRUE(stores[1].ok()) << stores[1].status();
     absl::StatusOr<std::unique_ptr<store::PgPool>> pool = store::PgPool::Connect(url);
     ASSERT_TRUE(pool.ok());
-    EXPECT_EQ(store::PgSchemaVersion(**pool, "chrono").value_or(-1), 1);
+    EXPECT_EQ(store::PgSchemaVersion(**pool, "chrono").value_or(-1), 2);
     ASSERT_TRUE((*stores[0])->CreateOrGet(NewOperation("op_1", "o", "k")).ok());
     EXPECT_TRUE((*stores[1])->Get("op_1").ok());
   }

@@ -66,8 +66,8 @@ TEST(SqliteOperationStore, ReopenFindsQueuedRunningAndFinished) {
           NewOperation("op_q", "o", "k3", 3)}) {
       ASSERT_TRUE(store->CreateOrGet(op).ok());
     }
-    ASSERT_TRUE(store->ClaimNext("runner-a", 10).ok());  // op_f
-    running = **store->ClaimNext("runner-a", 11);        // op_r
+    ASSERT_TRUE(store->ClaimNext("runner-a", 10, kTestLeaseMs).ok());  // op_f
+    running = **store->ClaimNext("runner-a", 11, kTestLeaseMs);        // op_r
     finished = *store->Finish("op_f", S::kSucceeded, R"({"stdout":"1\n"})", 12);
     queued = *store->Get("op_q");
   }
@@ -105,7 +105,7 @@ int ReadByte(int fd) {
       _exit(3);
   }
   for (int i = 0; i < 4; ++i) {
-    if (!(*store)->ClaimNext("child", 100).ok()) _exit(4);
+    if (!(*store)->ClaimNext("child", 100, kTestLeaseMs).ok()) _exit(4);
   }
   for (int i = 0; i < 2; ++i) {
     if (!(*store)->Finish(absl::StrCat("op_", i), S::kSucceeded, "{\"n\":1}", 200).ok()) _exit(5);

@@ -2,6 +2,7 @@
 // cluster (tests/testing/postgres_cluster.h), two instances sharing one
 // database, and an unreachable database at start.
 #include "chrono_client.h"
+#include "chrono_replica_set.h"
 #include "gtest/gtest.h"
 #include "testing/loopback_port.h"
 #include "testing/postgres_cluster.h"
@@ -9,12 +10,6 @@
 
 namespace aevatar::testing {
 namespace {
-
-// Skips the test when PostgreSQL's server is not installed (scripts/setup
-// installs it); fails it when the private cluster did not start.
-#define SKIP_WITHOUT_POSTGRES()                                                              \
-  if (!SharedPostgresCluster().installed()) GTEST_SKIP() << SharedPostgresCluster().error(); \
-  ASSERT_TRUE(SharedPostgresCluster().ok()) << SharedPostgresCluster().error()
 
 TEST(ChronoOnPostgres, TwoInstancesOnOneDatabaseShareOperationsAndIdempotency) {
   SKIP_WITHOUT_POSTGRES();

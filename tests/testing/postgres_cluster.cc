@@ -97,48 +97,64 @@ bool PostgresCluster::InitDb() {
 }
 
 bool PostgresCluster::Start() {
-  const std::string log = dir_ + "/logs/postgres.log";
   for (int attempt = 0; attempt < 3; ++attempt) {
-    const uint16_t port = FreeLoopbackPort();
-    const std::string command =
-        ServerCommand("postgres -D " + Quoted(dir_ + "/data") + " -p " + std::to_string(port) +
-                      " -k " + Quoted(dir_) +
-                      " -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off"
-                      " -c full_page_writes=off -c max_connections=200");
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      if (fd >= 0) {
-        ::dup2(fd, 1);
-        ::dup2(fd, 2);
-      }
-      // exec, so the server (setpriv execs it in turn) keeps this pid.
-      const std::string exec_command = "exec " + command;
-      ::execl("/bin/sh", "sh", "-c", exec_command.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
+    if (Launch(FreeLoopbackPort())) return true;
+  }
+  error_ = "postgres did not start: " + ReadProcFile(dir_ + "/logs/postgres.log");
+  return false;
+}
+
+bool PostgresCluster::Launch(uint16_t port) {
+  const std::string log = dir_ + "/logs/postgres.log";
+  const std::string command =
+      ServerCommand("postgres -D " + Quoted(dir_ + "/data") + " -p " + std::to_string(port) +
+                    " -k " + Quoted(dir_) +
+                    " -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off"
+                    " -c full_page_writes=off -c max_connections=200");
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
     }
-    if (pid < 0) break;
-    bool exited = false;
-    const std::string probe =
-        bin_dir_ + "/pg_isready -q -h 127.0.0.1 -p " + std::to_string(port) + " -U " + kSuperuser;
-    const bool ready = PollUntil([&] {
-      if (::waitpid(pid, nullptr, WNOHANG) == pid) {  // it exited: the port was taken
-        exited = true;
-        return true;
-      }
-      return std::system(probe.c_str()) == 0;
-    });
-    if (ready && !exited) {
-      pid_ = pid;
-      port_ = port;
+    // exec, so the server (setpriv execs it in turn) keeps this pid.
+    const std::string exec_command = "exec " + command;
+    ::execl("/bin/sh", "sh", "-c", exec_command.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  if (pid < 0) return false;
+  bool exited = false;
+  const std::string probe =
+      bin_dir_ + "/pg_isready -q -h 127.0.0.1 -p " + std::to_string(port) + " -U " + kSuperuser;
+  const bool ready = PollUntil([&] {
+    if (::waitpid(pid, nullptr, WNOHANG) == pid) {  // it exited: the port was taken
+      exited = true;
       return true;
     }
-    if (!exited) {  // neither ready nor gone: stop it before retrying
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
+    return std::system(probe.c_str()) == 0;
+  });
+  if (ready && !exited) {
+    pid_ = pid;
+    port_ = port;
+    return true;
   }
-  error_ = "postgres did not start: " + ReadProcFile(log);
+  if (!exited) {  // neither ready nor gone: stop it before retrying
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
+  return false;
+}
+
+bool PostgresCluster::Restart() {
+  if (pid_ <= 0) return false;
+  ::kill(pid_, SIGINT);  // fast shutdown: every session is cut
+  ::waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (Launch(port_)) return true;
+  }
+  error_ = "postgres did not restart: " + ReadProcFile(dir_ + "/logs/postgres.log");
   return false;
 }
 

@@ -40,9 +40,15 @@ class PostgresCluster {
   std::string CreateDatabase();
   // The URI of database `name` on this cluster.
   std::string Url(const std::string& name) const;
+  // Stops the server (fast shutdown: every session is cut) and starts it
+  // again on the same port, keeping the data. False, with error(), when it
+  // does not come back.
+  bool Restart();
 
  private:
   bool Start();
+  // Starts the server on `port` and waits until it accepts connections.
+  bool Launch(uint16_t port);
   bool InitDb();
   // A server binary's name and arguments ("initdb -D …") as a shell command
   // that runs it as the postgres user when this process is root.
