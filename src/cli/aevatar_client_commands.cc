@@ -95,6 +95,9 @@ CLI::App* AddExecCommand(CLI::App& app, ClientOptions& options) {
   code->excludes(file);
   exec->add_option("--stdin-file", options.stdin_file, "Feed this file to the program's stdin");
   exec->add_option("--timeout-secs", options.timeout_secs, "1..600 (default 180)");
+  exec->add_option("--runtime", options.runtime,
+                   "A runtime environment the operator offers (see `aevatar tools`); default: the "
+                   "language's own");
   return exec;
 }
 
@@ -106,6 +109,7 @@ int RunExecCommand(const ClientOptions& options) {
   }
   if (source.empty()) return Fail("give the program with -c CODE or --file PATH", kBadArguments);
   body["source"] = source;
+  if (!options.runtime.empty()) body["runtime"] = options.runtime;
   if (!options.stdin_file.empty()) {
     std::string input;
     if (!ReadWholeFile(options.stdin_file, input)) {

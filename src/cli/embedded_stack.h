@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "sandbox/runtime_env.h"
 
 namespace aevatar::cli {
 
@@ -35,6 +37,9 @@ struct EmbeddedStackOptions {
   std::string state_dir = ".state";
   uint16_t port_base = 8080;  // nyxid = base, chrono-sandbox = base+1, aevatar = base+2
   LlmUpstreamOptions llm;
+  // Runtime environments chrono-sandbox mounts for the calls that choose
+  // them, and aevatar advertises (names and languages).
+  std::vector<sandbox::RuntimeEnv> runtimes;
 };
 
 struct EmbeddedStackInfo {
