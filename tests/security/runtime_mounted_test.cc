@@ -19,32 +19,39 @@ namespace fs = std::filesystem;
 using RuntimeMounted = SecurityTest;
 
 TEST_F(RuntimeMounted, WritesIntoEveryRuntimeRootFailAndTheHostRootIsUnchanged) {
-  for (const char* name : kRuntimeNames) {
-    SCOPED_TRACE(name);
-    const std::string root = RuntimeRoot(name);
+  // The same shell script, fed on stdin to a bash that each runtime's own
+  // language starts (the runtime is mounted for every process of the run).
+  const std::vector<Program> launchers = {
+      {Language::kBash, "exec /bin/bash -s", "sec-sh"},
+      {Language::kPython, "import subprocess\nsubprocess.run(['/bin/bash', '-s'])", "sec-py"},
+      {Language::kJavaScript,
+       "require('child_process').execFileSync('/bin/bash', ['-s'], {stdio: 'inherit'})", "sec-js"},
+  };
+  for (const Program& launcher : launchers) {
+    SCOPED_TRACE(launcher.runtime);
+    const std::string root = RuntimeRoot(launcher.runtime);
     ASSERT_FALSE(root.empty());
     const std::string marker = UniqueMarker("planted");
-    const std::string dir = std::string("/opt/runtimes/") + name;
-    const Program writer = {Language::kBash,
-                            "for d in " + dir + " " + dir + "/bin " + dir + "/lib " + dir +
-                                "/node_modules " +
-                                "/opt/runtimes /opt /; do\n"
-                                "  [ -d \"$d\" ] || continue\n"
-                                "  if ( : > \"$d/" +
-                                marker +
-                                "\" ) 2>/dev/null; then echo \"$d CREATED\"; "
-                                "else echo \"$d refused\"; fi\n"
-                                "done\n"
-                                "mkdir " +
-                                dir + "/" + marker +
-                                " 2>/dev/null && echo MKDIR\n"
-                                "mv " +
-                                dir +
-                                "/* /tmp/ 2>/dev/null && echo MOVED\n"
-                                "rm -rf " +
-                                dir + "/* 2>/dev/null; ls " + dir + " | wc -l\n",
-                            name == std::string("sec-sh") ? name : ""};
-    RunResult r = Run(writer);
+    const std::string dir = "/opt/runtimes/" + launcher.runtime;
+    const std::string script = "for d in " + dir + " " + dir + "/bin " + dir + "/lib " + dir +
+                               "/node_modules " +
+                               "/opt/runtimes /opt /; do\n"
+                               "  [ -d \"$d\" ] || continue\n"
+                               "  if ( : > \"$d/" +
+                               marker +
+                               "\" ) 2>/dev/null; then echo \"$d CREATED\"; "
+                               "else echo \"$d refused\"; fi\n"
+                               "done\n"
+                               "mkdir " +
+                               dir + "/" + marker +
+                               " 2>/dev/null && echo MKDIR\n"
+                               "mv " +
+                               dir +
+                               "/* /tmp/ 2>/dev/null && echo MOVED\n"
+                               "rm -rf " +
+                               dir + "/* 2>/dev/null; ls " + dir + " | wc -l\n";
+    RunResult r = Run(launcher, QuickLimits(), script);
+    EXPECT_NE(r.stdout_data.find(dir + " refused"), std::string::npos) << Describe(r);
     EXPECT_EQ(r.stdout_data.find("CREATED"), std::string::npos) << Describe(r);
     EXPECT_EQ(r.stdout_data.find("MKDIR"), std::string::npos) << Describe(r);
     EXPECT_EQ(r.stdout_data.find("MOVED"), std::string::npos) << Describe(r);
