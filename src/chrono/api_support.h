@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "chrono/http_api.h"
@@ -30,6 +31,10 @@ struct RequestNote {
 http::Response Problem(const absl::Status& status, RequestNote& note);
 
 http::Response Json(int status, const nlohmann::json& body);
+
+// The runtime environments a request may choose (HttpApiDeps::runtimes, or
+// none).
+const std::vector<sandbox::RuntimeEnv>& DeclaredRuntimes(const ApiContext& ctx);
 
 // An Idempotency-Key header is 1..255 characters.
 inline constexpr size_t kMaxIdempotencyKeyLength = 255;

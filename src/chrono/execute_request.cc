@@ -16,9 +16,9 @@ absl::Status WrongType(const char* field, const char* expected) {
   return BadRequest("INVALID_FIELD_TYPE", std::string("field '") + field + "' must be " + expected);
 }
 
-}  // namespace
-
-absl::StatusOr<ExecuteRequest> ParseExecuteRequest(std::string_view body) {
+// `runtimes` null: the runtime's name is not checked (a stored request).
+absl::StatusOr<ExecuteRequest> Parse(std::string_view body,
+                                     const std::vector<sandbox::RuntimeEnv>* runtimes) {
   nlohmann::json json = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) return BadRequest("MALFORMED_JSON", "the body is not valid JSON");
   if (!json.is_object()) return BadRequest("INVALID_REQUEST", "the body must be a JSON object");
@@ -43,6 +43,19 @@ absl::StatusOr<ExecuteRequest> ParseExecuteRequest(std::string_view body) {
   if (!script->is_string()) return WrongType("script", "a string");
   request.script = script->get<std::string>();
   if (request.script.empty()) return BadRequest("SCRIPT_MISSING", "field 'script' is empty");
+
+  if (auto runtime = json.find("runtime"); runtime != json.end() && !runtime->is_null()) {
+    if (!runtime->is_string()) return WrongType("runtime", "a string");
+    request.runtime = runtime->get<std::string>();
+    if (request.runtime.empty()) {
+      return BadRequest("UNKNOWN_RUNTIME",
+                        "field 'runtime' is empty; leave it out for the language's default");
+    }
+    if (runtimes != nullptr) {
+      auto env = sandbox::ResolveRuntime(*runtimes, request.language, request.runtime);
+      if (!env.ok()) return env.status();
+    }
+  }
 
   if (auto in = json.find("stdin"); in != json.end() && !in->is_null()) {
     if (!in->is_string()) return WrongType("stdin", "a string");
@@ -71,6 +84,13 @@ absl::StatusOr<ExecuteRequest> ParseExecuteRequest(std::string_view body) {
   return request;
 }
 
+}  // namespace
+
+absl::StatusOr<ExecuteRequest> ParseExecuteRequest(
+    std::string_view body, const std::vector<sandbox::RuntimeEnv>& runtimes) {
+  return Parse(body, &runtimes);
+}
+
 std::string CanonicalRequestJson(const ExecuteRequest& request) {
   nlohmann::json env = nlohmann::json::object();
   for (const auto& var : request.env) env[var.name] = var.value;
@@ -82,16 +102,18 @@ std::string CanonicalRequestJson(const ExecuteRequest& request) {
       {"env", env},
       {"timeout_secs", request.timeout_secs},
   };
+  if (!request.runtime.empty()) json["runtime"] = request.runtime;
   return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 absl::StatusOr<ExecuteRequest> ParseCanonicalRequest(std::string_view canonical) {
-  return ParseExecuteRequest(canonical);
+  return Parse(canonical, nullptr);
 }
 
 sandbox::RunSpec ToRunSpec(const ExecuteRequest& request) {
   sandbox::RunSpec spec;
   spec.language = request.language;
+  spec.runtime = request.runtime;
   spec.source = request.script;
   spec.stdin_data = request.stdin_data;
   spec.env = request.env;

@@ -111,7 +111,7 @@ http::Response HandleSubmit(const ApiContext& ctx, http::Request& request, Reque
                             "durable execution is disabled on this executor", 503),
                    note);
   }
-  auto parsed = ParseExecuteRequest(request.body);
+  auto parsed = ParseExecuteRequest(request.body, DeclaredRuntimes(ctx));
   if (!parsed.ok()) return Problem(parsed.status(), note);
 
   const int64_t now = ctx.deps.now();

@@ -17,6 +17,11 @@ http::Response Problem(const absl::Status& status, RequestNote& note) {
   return http::ProblemResponse(status, note.diagnostic_id);
 }
 
+const std::vector<sandbox::RuntimeEnv>& DeclaredRuntimes(const ApiContext& ctx) {
+  static const std::vector<sandbox::RuntimeEnv> kNone;
+  return ctx.deps.runtimes != nullptr ? *ctx.deps.runtimes : kNone;
+}
+
 http::Response Json(int status, const nlohmann::json& body) {
   return http::JsonResponse(status,
                             body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
@@ -30,7 +35,7 @@ using RouteHandler = http::Response (*)(const ApiContext&, http::Request&, Reque
 http::Response HandleExecute(const ApiContext& ctx, http::Request& request, RequestNote& note) {
   auto caller = ctx.deps.auth->Authenticate(request, {kExecuteScope});
   if (!caller.ok()) return Problem(caller.status(), note);
-  auto parsed = ParseExecuteRequest(request.body);
+  auto parsed = ParseExecuteRequest(request.body, DeclaredRuntimes(ctx));
   if (!parsed.ok()) return Problem(parsed.status(), note);
   sandbox::RunSpec spec = ToRunSpec(*parsed);
   spec.server_env = ServerEnvFor(*caller, ctx.options.nyxid_base_url);
@@ -69,6 +74,12 @@ http::Response HandleReady(const ApiContext& ctx, http::Request&, RequestNote& n
                      : absl::UnavailableError("the managed Codex runner is not configured");
   body["codex"] = {{"available", codex.ok()}};
   if (!codex.ok()) body["codex"]["reason"] = std::string(codex.message());
+  // Names and languages only: a root is the operator's host path.
+  body["runtimes"] = nlohmann::json::array();
+  for (const sandbox::RuntimeEnv& env : DeclaredRuntimes(ctx)) {
+    body["runtimes"].push_back(
+        {{"name", env.name}, {"language", sandbox::LanguageName(env.language)}});
+  }
   return Json(200, body);
 }
 

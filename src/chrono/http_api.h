@@ -13,6 +13,7 @@
 #include "chrono/metrics.h"
 #include "chrono/operation_store.h"
 #include "http/router.h"
+#include "sandbox/runtime_env.h"
 
 namespace aevatar::chrono {
 
@@ -37,6 +38,9 @@ struct HttpApiDeps {
   // POST /codex/execute is 503 CODEX_RUNNER_UNAVAILABLE.
   CodexRunner* codex = nullptr;
   CodexAttachRegistry* codex_attach = nullptr;
+  // The declared runtime environments a request may choose (the engine's);
+  // null: none.
+  const std::vector<sandbox::RuntimeEnv>* runtimes = nullptr;
 };
 
 // The executor's HTTP API (DESIGN §5):

@@ -56,6 +56,12 @@ base::JwksCache::Fetcher MakeJwksFetcher(const ServiceConfig& config) {
   };
 }
 
+sandbox::EngineOptions EngineOptionsFor(const ServiceConfig& config) {
+  sandbox::EngineOptions options;
+  options.runtimes = config.runtimes;
+  return options;
+}
+
 absl::StatusOr<std::unique_ptr<OperationStore>> OpenStore(const ServiceConfig& config) {
   std::string spec =
       config.store.empty() ? "sqlite:" + config.state_dir + "/operations.db" : config.store;
@@ -127,7 +133,7 @@ class Service : public ChronoService {
     }
     if (absl::Status st = os::MakeDirectories(config.state_dir, 0700); !st.ok()) return st;
 
-    auto engine = sandbox::Engine::Create();
+    auto engine = sandbox::Engine::Create(EngineOptionsFor(config));
     if (!engine.ok()) return engine.status();
     engine_ = std::move(*engine);
     auto runner_id = RunnerId(config);
@@ -162,6 +168,7 @@ class Service : public ChronoService {
                      sealer_.get(), &metrics_,       SelfCheck()};
     deps.codex = codex_.get();
     deps.codex_attach = codex_attach_.get();
+    deps.runtimes = &engine_->options().runtimes;
     router_ = BuildHttpApi({config.async_enabled, config.nyxid_base_url, retention_ms}, deps);
     http::ServerOptions server_options;
     server_options.host = listen->first;

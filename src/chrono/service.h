@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "http/service_tls.h"
+#include "sandbox/runtime_env.h"
 
 namespace aevatar::chrono {
 
@@ -46,6 +47,10 @@ struct ServiceConfig {
   std::string codex_backend = "gvisor";  // gvisor | native
   std::string codex_model;               // the model name Codex asks the route for
   int codex_max_concurrent = 8;          // runs at once; past it 429 CODEX_RUNNER_BUSY
+  // Runtime environments a request may choose by name (`runtime`), each a
+  // host root mounted read-only into the runs that choose it; checked at
+  // start-up (sandbox::CheckRuntimes). Readiness lists names and languages.
+  std::vector<sandbox::RuntimeEnv> runtimes;
 };
 
 // A running executor: HTTP server, worker pool, store and expiry sweeper.

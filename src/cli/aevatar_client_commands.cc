@@ -95,6 +95,9 @@ CLI::App* AddExecCommand(CLI::App& app, ClientOptions& options) {
   code->excludes(file);
   exec->add_option("--stdin-file", options.stdin_file, "Feed this file to the program's stdin");
   exec->add_option("--timeout-secs", options.timeout_secs, "1..600 (default 180)");
+  exec->add_option("--runtime", options.runtime,
+                   "A runtime environment the operator offers (see `aevatar tools`); default: the "
+                   "language's own");
   return exec;
 }
 
@@ -106,6 +109,7 @@ int RunExecCommand(const ClientOptions& options) {
   }
   if (source.empty()) return Fail("give the program with -c CODE or --file PATH", kBadArguments);
   body["source"] = source;
+  if (!options.runtime.empty()) body["runtime"] = options.runtime;
   if (!options.stdin_file.empty()) {
     std::string input;
     if (!ReadWholeFile(options.stdin_file, input)) {
@@ -131,6 +135,20 @@ CLI::App* AddReadinessCommand(CLI::App& app, ClientOptions& options) {
   return readiness;
 }
 
+namespace {
+
+// "  runtimes: NAME (LANGUAGE), …" when `document` lists runtime environments.
+void PrintRuntimes(const nlohmann::json& document) {
+  std::string line;
+  for (const auto& runtime : base::ArrayOrEmpty(document, "runtimes")) {
+    line += (line.empty() ? "" : ", ") + base::StringOr(runtime, "name", "") + " (" +
+            base::StringOr(runtime, "language", "") + ")";
+  }
+  if (!line.empty()) std::cout << "  runtimes: " << line << "\n";
+}
+
+}  // namespace
+
 int RunReadinessCommand(const ClientOptions& options) {
   if (options.capability != "code_execute" && options.capability != "codex_exec") {
     return Fail("unknown capability '" + options.capability + "'", kBadArguments);
@@ -144,6 +162,7 @@ int RunReadinessCommand(const ClientOptions& options) {
   const bool ready = base::BoolOr(readiness, "ready", false);
   std::cout << options.capability << ": "
             << (ready ? "ready" : base::StringOr(readiness, "code", "not ready")) << "\n";
+  PrintRuntimes(readiness);
   if (!ready) {
     std::cout << "remediation: " << base::StringOr(readiness, "remediation", "") << "\n"
               << "diagnostic id: " << base::StringOr(readiness, "diagnostic_id", "") << "\n";
@@ -167,6 +186,7 @@ int RunToolsCommand(const ClientOptions& options) {
     std::cout << base::StringOr(tool, "name", "") << " ("
               << base::StringOr(tool, "capability_class", "") << ")\n  "
               << base::StringOr(tool, "description", "") << "\n";
+    PrintRuntimes(tool);
   }
   return 0;
 }

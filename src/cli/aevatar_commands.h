@@ -34,6 +34,7 @@ struct ClientOptions {
   std::string file;
   std::string stdin_file;
   int timeout_secs = 180;
+  std::string runtime;  // a runtime environment's name; "": the language's default
   // readiness
   std::string capability = "code_execute";
 };

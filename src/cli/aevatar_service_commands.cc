@@ -6,6 +6,7 @@
 #include "cli/aevatar_commands.h"
 #include "cli/config_file.h"
 #include "cli/embedded_stack.h"
+#include "cli/runtime_flag.h"
 #include "cli/tls_flags.h"
 #include "cli/wait_for_signal.h"
 
@@ -31,6 +32,7 @@ CLI::App* AddUpCommand(CLI::App& app, UpOptions& options) {
   up->add_option("--store", options.store,
                  "sqlite (default) or postgresql://…: aevatar's and chrono-sandbox's state in "
                  "one shared database (NyxID stays in the state directory)");
+  AddRuntimeFlag(up, [&options](sandbox::RuntimeEnv env) { options.runtimes.push_back(env); });
   return up;
 }
 
@@ -107,6 +109,12 @@ CLI::App* AddAevatarServeCommand(CLI::App& app, orchestrator::ServiceConfig& con
                     "Managed codex_exec request deadline (default 300000)");
   serve->add_option("--managed-client-deadline-ms", config.managed_client_deadline_ms,
                     "NyxID client bound on a managed request (default 330000)");
+  AddRuntimeFlag(
+      serve,
+      [&config](sandbox::RuntimeEnv env) {
+        config.runtimes.push_back({env.name, std::string(sandbox::LanguageName(env.language))});
+      },
+      /*root_required=*/false);
   AddConfigFlag(serve, "aevatar");
   return serve;
 }

@@ -38,6 +38,8 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   run->add_option("--cpu-secs", options.cpu_secs, "CPU seconds per process (default: timeout)");
   run->add_option("--env", options.env, "NAME=VALUE passed to the program (repeatable)");
   run->add_option("--backend", options.backend, "native (default) or gvisor");
+  run->add_option("--runtime", options.runtime,
+                  "Run in this runtime environment, NAME=LANGUAGE:ROOT (ROOT mounted read-only)");
   run->add_flag("--json", options.json, "Print one JSON object with the result and exit 0");
   return run;
 }
@@ -74,6 +76,12 @@ int RunRunCommand(const RunCommandOptions& options) {
 
   sandbox::EngineOptions engine_options;
   engine_options.one_shot = true;
+  if (!options.runtime.empty()) {
+    auto env = sandbox::ParseRuntimeFlag(options.runtime);
+    if (!env.ok()) return BadArgument(std::string(env.status().message()));
+    spec.runtime = env->name;
+    engine_options.runtimes.push_back(*env);
+  }
   auto engine = sandbox::Engine::Create(engine_options);
   if (!engine.ok()) {
     std::cerr << "chrono-sandbox run: sandbox unavailable: " << engine.status().message() << "\n";

@@ -21,6 +21,9 @@ struct RunCommandOptions {
   int cpu_secs = 0;
   std::vector<std::string> env;
   std::string backend = "native";
+  // NAME=LANGUAGE:ROOT: a runtime environment declared for this run and
+  // chosen by it; "": the language's default.
+  std::string runtime;
   bool json = false;
 };
 

@@ -5,6 +5,7 @@
 #include "CLI/CLI.hpp"
 #include "base/log.h"
 #include "cli/config_file.h"
+#include "cli/runtime_flag.h"
 #include "cli/tls_flags.h"
 #include "cli/wait_for_signal.h"
 
@@ -45,6 +46,7 @@ CLI::App* AddServeCommand(CLI::App& app, chrono::ServiceConfig& config) {
                     "Model name for managed Codex runs (required for POST /codex/execute)");
   serve->add_option("--codex-max-concurrent", config.codex_max_concurrent,
                     "Managed Codex runs at once before 429 (default 8)");
+  AddRuntimeFlag(serve, [&config](sandbox::RuntimeEnv env) { config.runtimes.push_back(env); });
   AddTlsFlags(serve, config.tls, "NyxID (JWKS, the model route)");
   AddConfigFlag(serve, "chrono-sandbox");
   return serve;

@@ -16,6 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "cli/config_runtimes.h"
 #include "cli/read_file.h"
 #include "cpptoml.h"
 
@@ -203,6 +204,14 @@ absl::StatusOr<std::vector<std::string>> ConfigFileArgs(
   std::map<const CLI::Option*, const Entry*> set_by;
   for (const Entry& entry : entries) {
     const std::string where = absl::StrCat("config ", path, " line ", entry.line);
+    const CLI::Option* runtime_flag = serve.get_option_no_throw(kRuntimeFlag);
+    if (entry.key == kRuntimesTable && entry.value->is_table() && runtime_flag != nullptr) {
+      auto runtimes = RuntimeTableArgs(*entry.value->as_table(), text, path);
+      if (!runtimes.ok()) return runtimes.status();
+      if (given.count(runtime_flag) == 0)
+        args.insert(args.end(), runtimes->begin(), runtimes->end());
+      continue;
+    }
     const CLI::Option* option = entry.key.empty() || entry.key[0] == '-'
                                     ? nullptr
                                     : serve.get_option_no_throw("--" + entry.key);

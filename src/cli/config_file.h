@@ -16,8 +16,12 @@
 // flags it excludes): the command line overrides the file, and CLI11 then
 // checks the whole as it checks any command line.
 //
+// Runtime environments are tables, `[runtimes.NAME]` (config_runtimes.h),
+// for a serve with a `--runtime` flag; a `--runtime` on the command line
+// drops all of the file's.
+//
 // Refused, with the file and the key's line: a TOML syntax error, an unknown
-// key (a table is one too), a value of the wrong type, and a secret inline.
+// key (any other table is one too), a value of the wrong type, and a secret inline.
 // Secrets come only by file reference: a flag that takes a secret value
 // itself (marked with MarkSecretFlag) has no key, and a value carrying a
 // password (`scheme://user:password@…`, libpq's `password=`) is refused.

@@ -147,6 +147,7 @@ class Stack : public EmbeddedStack {
     chrono_config.codex_model = options.llm.model;  // "": the runner says it is unconfigured
     chrono_config.codex_backend = options.llm.codex_backend;
     chrono_config.store = options.store;
+    chrono_config.runtimes = options.runtimes;
     auto chrono = chrono::ChronoService::Start(chrono_config);
     if (!chrono.ok()) return chrono.status();
     chrono_ = std::move(*chrono);
@@ -161,6 +162,10 @@ class Stack : public EmbeddedStack {
     // The embedded default is one operator's own machine: every user is in
     // the managed rollout (RolloutBoundary stays InternalOnly).
     aevatar_config.managed_codex = "all";
+    for (const sandbox::RuntimeEnv& env : options.runtimes) {
+      aevatar_config.runtimes.push_back(
+          {env.name, std::string(sandbox::LanguageName(env.language))});
+    }
     auto aevatar = orchestrator::AevatarService::Start(aevatar_config);
     if (!aevatar.ok()) return aevatar.status();
     aevatar_ = std::move(*aevatar);

@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "sandbox/runtime_env.h"
 
 namespace aevatar::cli {
 
@@ -39,6 +41,9 @@ struct EmbeddedStackOptions {
   // chrono-sandbox's stores (each keeps its own prefixed tables); NyxID
   // stays on SQLite under state_dir.
   std::string store;
+  // Runtime environments chrono-sandbox mounts for the calls that choose
+  // them, and aevatar advertises (names and languages).
+  std::vector<sandbox::RuntimeEnv> runtimes;
 };
 
 struct EmbeddedStackInfo {

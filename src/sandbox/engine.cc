@@ -10,14 +10,20 @@
 namespace aevatar::sandbox {
 
 absl::StatusOr<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
+  if (absl::Status st = CheckRuntimes(options.runtimes); !st.ok()) return st;
   auto native =
       NativeBackend::Create(options.prepared_namespaces, options.one_shot, options.init_path);
   if (!native.ok()) return native.status();
-  return std::unique_ptr<Engine>(new Engine(options, std::move(*native)));
+  return std::unique_ptr<Engine>(
+      new Engine(options, std::move(*native), HiddenLibraryDirs(), LibraryAlternatives()));
 }
 
-Engine::Engine(EngineOptions options, std::unique_ptr<Backend> native)
-    : options_(std::move(options)), native_(std::move(native)) {}
+Engine::Engine(EngineOptions options, std::unique_ptr<Backend> native,
+               std::vector<std::string> hidden_dirs, std::vector<AlternativeLink> alternatives)
+    : options_(std::move(options)),
+      native_(std::move(native)),
+      hidden_dirs_(std::move(hidden_dirs)),
+      alternatives_(std::move(alternatives)) {}
 
 absl::StatusOr<Backend*> Engine::Gvisor() {
   absl::MutexLock lock(&gvisor_mu_);
@@ -36,13 +42,22 @@ absl::StatusOr<RunResult> Engine::Run(const RunSpec& spec, const RunControl& con
   if (auto st = ValidateCallerEnv(spec.env); !st.ok()) return st;
   if (auto st = ValidateServerFiles(spec.server_files); !st.ok()) return st;
   if (auto st = ValidateMemoryDirs(spec.memory_dirs); !st.ok()) return st;
+  auto env = ResolveRuntime(options_.runtimes, spec.language, spec.runtime);
+  if (!env.ok()) return env.status();
   Backend* backend = native_.get();
   if (spec.backend == BackendKind::kGvisor) {
+    if (*env != nullptr) {
+      return absl::InvalidArgumentError("runtime environments run on the native backend only");
+    }
     auto gvisor = Gvisor();
     if (!gvisor.ok()) return gvisor.status();
     backend = *gvisor;
   }
-  PreparedRun prepared{&spec, PlanRuntime(spec.language), BuildProgramEnv(spec)};
+  PreparedRun prepared{&spec, PlanRuntime(spec.language, *env), BuildProgramEnv(spec, *env)};
+  prepared.runtime.layout.hidden_dirs = hidden_dirs_;
+  for (const AlternativeLink& link : alternatives_) {
+    prepared.runtime.layout.links.push_back({link.path, link.target});
+  }
   return backend->Run(prepared, control);
 }
 

@@ -10,6 +10,7 @@
 #include "sandbox/backend.h"
 #include "sandbox/run_spec.h"
 #include "sandbox/runner.h"
+#include "sandbox/runtime_env.h"
 
 namespace aevatar::sandbox {
 
@@ -38,6 +39,10 @@ struct EngineOptions {
   std::string init_path;
   // The gVisor runtime; the gvisor backend is unavailable when it is missing.
   std::string runsc_path = "/usr/bin/runsc";
+  // Operator-declared runtime environments a run may choose by name
+  // (RunSpec::runtime); checked by Create (CheckRuntimes). Native backend
+  // only.
+  std::vector<RuntimeEnv> runtimes;
 };
 
 // The isolation engine's one entry point: RunSpec -> RunResult, or a Status
@@ -48,7 +53,9 @@ struct EngineOptions {
 // thread that started it).
 class Engine : public Runner {
  public:
-  // Creates the native backend (fails closed when it cannot isolate). The
+  // Creates the native backend (fails closed when it cannot isolate) after
+  // checking the declared runtimes (an unusable root is FailedPrecondition
+  // naming it). The
   // gvisor backend is set up on its first run (FailedPrecondition then when
   // runsc is missing), so native-only users never pay for it.
   static absl::StatusOr<std::unique_ptr<Engine>> Create(const EngineOptions& options = {});
@@ -58,11 +65,14 @@ class Engine : public Runner {
   const EngineOptions& options() const { return options_; }
 
  private:
-  Engine(EngineOptions options, std::unique_ptr<Backend> native);
+  Engine(EngineOptions options, std::unique_ptr<Backend> native,
+         std::vector<std::string> hidden_dirs, std::vector<AlternativeLink> alternatives);
   absl::StatusOr<Backend*> Gvisor();
 
   const EngineOptions options_;
   const std::unique_ptr<Backend> native_;
+  const std::vector<std::string> hidden_dirs_;       // HiddenLibraryDirs() at creation
+  const std::vector<AlternativeLink> alternatives_;  // LibraryAlternatives() at creation
   absl::Mutex gvisor_mu_;
   std::unique_ptr<Backend> gvisor_ ABSL_GUARDED_BY(gvisor_mu_);  // made on first use
 };

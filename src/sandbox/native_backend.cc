@@ -153,7 +153,7 @@ class NativeBackend::InitPlan {
  public:
   InitPlan(const PreparedRun& run, const os::SeccompProgram& seccomp, bool handed_netns)
       : rootfs_(run.spec->limits, run.runtime.source_path, run.spec->source, run.spec->server_files,
-                run.spec->memory_dirs),
+                run.spec->memory_dirs, run.runtime.layout),
         rlimits_(BuildRlimits(run.spec->limits)),
         envp_(run.envp) {
     argvs_.reserve(run.runtime.stages.size());

@@ -20,7 +20,7 @@ constexpr unsigned long kNoSuidNoDev = MS_NOSUID | MS_NODEV;
 
 RootfsPlan::RootfsPlan(const Limits& limits, const std::string& source_path,
                        const std::string& source, const std::vector<ServerFile>& server_files,
-                       const std::vector<std::string>& memory_dirs) {
+                       const std::vector<std::string>& memory_dirs, const RuntimeLayout& layout) {
   // 1 MiB holds the directories and /etc; written server files come on top.
   uint64_t root_bytes = 1ull << 20;
   for (const ServerFile& file : server_files) {
@@ -31,6 +31,15 @@ RootfsPlan::RootfsPlan(const Limits& limits, const std::string& source_path,
   steps_.push_back(
       {.kind = Kind::kBindRo, .path = Under("/usr"), .source = "/usr", .flags = kNoSuidNoDev});
   AddHostUsrLinks();
+  // Third-party libraries come only from a chosen runtime (runtime_env.h).
+  for (const std::string& dir : layout.hidden_dirs) {
+    steps_.push_back({.kind = Kind::kMount,
+                      .path = Under(dir),
+                      .source = "tmpfs",
+                      .fstype = "tmpfs",
+                      .flags = kNoSuidNoDev | MS_NOEXEC | MS_RDONLY,
+                      .data = "size=4k,nr_inodes=4,mode=0755"});
+  }
   AddEtc();
   steps_.push_back({.kind = Kind::kMkdir, .path = Under("/proc"), .mode = 0555});
   // hidepid=2: the program sees only its own uid's processes. The sandbox
@@ -72,6 +81,7 @@ RootfsPlan::RootfsPlan(const Limits& limits, const std::string& source_path,
                     .data = kept_source.data(),
                     .data_len = kept_source.size(),
                     .mode = 0644});
+  AddRuntime(layout);
   for (const ServerFile& file : server_files) AddServerFile(file);
 }
 
@@ -99,13 +109,35 @@ void RootfsPlan::AddHostUsrLinks() {
   }
 }
 
+void RootfsPlan::AddParents(const std::string& path) {
+  for (size_t slash = path.find('/', 1); slash != std::string::npos;
+       slash = path.find('/', slash + 1)) {
+    steps_.push_back({.kind = Kind::kMkdir, .path = Under(path.substr(0, slash)), .mode = 0755});
+  }
+}
+
+// The root was checked at start-up (CheckRuntimeRoot): absolute, not under
+// /tmp. Bound without MS_NOEXEC: native extensions (numpy's) are mapped
+// executable.
+void RootfsPlan::AddRuntime(const RuntimeLayout& layout) {
+  if (!layout.host_root.empty()) {
+    AddParents(layout.sandbox_dir);
+    steps_.push_back({.kind = Kind::kMkdir, .path = Under(layout.sandbox_dir), .mode = 0755});
+    steps_.push_back({.kind = Kind::kBindRo,
+                      .path = Under(layout.sandbox_dir),
+                      .source = Keep(layout.host_root),
+                      .flags = kNoSuidNoDev});
+  }
+  for (const RuntimeLayout::Link& link : layout.links) {
+    AddParents(link.path);
+    steps_.push_back(
+        {.kind = Kind::kSymlink, .path = Under(link.path), .source = Keep(link.target)});
+  }
+}
+
 // The path was validated (ValidateServerFiles): /opt/…, normal segments.
 void RootfsPlan::AddServerFile(const ServerFile& file) {
-  for (size_t slash = file.sandbox_path.find('/', 1); slash != std::string::npos;
-       slash = file.sandbox_path.find('/', slash + 1)) {
-    steps_.push_back(
-        {.kind = Kind::kMkdir, .path = Under(file.sandbox_path.substr(0, slash)), .mode = 0755});
-  }
+  AddParents(file.sandbox_path);
   const char* target = Under(file.sandbox_path);
   if (file.contents != nullptr) {
     contents_.push_back(file.contents);

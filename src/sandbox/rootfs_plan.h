@@ -8,6 +8,7 @@
 
 #include "os/child_plan.h"
 #include "sandbox/run_spec.h"
+#include "sandbox/runtime.h"
 
 namespace aevatar::sandbox {
 
@@ -28,13 +29,16 @@ inline constexpr char kRootMountPoint[] = "/tmp";
 //   dir (RunSpec::memory_dirs); the source file in /workspace;
 //   each server file (RunSpec::server_files) bound or written read-only at
 //   its path under /opt, its parent directories made in the root tmpfs
-//   (which grows by the written files' sizes).
+//   (which grows by the written files' sizes);
+//   an empty read-only tmpfs over each of `layout`'s hidden library dirs,
+//   and the chosen runtime's root bound read-only (nosuid, nodev) at its
+//   sandbox dir, with the layout's links (runtime_env.h).
 // Owns every string the steps point to; do not copy after steps() is used.
 class RootfsPlan {
  public:
   RootfsPlan(const Limits& limits, const std::string& source_path, const std::string& source,
              const std::vector<ServerFile>& server_files = {},
-             const std::vector<std::string>& memory_dirs = {});
+             const std::vector<std::string>& memory_dirs = {}, const RuntimeLayout& layout = {});
   RootfsPlan(const RootfsPlan&) = delete;
   RootfsPlan& operator=(const RootfsPlan&) = delete;
 
@@ -50,6 +54,9 @@ class RootfsPlan {
   void AddEtc();
   void AddDev(const Limits& limits);
   void AddServerFile(const ServerFile& file);
+  void AddRuntime(const RuntimeLayout& layout);
+  // mkdir of each parent directory of the absolute `path` (not `path` itself).
+  void AddParents(const std::string& path);
 
   std::deque<std::string> strings_;
   std::vector<std::shared_ptr<const std::string>> contents_;  // written server files

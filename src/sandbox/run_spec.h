@@ -59,6 +59,9 @@ struct ServerFile {
 // One run, as the caller asked for it.
 struct RunSpec {
   Language language = Language::kPython;
+  // The runtime environment (runtime_env.h) to run in, by name; empty: the
+  // language's default. The engine resolves it against its declared ones.
+  std::string runtime;
   std::string source;       // written into /workspace as a file, never onto a command line
   std::string stdin_data;   // the program's stdin
   std::vector<EnvVar> env;  // caller environment; validated by ValidateCallerEnv

@@ -398,8 +398,26 @@ TEST(ChronoRunCli, BadArgumentsExit2WithAMessageAndRunNothing) {
       {"--language", "bash", "-c", echo, "--timeout-secs", "soon"},
       {"--language", "bash", "-c", echo, "--backend", "docker"},
       {"--language", "bash", "-c", echo, "--json", "--env", "LD_PRELOAD=x"},
+      {"--language", "bash", "-c", echo, "--runtime", "no-root=bash"},
+      {"--language", "bash", "-c", echo, "--runtime", "Bad Name=bash:/srv"},
+      // A runtime declared for another language than the run's.
+      {"--language", "bash", "-c", echo, "--runtime",
+       "py=python:/var/lib/aevatar/runtimes/python-data"},
   };
   for (const auto& args : cases) ExpectBadArguments(args);
+}
+
+TEST(ChronoRunCli, ARuntimeIsDeclaredAndChosenForOneRun) {
+  const std::string root = "/var/lib/aevatar/runtimes/python-data";
+  ASSERT_TRUE(std::filesystem::exists(root + "/pyvenv.cfg")) << root << ": run scripts/setup";
+  const std::string source = "import numpy as np\nprint(int(np.arange(10).sum()))\n";
+  CliRun run =
+      RunCli({"--language", "python", "--runtime", "python-data=python:" + root, "-c", source});
+  EXPECT_EQ(run.exit_code(), 0) << run.Describe();
+  EXPECT_EQ(run.out, "45\n");
+  CliRun plain = RunCli({"--language", "python", "-c", source});
+  EXPECT_EQ(plain.exit_code(), 1) << plain.Describe();
+  EXPECT_NE(plain.err.find("No module named 'numpy'"), std::string::npos) << plain.Describe();
 }
 
 TEST(ChronoRunCli, UnreadableFileOrStdinFileIsABadArgument) {

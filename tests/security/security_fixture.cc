@@ -3,20 +3,58 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 
 #include "absl/status/statusor.h"
+#include "testing/runtime_roots.h"
 
 namespace aevatar::security_test {
 namespace {
+
+namespace fs = std::filesystem;
+
+// The runtime roots of the shared engine, removed when the binary exits.
+struct RuntimeRoots {
+  RuntimeRoots()
+      : python("sec-py", Language::kPython),
+        node("sec-js", Language::kJavaScript),
+        bash("sec-sh", Language::kBash) {
+    // A setuid-root program in a runtime: nosuid and no_new_privs must make
+    // it run as the sandbox user.
+    const fs::path suid = fs::path(bash.root()) / "bin" / "id-suid";
+    fs::copy_file("/usr/bin/id", suid);
+    fs::permissions(suid, fs::perms::set_uid | fs::perms::owner_all | fs::perms::group_read |
+                              fs::perms::group_exec | fs::perms::others_read |
+                              fs::perms::others_exec);
+  }
+  testing::TestRuntimeRoot python;
+  testing::TestRuntimeRoot node;
+  testing::TestRuntimeRoot bash;
+};
+
+RuntimeRoots& Roots() {
+  static RuntimeRoots roots;
+  return roots;
+}
+
+sandbox::EngineOptions SharedEngineOptions() {
+  sandbox::EngineOptions options;
+  options.runtimes = {Roots().python.env(), Roots().node.env(), Roots().bash.env()};
+  if (testing::PythonDataRootProblem().empty()) {
+    options.runtimes.push_back({"python-data", Language::kPython, testing::kPythonDataRoot});
+  }
+  return options;
+}
 
 // One engine for the whole binary: creating it compiles the seccomp program
 // and prepares the cgroup parents once.
 absl::StatusOr<sandbox::Engine*> SharedEngine() {
   static const absl::StatusOr<std::unique_ptr<sandbox::Engine>>* engine =
-      new absl::StatusOr<std::unique_ptr<sandbox::Engine>>(sandbox::Engine::Create());
+      new absl::StatusOr<std::unique_ptr<sandbox::Engine>>(
+          sandbox::Engine::Create(SharedEngineOptions()));
   if (!engine->ok()) return engine->status();
   return engine->value().get();
 }
@@ -42,6 +80,15 @@ std::string UniqueMarker(std::string_view what) {
   static std::atomic<int> counter{0};
   return "aevatar-sec-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
          std::string(what);
+}
+
+std::string RuntimeRoot(const std::string& name) {
+  auto engine = SharedEngine();
+  if (!engine.ok()) return "";
+  for (const sandbox::RuntimeEnv& env : (*engine)->options().runtimes) {
+    if (env.name == name) return env.root;
+  }
+  return "";
 }
 
 std::string ReadHostFile(const std::string& path) {
@@ -74,6 +121,7 @@ RunResult SecurityTest::Run(const Program& program, const Limits& limits,
   spec.language = program.language;
   spec.source = program.source;
   spec.stdin_data = stdin_data;
+  spec.runtime = program.runtime;
   spec.limits = limits;
   return RunWithSpec(std::move(spec));
 }

@@ -20,11 +20,23 @@ using sandbox::Limits;
 using sandbox::RunResult;
 using sandbox::Verdict;
 
-// One hostile program in one language.
+// One hostile program in one language, in the language's default runtime
+// or the named runtime environment (kRuntimeNames).
 struct Program {
   Language language;
   std::string source;
+  std::string runtime = "";
 };
+
+// The runtime environments the shared engine declares, each a root made for
+// this binary (testing/runtime_roots.h): "sec-py" (python), "sec-js"
+// (javascript), "sec-sh" (bash, whose bin/ also holds a setuid-root copy of
+// id, `id-suid`); and "python-data" (numpy, pandas) when scripts/setup
+// prepared it.
+inline constexpr const char* kRuntimeNames[] = {"sec-py", "sec-js", "sec-sh"};
+
+// The host root of the shared engine's runtime `name` ("" if none).
+std::string RuntimeRoot(const std::string& name);
 
 // Returns a one-paragraph account of `result` for failure messages.
 std::string Describe(const RunResult& result);

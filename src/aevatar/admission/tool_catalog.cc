@@ -15,7 +15,28 @@ constexpr char kSelectionRules[] =
     "choose between these tools from an approval label, a service identity or similar output "
     "fields; choose from the user's input and intended execution location.";
 
-nlohmann::json CodeExecuteTool() {
+// The `runtime` argument: the offered names, or any name when none is
+// advertised (the executor decides).
+nlohmann::json RuntimeProperty(const std::vector<RuntimeOffer>& runtimes) {
+  std::string description =
+      "A runtime environment of the operator's for the chosen language (its libraries, mounted "
+      "read-only); leave it out for the language's default, which has the standard library "
+      "only.";
+  nlohmann::json property = {{"type", "string"}, {"minLength", 1}, {"maxLength", 64}};
+  if (!runtimes.empty()) {
+    description += " Offered:";
+    nlohmann::json names = nlohmann::json::array();
+    for (const RuntimeOffer& offer : runtimes) {
+      description += " " + offer.name + " (" + offer.language + ")";
+      names.push_back(offer.name);
+    }
+    property["enum"] = names;
+  }
+  property["description"] = description;
+  return property;
+}
+
+nlohmann::json CodeExecuteTool(const std::vector<RuntimeOffer>& runtimes) {
   return {
       {"name", "code_execute"},
       {"capability_class", "PlatformBuiltIn"},
@@ -28,6 +49,7 @@ nlohmann::json CodeExecuteTool() {
                    "deterministic, pure, successful or safe to run elsewhere. ") +
            kSelectionRules},
       {"approval", "none"},
+      {"runtimes", RuntimeOffersJson(runtimes)},
       {"input_schema",
        {{"type", "object"},
         {"required", {"language", "source"}},
@@ -36,6 +58,7 @@ nlohmann::json CodeExecuteTool() {
          {{"language",
            {{"type", "string"}, {"enum", {"python", "javascript", "typescript", "bash"}}}},
           {"source", {{"type", "string"}, {"minLength", 1}, {"description", "the exact program"}}},
+          {"runtime", RuntimeProperty(runtimes)},
           {"timeout_secs",
            {{"type", "integer"}, {"minimum", 1}, {"maximum", 600}, {"default", 180}}},
           {"stdin", {{"type", "string"}}},
@@ -73,6 +96,16 @@ nlohmann::json CodexExecTool() {
 
 }  // namespace
 
-nlohmann::json ToolCatalogJson() { return {{"tools", {CodeExecuteTool(), CodexExecTool()}}}; }
+nlohmann::json ToolCatalogJson(const std::vector<RuntimeOffer>& runtimes) {
+  return {{"tools", {CodeExecuteTool(runtimes), CodexExecTool()}}};
+}
+
+nlohmann::json RuntimeOffersJson(const std::vector<RuntimeOffer>& runtimes) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const RuntimeOffer& offer : runtimes) {
+    list.push_back({{"name", offer.name}, {"language", offer.language}});
+  }
+  return list;
+}
 
 }  // namespace aevatar::orchestrator

@@ -17,7 +17,7 @@ namespace {
 http::Response HandleTools(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
   auto caller = Authenticated(deps, request, note);
   if (!caller.ok()) return Problem(caller.status(), note);
-  return Json(200, ToolCatalogJson());
+  return Json(200, ToolCatalogJson(deps.runtimes));
 }
 
 http::Response HandleCodeExecute(const HttpApiDeps& deps, http::Request& request,
@@ -42,6 +42,7 @@ http::Response HandleReadiness(const HttpApiDeps& deps, http::Request& request, 
   // The read is fresh NyxID evidence: the caller's runs learn of revocations.
   ObserveFacts(deps, *caller, facts, note.diagnostic_id);
   if (!readiness.ok()) return Problem(readiness.status(), note);
+  (*readiness)["runtimes"] = RuntimeOffersJson(deps.runtimes);
   return Json(200, *readiness);
 }
 

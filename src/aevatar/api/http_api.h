@@ -3,8 +3,10 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "aevatar/admission/ingress_auth.h"
+#include "aevatar/admission/tool_catalog.h"
 #include "aevatar/clients/nyxid_client.h"
 #include "http/router.h"
 
@@ -41,6 +43,8 @@ struct HttpApiDeps {
   // aevatar slows a guessing client itself, before NyxID's address count
   // would lock every /ui user. Null: none.
   base::LoginThrottle* ui_login_throttle = nullptr;
+  // The runtime environments code_execute advertises (tools, readiness).
+  std::vector<RuntimeOffer> runtimes = {};
 };
 
 // Aevatar's HTTP API:

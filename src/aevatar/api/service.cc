@@ -96,6 +96,7 @@ class Service : public AevatarService {
                      workflows_.get(), runtime_.get(), audit_.get(),
                      codex_.get()};
     deps.approvals = approvals_.get();
+    deps.runtimes = config.runtimes;
     ui_login_throttle_ =
         std::make_unique<base::LoginThrottle>(UiLoginThrottleOptions(), base::NowUnixMs);
     deps.ui_login_throttle = ui_login_throttle_.get();

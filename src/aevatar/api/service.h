@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "aevatar/admission/tool_catalog.h"
 #include "http/service_tls.h"
 
 namespace aevatar::http {
@@ -57,6 +59,9 @@ struct ServiceConfig {
   // on that exchange (330 s); request < client is required.
   int64_t managed_request_deadline_ms = 300'000;
   int64_t managed_client_deadline_ms = 330'000;
+  // The runtime environments code_execute advertises: the executor's
+  // (chrono-sandbox --runtime), names and languages only.
+  std::vector<RuntimeOffer> runtimes = {};
 };
 
 // A running orchestrator: HTTP API over NyxID and the executor.

@@ -29,6 +29,19 @@ bool ValidEnvName(const std::string& name) {
   return !absl::StartsWithIgnoreCase(name, "NYXID_") && !absl::StartsWith(name, "LD_");
 }
 
+// The executor's rule for runtime names (sandbox::ValidateRuntimeName).
+bool ValidRuntimeName(const std::string& name) {
+  if (name.empty() || name.size() > 64 || name[0] == '.' || name[0] == '_' || name[0] == '-') {
+    return false;
+  }
+  for (char c : name) {
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 absl::StatusOr<CodeExecuteArgs> ParseCodeExecuteArgs(std::string_view body) {
@@ -55,6 +68,17 @@ absl::StatusOr<CodeExecuteArgs> ParseCodeExecuteArgs(std::string_view body) {
     return BadRequest("INVALID_FIELD_TYPE", "field 'source' must be a string");
   args.source = source->get<std::string>();
   if (args.source.empty()) return BadRequest("SOURCE_MISSING", "field 'source' is empty");
+  if (auto runtime = json.find("runtime"); runtime != json.end() && !runtime->is_null()) {
+    if (!runtime->is_string()) {
+      return BadRequest("INVALID_FIELD_TYPE", "field 'runtime' must be a string");
+    }
+    args.runtime = runtime->get<std::string>();
+    if (!ValidRuntimeName(args.runtime)) {
+      return BadRequest("UNKNOWN_RUNTIME",
+                        "field 'runtime' must be a runtime's name (1-64 of a-z 0-9 . _ -); leave "
+                        "it out for the language's default");
+    }
+  }
   if (auto timeout = json.find("timeout_secs"); timeout != json.end() && !timeout->is_null()) {
     if (!timeout->is_number_integer()) {
       return BadRequest("INVALID_FIELD_TYPE", "field 'timeout_secs' must be an integer");
@@ -87,6 +111,7 @@ absl::StatusOr<CodeExecuteArgs> ParseCodeExecuteArgs(std::string_view body) {
 nlohmann::json ExecutorRequestBody(const CodeExecuteArgs& args) {
   nlohmann::json body = {
       {"language", args.language}, {"script", args.source}, {"timeout_secs", args.timeout_secs}};
+  if (!args.runtime.empty()) body["runtime"] = args.runtime;
   if (!args.stdin_data.empty()) body["stdin"] = args.stdin_data;
   if (!args.env.empty()) body["env"] = args.env;
   return body;

@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "aevatar/admission/ingress_auth.h"
@@ -14,10 +15,12 @@ namespace aevatar::orchestrator {
 
 inline constexpr int kDefaultTimeoutSecs = 180;
 
-// The code_execute tool's arguments: {language, source, timeout_secs?, stdin?, env?}.
+// The code_execute tool's arguments:
+// {language, source, runtime?, timeout_secs?, stdin?, env?}.
 struct CodeExecuteArgs {
   std::string language;
   std::string source;
+  std::string runtime;  // a runtime environment's name; "": the language's default
   int timeout_secs = kDefaultTimeoutSecs;
   std::string stdin_data;
   std::map<std::string, std::string> env;
@@ -25,7 +28,11 @@ struct CodeExecuteArgs {
 
 // Validates the arguments before any network call. Typed 400 codes:
 // MALFORMED_JSON, INVALID_REQUEST, INVALID_FIELD_TYPE, UNSUPPORTED_LANGUAGE,
-// SOURCE_MISSING, INVALID_TIMEOUT, INVALID_ENV. Messages never echo values.
+// SOURCE_MISSING, INVALID_TIMEOUT, INVALID_ENV, UNKNOWN_RUNTIME (empty or not
+// a runtime name). Whether the runtime exists for the language is the
+// executor's check: its typed 400 (UNKNOWN_RUNTIME,
+// RUNTIME_LANGUAGE_MISMATCH) comes back through UpstreamError. Messages never
+// echo values.
 absl::StatusOr<CodeExecuteArgs> ParseCodeExecuteArgs(std::string_view body);
 
 // The executor's request body for `args` (field `script` carries the source).
