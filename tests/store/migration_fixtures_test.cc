@@ -124,7 +124,8 @@ TEST_F(MigrationFixtures, ChronoOperationsInEveryStatusSurviveTheUpgrade) {
     EXPECT_EQ(uncertain->owner, "user_bob");
 
     // The upgraded store goes on working: the queued operation is claimed.
-    auto claimed = (*store)->ClaimNext("runner_after_upgrade", 1700000100000);
+    auto claimed = (*store)->ClaimNext("runner_after_upgrade", 1700000100000,
+                                       /*lease_ms=*/15000);
     ASSERT_TRUE(claimed.ok()) << claimed.status();
     ASSERT_TRUE(claimed->has_value());
     EXPECT_EQ((*claimed)->id, "op_fixture_queued");
