@@ -30,8 +30,8 @@ CLI::App* AddUpCommand(CLI::App& app, UpOptions& options) {
                  "isolation of managed Codex runs: gvisor (default) or native")
       ->check(CLI::IsMember({"gvisor", "native"}));
   up->add_option("--store", options.store,
-                 "sqlite (default) or postgresql://…: aevatar's and chrono-sandbox's state in "
-                 "one shared database (NyxID stays in the state directory)");
+                 "sqlite (default) or postgresql://…: the state of all three services in one "
+                 "shared database (their keys stay in the state directory)");
   AddRuntimeFlag(up, [&options](sandbox::RuntimeEnv env) { options.runtimes.push_back(env); });
   return up;
 }

@@ -132,6 +132,7 @@ class Stack : public EmbeddedStack {
     nyxid::ServiceConfig nyxid_config;
     nyxid_config.listen = ListenOf(info_.nyxid_url);
     nyxid_config.state_dir = options.state_dir + "/nyxid";
+    nyxid_config.store = options.store;
     nyxid_config.bootstrap_file = options.state_dir + "/bootstrap.yaml";
     nyxid_config.tls.peers.ca_file = options.llm.ca_file;
     nyxid_config.public_url = info_.nyxid_url;

@@ -37,9 +37,9 @@ struct EmbeddedStackOptions {
   std::string state_dir = ".state";
   uint16_t port_base = 8080;  // nyxid = base, chrono-sandbox = base+1, aevatar = base+2
   LlmUpstreamOptions llm;
-  // "" (SQLite under state_dir) or a PostgreSQL URL shared by aevatar's and
-  // chrono-sandbox's stores (each keeps its own prefixed tables); NyxID
-  // stays on SQLite under state_dir.
+  // "" (SQLite under state_dir) or a PostgreSQL URL shared by the stores of
+  // all three services (each keeps its own prefixed tables); the at-rest
+  // and vault keys stay under state_dir.
   std::string store;
   // Runtime environments chrono-sandbox mounts for the calls that choose
   // them, and aevatar advertises (names and languages).

@@ -1,7 +1,6 @@
 // `aevatar up`: the embedded default starts from an empty state directory,
 // serves the demo user, and reuses its state on the next start; with
-// --store, aevatar's and chrono-sandbox's state live in one PostgreSQL
-// database.
+// --store, the three services' state lives in one PostgreSQL database.
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -81,7 +80,7 @@ TEST(AevatarUp, StartsFromAnEmptyStateDirAndReusesItOnRestart) {
   }
 }
 
-TEST(AevatarUp, WithAStoreKeepsAevatarAndChronoStateInOneDatabase) {
+TEST(AevatarUp, WithAStoreKeepsEveryServicesStateInOneDatabase) {
   if (!SharedPostgresCluster().installed()) GTEST_SKIP() << SharedPostgresCluster().error();
   ASSERT_TRUE(SharedPostgresCluster().ok()) << SharedPostgresCluster().error();
   const std::string url = SharedPostgresCluster().CreateDatabase();
@@ -106,9 +105,11 @@ TEST(AevatarUp, WithAStoreKeepsAevatarAndChronoStateInOneDatabase) {
                     return absl::OkStatus();
                   })
                   .ok());
-  EXPECT_EQ(components, (std::vector<std::string>{"aevatar.approvals", "aevatar.audit",
-                                                  "aevatar.codex", "aevatar.workflows", "chrono"}));
-  // Nothing of theirs left in the state directory but NyxID's.
+  EXPECT_EQ(components,
+            (std::vector<std::string>{"aevatar.approvals", "aevatar.audit", "aevatar.codex",
+                                      "aevatar.workflows", "chrono", "nyxid"}));
+  // No database left in the state directory.
+  EXPECT_FALSE(std::filesystem::exists(state + "/nyxid/nyxid.db"));
   EXPECT_FALSE(std::filesystem::exists(state + "/aevatar/workflows.db"));
   EXPECT_FALSE(std::filesystem::exists(state + "/chrono-sandbox/operations.db"));
 }
