@@ -5,6 +5,7 @@
 //   exec       run a program through the code_execute tool
 //   readiness  is code_execute ready for me?
 //   tools      the tools and their selection rules
+//   mcp        the tools over MCP on stdin/stdout, for agent hosts
 //   workflow   save | run | stop | show durable workflows
 //   codex      credential ensure | status, exec: managed codex_exec
 //   approvals  list | show | approve | deny: your durable approvals
@@ -17,6 +18,7 @@
 #include "cli/aevatar_backup_command.h"
 #include "cli/aevatar_codex_command.h"
 #include "cli/aevatar_commands.h"
+#include "cli/aevatar_mcp_command.h"
 #include "cli/aevatar_vault_command.h"
 #include "cli/aevatar_workflow_command.h"
 #include "cli/config_file.h"
@@ -35,6 +37,8 @@ int main(int argc, char** argv) {
   CLI::App* exec = AddExecCommand(app, client);
   CLI::App* readiness = AddReadinessCommand(app, client);
   CLI::App* tools = AddToolsCommand(app, client);
+  McpOptions mcp_options;
+  CLI::App* mcp = AddMcpCommand(app, mcp_options);
   WorkflowOptions workflow_options;
   WorkflowCommands workflow = AddWorkflowCommand(app, workflow_options);
   CodexOptions codex_options;
@@ -61,6 +65,7 @@ int main(int argc, char** argv) {
   if (exec->parsed()) return RunExecCommand(client);
   if (readiness->parsed()) return RunReadinessCommand(client);
   if (tools->parsed()) return RunToolsCommand(client);
+  if (mcp->parsed()) return RunMcpCommand(mcp_options);
   if (workflow.save->parsed() || workflow.run->parsed() || workflow.stop->parsed() ||
       workflow.show->parsed()) {
     return RunWorkflowCommand(workflow, workflow_options);

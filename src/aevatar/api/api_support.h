@@ -68,6 +68,8 @@ void AddWorkflowRoutes(const AddRoute& add);
 void AddCodexRoutes(const AddRoute& add);
 void AddApprovalRoutes(const AddRoute& add);
 void AddUiRoutes(const AddRoute& add);
+// POST|DELETE /mcp (mcp_api.cc).
+void AddMcpRoutes(const AddRoute& add);
 
 }  // namespace aevatar::orchestrator
 

@@ -6,6 +6,7 @@
 #include "aevatar/admission/tool_catalog.h"
 #include "aevatar/api/api_support.h"
 #include "aevatar/api/workflow_admission.h"
+#include "aevatar/mcp/mcp_sessions.h"
 #include "aevatar/tools/code_execute.h"
 #include "base/api_error.h"
 #include "base/log.h"
@@ -67,7 +68,9 @@ http::Response HandleReady(const HttpApiDeps& deps, http::Request&, RequestNote&
 }  // namespace
 
 std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
-  auto shared = std::make_shared<const HttpApiDeps>(deps);
+  HttpApiDeps filled = deps;
+  if (filled.mcp_sessions == nullptr) filled.mcp_sessions = std::make_shared<McpSessions>();
+  auto shared = std::make_shared<const HttpApiDeps>(std::move(filled));
   auto router = std::make_unique<http::Router>();
   const AddRoute add(
       [&](const char* method, const char* route, RouteHandler handler, CallerScope scope) {
@@ -77,6 +80,7 @@ std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
   AddCodexRoutes(add);
   if (deps.approvals != nullptr) AddApprovalRoutes(add);
   AddUiRoutes(add);
+  AddMcpRoutes(add);
   // The fixed tool schemas, nothing of the user's: what an execution
   // credential needs to call the tools.
   add("GET", "/api/tools", HandleTools, CallerScope::kExecution);

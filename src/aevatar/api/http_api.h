@@ -17,6 +17,7 @@ class WorkflowStore;
 class AuditLog;
 class ManagedCodex;
 class ApprovalStore;
+class McpSessions;
 }  // namespace aevatar::orchestrator
 
 namespace aevatar::base {
@@ -45,6 +46,8 @@ struct HttpApiDeps {
   base::LoginThrottle* ui_login_throttle = nullptr;
   // The runtime environments code_execute advertises (tools, readiness).
   std::vector<RuntimeOffer> runtimes = {};
+  // POST /mcp's sessions; BuildHttpApi makes one when null.
+  std::shared_ptr<McpSessions> mcp_sessions = nullptr;
 };
 
 // Aevatar's HTTP API:
@@ -61,6 +64,7 @@ struct HttpApiDeps {
 //   GET  /api/approvals[/{id}], POST /api/approvals/{id}/approve|deny
 //                                                 the caller's approvals (approvals_api.cc)
 //   GET  /ui, /ui/app.js, /ui/style.css, POST /ui/login   the approvals page (ui_api.cc)
+//   POST|DELETE /mcp                              the MCP server, Streamable HTTP (mcp_api.cc)
 //   GET  /api/info                                public: the NyxID URL to log in at
 //   GET  /healthz, /readyz
 // Errors are problem+json with a typed code, a diagnostic id and, for route

@@ -1,0 +1,69 @@
+// aevatar's MCP server end to end with the official MCP SDK client
+// (@modelcontextprotocol/sdk, pinned in scripts/setup): the whole managed
+// stack (NyxID, chrono-sandbox, aevatar; only the model is the
+// responses-double), and tests/mcp/mcp_client.cjs connecting over stdio
+// (`aevatar mcp`) and Streamable HTTP (POST /mcp). The script checks
+// initialize, the tool list against GET /api/tools, code_execute in the four
+// languages, codex_exec, typed errors and a cancelled run that must stop.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "base/crypto.h"
+#include "managed_codex_stack.h"
+#include "nlohmann/json.hpp"
+#include "service_process.h"
+#include "testing/shell_run.h"
+
+namespace aevatar::testing {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr char kSdk[] = "/opt/aevatar/test-node/node_modules/@modelcontextprotocol/sdk";
+constexpr char kScript[] = AEVATAR_SOURCE_DIR "/tests/mcp/mcp_client.cjs";
+
+TEST(McpServer, OfficialSdkClientOverStdioAndHttp) {
+  if (!std::filesystem::exists(std::string(kSdk) + "/package.json")) {
+    GTEST_SKIP() << "the MCP SDK is not installed (scripts/setup installs it)";
+  }
+  ManagedCodexOptions options;
+  options.backend = "native";
+  ManagedCodexStack stack(std::move(options));
+  ASSERT_TRUE(stack.ok());
+  const std::string alice = stack.Login("alice");
+  ASSERT_FALSE(alice.empty());
+  ASSERT_EQ(stack.EnsureCredential(alice).status, 200);
+
+  // A unique sleep length: the script finds the cancelled program by it.
+  const std::string marker =
+      "7" + std::to_string(static_cast<unsigned char>(base::RandomBytes(1)[0])) + ".31337";
+  const json config = {{"url", stack.stack().aevatar().base_url()},
+                       {"token", alice},
+                       {"aevatar", BinaryPath("aevatar")},
+                       {"marker", marker}};
+  // Outside the stack's directory, whose files are grepped for secrets below.
+  TempDir scratch;
+  const std::string dir = scratch.path();
+  std::ofstream(dir + "/mcp-config.json") << config.dump();
+  const ShellRun run = RunShell(dir, std::string("MCP_SDK=") + kSdk + " timeout 900 node " +
+                                         kScript + " \"$(cat '" + dir + "/mcp-config.json')\"");
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  const json summary = json::parse(run.out, nullptr, false);
+  ASSERT_TRUE(summary.is_object()) << run.out << run.err;
+  EXPECT_EQ(summary.value("ok", false), true);
+  // A call that ran for seconds reported progress along the way.
+  EXPECT_GT(summary.value("cancel_progress", 0), 0);
+
+  // The model double answered codex_exec; no token or source reached a log.
+  EXPECT_FALSE(stack.ModelRecord().empty());
+  const std::string logs = stack.AllStateAndLogs();
+  EXPECT_EQ(logs.find(alice), std::string::npos);
+  EXPECT_EQ(logs.find("sleep " + marker), std::string::npos);
+  EXPECT_EQ(logs.find("PY-\" + str(6 * 7)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace aevatar::testing
