@@ -79,7 +79,7 @@ async function checkLanguages(client) {
     assert.equal(result.isError, false, language + ': ' + JSON.stringify(result));
     assert.equal(result.structuredContent.exit_code, 0, language);
     assert.match(result.structuredContent.stdout, expected, language);
-    assert.match(result.content[0].text, expected);
+    assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
   }
 }
 
