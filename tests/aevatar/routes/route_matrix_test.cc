@@ -65,6 +65,10 @@ constexpr char kPlan[] =
     "workflow_id: alice-plan\nsteps:\n  - id: one\n    tool: code_execute\n    arguments:\n"
     "      language: bash\n      source: echo ALICE_SECRET_OUTPUT\n";
 
+constexpr char kMcpInitialize[] =
+    R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
+    R"("capabilities":{},"clientInfo":{"name":"matrix","version":"1"}}})";
+
 const json kPrivateSsh = {
     {"target",
      {{"kind", "private_ssh"}, {"private_ssh", {{"service", "box"}, {"principal", "alice"}}}}},
@@ -229,6 +233,9 @@ std::map<std::string, MatrixRow> Table() {
       {"GET /api/info", Everyone(200)},
       {"GET /healthz", Everyone(200)},
       {"GET /readyz", Everyone(200)},
+      // MCP: a session is the caller's own; without one, DELETE finds none.
+      {"POST /mcp", Authenticated(kOwn, kOwn, kOwn, 401, kMcpInitialize)},
+      {"DELETE /mcp", Authenticated(404, 404, 404, 401)},
   };
 }
 
@@ -256,7 +263,15 @@ TEST_F(AevatarRouteMatrix, ARestrictedKeyOnlyInvokesAndEveryOtherRouteIsAgentKey
       {"GET /api/tools", ""},
       {"POST /api/tools/code_execute", "AGENT_KEY_SERVICE_NOT_ALLOWED"},
       {"POST /api/tools/codex_exec", "AGENT_KEY_SERVICE_NOT_ALLOWED"},
-      {"POST /api/workflow-runs", ""}};
+      {"POST /api/workflow-runs", ""},
+      {"POST /mcp", ""},
+      {"DELETE /mcp", ""}};
+  // The admitted routes' success: 200 for a read or an MCP initialize, 202
+  // for a started run; DELETE /mcp without a session finds none (404).
+  const auto admitted_status = [](const std::string& key) {
+    if (key == "DELETE /mcp") return 404;
+    return key.rfind("GET ", 0) == 0 || key == "POST /mcp" ? 200 : 202;
+  };
   const std::map<std::string, MatrixRow> table = Table();
   int restricted_routes = 0;
   for (const auto& [method, pattern] : aevatar_->router().Routes()) {
@@ -267,7 +282,7 @@ TEST_F(AevatarRouteMatrix, ARestrictedKeyOnlyInvokesAndEveryOtherRouteIsAgentKey
     const std::string code = json::parse(response.body, nullptr, false).value("code", "");
     if (auto it = invocations.find(key); it != invocations.end()) {
       if (it->second.empty()) {
-        EXPECT_EQ(response.status, method == "GET" ? 200 : 202) << key << ": " << response.body;
+        EXPECT_EQ(response.status, admitted_status(key)) << key << ": " << response.body;
       } else {
         EXPECT_EQ(response.status, 403) << key << ": " << response.body;
         EXPECT_EQ(code, it->second) << key;
