@@ -16,7 +16,6 @@
 #include <iostream>
 #include <string>
 #include <thread>
-#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "absl/base/thread_annotations.h"
@@ -194,7 +193,6 @@ int RunMcpCommand(const McpOptions& options) {
     return 1;
   }
   StdioRelay relay(*session);
-  std::vector<std::thread> calls;
   std::string line;
   while (std::getline(std::cin, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -206,7 +204,9 @@ int RunMcpCommand(const McpOptions& options) {
     }
     const bool request = message->kind == RpcMessage::Kind::kRequest;
     if (request && message->method != "initialize") {
-      calls.emplace_back([&relay, line, id = message->id] { relay.Relay(line, id, false); });
+      // Detached: `relay` lives until _Exit below, and a finished call leaves
+      // nothing to join.
+      std::thread([&relay, line, id = message->id] { relay.Relay(line, id, false); }).detach();
     } else {
       relay.Relay(line, request ? message->id : json(), message->method == "initialize");
     }
