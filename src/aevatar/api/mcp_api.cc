@@ -4,6 +4,7 @@
 // text/event-stream carrying its progress notifications and then the answer.
 // Every POST is authenticated like the rest of the API (bearer or Agent
 // Key); a session (Mcp-Session-Id, from initialize) belongs to its caller.
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -45,6 +46,21 @@ bool OriginAllowed(const http::Request& request) {
   return !host.empty() && (*origin == "http://" + host || *origin == "https://" + host);
 }
 
+// Ends a registered call's entry in its session when destroyed.
+class CallRegistration {
+ public:
+  CallRegistration(std::shared_ptr<McpSessions> sessions, std::string session, std::string key)
+      : sessions_(std::move(sessions)), session_(std::move(session)), key_(std::move(key)) {}
+  ~CallRegistration() { sessions_->End(session_, key_); }
+  CallRegistration(const CallRegistration&) = delete;
+  CallRegistration& operator=(const CallRegistration&) = delete;
+
+ private:
+  std::shared_ptr<McpSessions> sessions_;
+  std::string session_;
+  std::string key_;
+};
+
 // tools/call: runs the tool, as JSON, or as an event stream when the client
 // accepts one (progress notifications first when it asked for them).
 http::Response HandleToolCall(const HttpApiDeps& deps, const http::Request& request,
@@ -65,7 +81,10 @@ http::Response HandleToolCall(const HttpApiDeps& deps, const http::Request& requ
     return RpcJson(200, RpcError(message.id, kRpcInvalidRequest,
                                  "a call with this id is already in flight in this session"));
   }
-  auto run = [&deps, caller, session, key, registered, params = *params, id = message.id,
+  // The call leaves the registry when the last copy of `run` goes, even when
+  // the server never starts the stream (the client left before the headers).
+  auto registration = std::make_shared<CallRegistration>(deps.mcp_sessions, session, key);
+  auto run = [&deps, caller, registration, registered, params = *params, id = message.id,
               diagnostic_id = note.diagnostic_id](const http::ChunkWriter* write) {
     int64_t progress = 0;
     McpCall call{&deps, &caller, diagnostic_id, nullptr, &registered->cancelled};
@@ -78,7 +97,6 @@ http::Response HandleToolCall(const HttpApiDeps& deps, const http::Request& requ
       }
     };
     std::optional<json> result = RunMcpToolCall(call, params.name, params.arguments, params.meta);
-    deps.mcp_sessions->End(session, key);
     return result ? std::optional<json>(RpcResult(id, std::move(*result))) : std::nullopt;
   };
   const bool stream =
