@@ -36,12 +36,19 @@ TEST(McpServer, OfficialSdkClientOverStdioAndHttp) {
   const std::string alice = stack.Login("alice");
   ASSERT_FALSE(alice.empty());
   ASSERT_EQ(stack.EnsureCredential(alice).status, 200);
+  // stdio runs with an Agent Key from the environment, restricted to alice's
+  // chrono-sandbox route (the least-privilege key docs/mcp.md suggests);
+  // HTTP with her access token.
+  const std::string agent_key =
+      stack.stack().nyxid().CreateAgentKey(alice, "mcp", {"chrono-sandbox"}).value("key", "");
+  ASSERT_FALSE(agent_key.empty());
 
   // A unique sleep length: the script finds the cancelled program by it.
   const std::string marker =
       "7" + std::to_string(static_cast<unsigned char>(base::RandomBytes(1)[0])) + ".31337";
   const json config = {{"url", stack.stack().aevatar().base_url()},
                        {"token", alice},
+                       {"agent_key", agent_key},
                        {"aevatar", BinaryPath("aevatar")},
                        {"marker", marker}};
   // Outside the stack's directory, whose files are grepped for secrets below.
@@ -57,11 +64,13 @@ TEST(McpServer, OfficialSdkClientOverStdioAndHttp) {
   // A call that ran for seconds reported progress along the way.
   EXPECT_GT(summary.value("cancel_progress", 0), 0);
 
-  // The model double answered codex_exec. The token is nowhere in the
+  // The model double answered codex_exec. The credentials are nowhere in the
   // state or logs; the programs' source is in no log (chrono-sandbox's
   // durable store holds a submitted program by design, until it ends).
   EXPECT_FALSE(stack.ModelRecord().empty());
-  EXPECT_EQ(stack.AllStateAndLogs().find(alice), std::string::npos);
+  const std::string state = stack.AllStateAndLogs();
+  EXPECT_EQ(state.find(alice), std::string::npos);
+  EXPECT_EQ(state.find(agent_key), std::string::npos);
   const std::string logs = stack.stack().aevatar().ReadLog() + stack.stack().chrono().ReadLog();
   EXPECT_EQ(logs.find("sleep " + marker), std::string::npos);
   // aevatar saw the client's cancel and the executor confirmed the stop.

@@ -3,8 +3,10 @@
 // transports: `aevatar mcp` on stdio and POST /mcp (Streamable HTTP).
 // Run by tests/integration/mcp_server_test.cc with a full stack:
 //   MCP_SDK=<sdk dir> node mcp_client.cjs '<config json>'
-// config: {url, token, aevatar, marker}. Prints {"ok": true, ...} on success;
-// any failed check throws (exit code 1) with what differed.
+// config: {url, token (an access token, for HTTP), agent_key (for stdio),
+// aevatar (the binary), marker (the cancelled sleep's length)}.
+// Prints {"ok": true, ...} on success; any failed check throws (exit code 1)
+// with what differed.
 'use strict';
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -24,8 +26,8 @@ function newClient() {
 
 async function connectStdio() {
   const client = newClient();
-  // The Agent Key (here: the user's token) comes from the environment.
-  const env = { ...process.env, AEVATAR_URL: config.url, AEVATAR_AGENT_KEY: config.token };
+  // The Agent Key comes from the environment.
+  const env = { ...process.env, AEVATAR_URL: config.url, AEVATAR_AGENT_KEY: config.agent_key };
   await client.connect(new StdioClientTransport({
     command: config.aevatar, args: ['mcp'], env, stderr: 'inherit',
   }));
