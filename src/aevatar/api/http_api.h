@@ -17,6 +17,7 @@ class WorkflowStore;
 class AuditLog;
 class ManagedCodex;
 class ApprovalStore;
+class SkillStore;
 }  // namespace aevatar::orchestrator
 
 namespace aevatar::base {
@@ -39,6 +40,9 @@ struct HttpApiDeps {
   ManagedCodex* codex = nullptr;
   // Durable human approvals; their routes are left out when null.
   ApprovalStore* approvals = nullptr;
+  // The skill registry; its routes are left out when null (or without
+  // workflows, which a mount saves).
+  SkillStore* skills = nullptr;
   // Per client: /ui logins all reach NyxID from aevatar's own address, so
   // aevatar slows a guessing client itself, before NyxID's address count
   // would lock every /ui user. Null: none.
@@ -60,6 +64,8 @@ struct HttpApiDeps {
 //     POST /api/workflow-runs/{id}/stop, GET /api/audit?run_id= (workflow_api.cc)
 //   GET  /api/approvals[/{id}], POST /api/approvals/{id}/approve|deny
 //                                                 the caller's approvals (approvals_api.cc)
+//   skills: POST|GET /api/skills, GET /api/skills/{name}[/versions/{version}],
+//     POST /api/skills/use, GET /api/skills/mounts/{id} (skills_api.cc)
 //   GET  /ui, /ui/app.js, /ui/style.css, POST /ui/login   the approvals page (ui_api.cc)
 //   GET  /api/info                                public: the NyxID URL to log in at
 //   GET  /healthz, /readyz
