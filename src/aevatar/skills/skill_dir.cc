@@ -78,11 +78,13 @@ absl::StatusOr<int> PublishBundledSkills(SkillStore& store, const std::string& r
     auto bundle = ReadSkillDir(dir.string());
     absl::StatusOr<SkillVersion> skill =
         bundle.ok() ? ValidateSkillBundle(*bundle) : absl::StatusOr<SkillVersion>(bundle.status());
-    absl::StatusOr<PublishOutcome> outcome = skill.status();
+    absl::StatusOr<PublishOutcome> outcome = absl::UnknownError("not published");
     if (skill.ok()) {
       skill->publisher = kBundledPublisher;
       skill->published_at_ms = now_ms;
       outcome = store.Publish(*skill);
+    } else {
+      outcome = skill.status();
     }
     if (!outcome.ok()) {
       base::Log(base::LogLevel::kWarn, "skills.bundled_not_published", "",

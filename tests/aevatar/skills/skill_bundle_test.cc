@@ -1,10 +1,14 @@
 #include "aevatar/skills/skill_bundle.h"
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "aevatar/skills/skill_dir.h"
 #include "aevatar/skills/skill_requests.h"
+#include "aevatar/skills/skill_store.h"
 #include "base/api_error.h"
 #include "gtest/gtest.h"
 
@@ -167,6 +171,35 @@ TEST(BundledSkills, EveryBundledSkillValidates) {
   ASSERT_EQ(skill->workflows.size(), 2u);
   EXPECT_EQ(skill->workflows[0].workflow_id, "codex-exec-check");
   EXPECT_EQ(skill->workflows[1].workflow_id, "codex-exec-private-ssh-check");
+}
+
+// What `aevatar up` does at each start: publishes them, idempotently; a
+// bundled skill edited without a new version is skipped, not a failed start.
+TEST(BundledSkills, PublishedAtEveryStartOnceAndAnEditWithoutNewVersionIsSkipped) {
+  auto store = OpenSqliteSkillStore(":memory:");
+  ASSERT_TRUE(store.ok()) << store.status();
+  const std::string root = std::string(AEVATAR_SOURCE_DIR) + "/skills";
+  auto first = PublishBundledSkills(**store, root, 1000);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_GE(*first, 2);
+  EXPECT_EQ(PublishBundledSkills(**store, root, 2000).value_or(-1), *first);  // a restart
+  auto sample = (*store)->GetVersion("aevatar-codex-exec-workflow-sample", "1.0.0");
+  ASSERT_TRUE(sample.ok()) << sample.status();
+  EXPECT_EQ(sample->publisher, kBundledPublisher);
+  EXPECT_EQ(sample->published_at_ms, 1000);
+
+  const std::filesystem::path edited =
+      std::filesystem::temp_directory_path() / ("skills_edit_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(edited);
+  std::filesystem::copy(root + "/aevatar-code-execute-durable-check",
+                        edited / "aevatar-code-execute-durable-check",
+                        std::filesystem::copy_options::recursive);
+  std::ofstream(edited / "aevatar-code-execute-durable-check/skill.yaml", std::ios::app)
+      << "# edited\n";
+  EXPECT_EQ(PublishBundledSkills(**store, edited.string(), 3000).value_or(-1), 0);
+  EXPECT_EQ((*store)->ListVersions("aevatar-code-execute-durable-check")->size(), 1u);
+  std::filesystem::remove_all(edited);
+  EXPECT_TRUE(absl::IsNotFound(PublishBundledSkills(**store, edited.string(), 4000).status()));
 }
 
 }  // namespace
