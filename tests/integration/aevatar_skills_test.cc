@@ -182,7 +182,7 @@ TEST_F(AevatarSkills, VersionsAreImmutableAndPinsRefuseAnotherDigest) {
     EXPECT_EQ(r.status, bad.status) << bad.body.dump() << " " << r.body;
     EXPECT_EQ(JsonOf(r).value("code", ""), bad.code) << bad.body.dump();
   }
-  auto bad_semver = Call("POST", "/api/skills", HelloSkill("1.0"));
+  auto bad_semver = Call("POST", "/api/skills", HelloSkill("v1.0.0"));
   EXPECT_EQ(bad_semver.status, 400) << bad_semver.body;
   EXPECT_EQ(JsonOf(bad_semver).value("code", ""), "SKILL_VERSION_INVALID");
   auto wrong_type = Call("POST", "/api/skills", {{"skill_yaml", 1}, {"assets", json::object()}});

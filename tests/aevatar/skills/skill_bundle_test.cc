@@ -191,6 +191,7 @@ TEST(BundledSkills, PublishedAtEveryStartOnceAndAnEditWithoutNewVersionIsSkipped
   const std::filesystem::path edited =
       std::filesystem::temp_directory_path() / ("skills_edit_" + std::to_string(::getpid()));
   std::filesystem::remove_all(edited);
+  std::filesystem::create_directories(edited);
   std::filesystem::copy(root + "/aevatar-code-execute-durable-check",
                         edited / "aevatar-code-execute-durable-check",
                         std::filesystem::copy_options::recursive);
