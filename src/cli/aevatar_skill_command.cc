@@ -66,7 +66,8 @@ int List(const AevatarSession& session, const SkillOptions& options) {
   auto r = CallAevatar(session, "GET", "/api/skills");
   if (r.status != 200) return PrintProblem(r);
   if (options.json) return PrintRaw(r.body);
-  for (const json& skill : base::ArrayOrEmpty(ParsedOrNull(r.body), "skills")) {
+  const json listed = ParsedOrNull(r.body);  // outlives the loop over its members
+  for (const json& skill : base::ArrayOrEmpty(listed, "skills")) {
     std::cout << base::StringOr(skill, "name", "") << "@" << base::StringOr(skill, "latest", "")
               << "  " << base::StringOr(skill, "description", "").substr(0, 72) << "\n";
   }

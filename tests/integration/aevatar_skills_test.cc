@@ -219,6 +219,12 @@ TEST_F(AevatarSkills, TheCliPublishesShowsAndMounts) {
   ShellRun list = RunShell(stack_->dir(), cli + "list --json");
   ASSERT_EQ(list.exit_code, 0) << list.err;
   EXPECT_NE(list.out.find("\"cli-skill\""), std::string::npos) << list.out;
+  ShellRun text_list = RunShell(stack_->dir(), cli + "list");
+  ASSERT_EQ(text_list.exit_code, 0) << text_list.err;
+  EXPECT_NE(text_list.out.find("cli-skill@0.1.0  from the CLI"), std::string::npos)
+      << text_list.out;
+  EXPECT_NE(text_list.out.find("aevatar-codex-exec-workflow-sample@1.0.0"), std::string::npos)
+      << text_list.out;
   ShellRun show = RunShell(stack_->dir(), cli + "show cli-skill@0.1.0");
   ASSERT_EQ(show.exit_code, 0) << show.err;
   EXPECT_NE(show.out.find("workflow skill-hello (assets/skill-hello.yaml)"), std::string::npos)
