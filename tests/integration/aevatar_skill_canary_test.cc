@@ -78,7 +78,7 @@ TEST(AevatarSkillCanary, CodexExecCheckRunsFromTheMountedSkillAndReturnsExactlyR
                      {{"skill", "aevatar-codex-exec-workflow-sample"}, {"mount_workflows", true}});
   ASSERT_EQ(used.status, 202) << used.body;
   json mount = JsonOf(used);
-  for (int i = 0; i < 300 && !mount.value("done", false); ++i) {
+  for (int i = 0; i < 300 && !(mount.is_object() && mount.value("done", false)); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     mount = JsonOf(CallUp("GET", aevatar + mount.value("status_url", "/none"), token));
   }
@@ -88,8 +88,9 @@ TEST(AevatarSkillCanary, CodexExecCheckRunsFromTheMountedSkillAndReturnsExactlyR
                         {{"workflow_id", "codex-exec-check"}, {"inputs", {{"prompt", ""}}}});
   ASSERT_EQ(started.status, 202) << started.body;
   const std::string run_path = "/api/workflow-runs/" + JsonOf(started).value("run_id", "none");
-  json run;
-  for (int i = 0; i < 2000 && !run.value("done", false); ++i) {  // up to ~400 s on a loaded host
+  json run = json::object();
+  for (int i = 0; i < 2000 && !(run.is_object() && run.value("done", false));
+       ++i) {  // up to ~400 s on a loaded host
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     run = JsonOf(CallUp("GET", aevatar + run_path, token));
   }
