@@ -11,24 +11,18 @@
 #include "aevatar/skills/skill_store.h"
 #include "base/api_error.h"
 #include "gtest/gtest.h"
+#include "skills/hello_skill.h"
 
 namespace aevatar::orchestrator {
 namespace {
 
 constexpr char kManifest[] = "name: hello\nversion: 1.2.3\ndescription: says hello\n";
-constexpr char kWorkflow[] = R"(workflow_id: hello-check
-steps:
-  - id: hello
-    tool: code_execute
-    arguments:
-      language: python
-      source: print("hello")
-)";
+using skilltest::kHelloWorkflow;
 
 SkillBundle Bundle() {
   SkillBundle bundle;
   bundle.manifest_yaml = kManifest;
-  bundle.assets["hello-check.yaml"] = kWorkflow;
+  bundle.assets["hello-check.yaml"] = kHelloWorkflow;
   return bundle;
 }
 
@@ -76,7 +70,7 @@ TEST(SkillBundle, RefusesBadAssets) {
   none.assets.clear();
   EXPECT_EQ(CodeOf(none), "SKILL_INVALID");
   SkillBundle bad_name = Bundle();
-  bad_name.assets["../escape.yaml"] = kWorkflow;
+  bad_name.assets["../escape.yaml"] = kHelloWorkflow;
   EXPECT_EQ(CodeOf(bad_name), "SKILL_INVALID");
   SkillBundle bad_workflow = Bundle();
   bad_workflow.assets["broken.yaml"] = "workflow_id: x\nsteps: []\n";
@@ -85,10 +79,10 @@ TEST(SkillBundle, RefusesBadAssets) {
       std::string(ValidateSkillBundle(bad_workflow).status().message()).find("assets/broken.yaml"),
       std::string::npos);
   SkillBundle twice = Bundle();
-  twice.assets["again.yaml"] = kWorkflow;  // same workflow_id
+  twice.assets["again.yaml"] = kHelloWorkflow;  // same workflow_id
   EXPECT_EQ(CodeOf(twice), "SKILL_INVALID");
   SkillBundle route = Bundle();
-  route.assets["route.yaml"] = std::string(kWorkflow) + "route: us_1\n";
+  route.assets["route.yaml"] = std::string(kHelloWorkflow) + "route: us_1\n";
   EXPECT_EQ(CodeOf(route), "WORKFLOW_ROUTE_SELECTOR_FORBIDDEN");
 }
 
@@ -99,18 +93,18 @@ TEST(SkillBundle, DigestCoversEveryByteAndNameButNotOrder) {
   EXPECT_NE(SkillDigest(comment), base);
   SkillBundle renamed;
   renamed.manifest_yaml = kManifest;
-  renamed.assets["hello-check2.yaml"] = kWorkflow;
+  renamed.assets["hello-check2.yaml"] = kHelloWorkflow;
   EXPECT_NE(SkillDigest(renamed), base);
   // Moving a byte from an asset to the manifest changes it (length-prefixed).
   SkillBundle shifted;
   shifted.manifest_yaml = std::string(kManifest) + "w";
-  shifted.assets["hello-check.yaml"] = std::string(kWorkflow).substr(1);
+  shifted.assets["hello-check.yaml"] = std::string(kHelloWorkflow).substr(1);
   EXPECT_NE(SkillDigest(shifted), base);
   SkillBundle two_a = Bundle(), two_b;
   two_a.assets["zz.yaml"] = "x";
   two_b.assets["zz.yaml"] = "x";  // inserted in the other order
   two_b.manifest_yaml = kManifest;
-  two_b.assets["hello-check.yaml"] = kWorkflow;
+  two_b.assets["hello-check.yaml"] = kHelloWorkflow;
   EXPECT_EQ(SkillDigest(two_a), SkillDigest(two_b));
 }
 

@@ -11,26 +11,20 @@
 #include "aevatar/skills/skill_store.h"
 #include "base/api_error.h"
 #include "gtest/gtest.h"
+#include "skills/hello_skill.h"
 #include "stores/store_backends.h"
 
 namespace aevatar::orchestrator {
 namespace {
 
-constexpr char kWorkflow[] = R"(workflow_id: hello-check
-steps:
-  - id: hello
-    tool: code_execute
-    arguments:
-      language: python
-      source: print("hello")
-)";
+using skilltest::kHelloWorkflow;
 
 SkillVersion Skill(const std::string& name, const std::string& version,
                    const std::string& description, const std::string& publisher) {
   SkillBundle bundle;
   bundle.manifest_yaml =
       "name: " + name + "\nversion: " + version + "\ndescription: " + description + "\n";
-  bundle.assets["hello-check.yaml"] = kWorkflow;
+  bundle.assets["hello-check.yaml"] = kHelloWorkflow;
   auto skill = ValidateSkillBundle(bundle);
   EXPECT_TRUE(skill.ok()) << skill.status();
   skill->publisher = publisher;
