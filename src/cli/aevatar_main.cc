@@ -7,6 +7,7 @@
 //   tools      the tools and their selection rules
 //   mcp        the tools over MCP on stdin/stdout, for agent hosts
 //   workflow   save | run | stop | show durable workflows
+//   skill      publish | list | show | use: the skill registry
 //   codex      credential ensure | status, exec: managed codex_exec
 //   approvals  list | show | approve | deny: your durable approvals
 //   doctor     check what `aevatar up` needs from this host
@@ -19,6 +20,7 @@
 #include "cli/aevatar_codex_command.h"
 #include "cli/aevatar_commands.h"
 #include "cli/aevatar_mcp_command.h"
+#include "cli/aevatar_skill_command.h"
 #include "cli/aevatar_vault_command.h"
 #include "cli/aevatar_workflow_command.h"
 #include "cli/config_file.h"
@@ -41,6 +43,8 @@ int main(int argc, char** argv) {
   CLI::App* mcp = AddMcpCommand(app, mcp_options);
   WorkflowOptions workflow_options;
   WorkflowCommands workflow = AddWorkflowCommand(app, workflow_options);
+  SkillOptions skill_options;
+  SkillCommands skill = AddSkillCommand(app, skill_options);
   CodexOptions codex_options;
   CodexCommands codex = AddCodexCommand(app, codex_options);
   ApprovalsOptions approvals_options;
@@ -70,6 +74,7 @@ int main(int argc, char** argv) {
       workflow.show->parsed()) {
     return RunWorkflowCommand(workflow, workflow_options);
   }
+  if (skill.parsed()) return RunSkillCommand(skill, skill_options);
   if (codex.ensure->parsed() || codex.status->parsed() || codex.exec->parsed()) {
     return RunCodexCommand(codex, codex_options);
   }

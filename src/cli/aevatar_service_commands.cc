@@ -1,5 +1,7 @@
 // aevatar up | serve: the long-running modes of the `aevatar` binary.
+#include <filesystem>
 #include <iostream>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "base/log.h"
@@ -11,6 +13,27 @@
 #include "cli/wait_for_signal.h"
 
 namespace aevatar::cli {
+namespace {
+
+// Where `aevatar up` finds the bundled skills when --skills-dir is not
+// given: ./skills (a checkout), else beside the binary in an installed
+// tree (PREFIX/share/aevatar/skills) or a build tree (build/bin/../../skills).
+std::string DefaultSkillsDir() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<fs::path> candidates = {fs::current_path(ec) / "skills"};
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    candidates.push_back(exe.parent_path() / "../share/aevatar/skills");
+    candidates.push_back(exe.parent_path() / "../../skills");
+  }
+  for (const fs::path& dir : candidates) {
+    if (fs::is_directory(dir, ec)) return fs::weakly_canonical(dir, ec).string();
+  }
+  return "";
+}
+
+}  // namespace
 
 CLI::App* AddUpCommand(CLI::App& app, UpOptions& options) {
   CLI::App* up = app.add_subcommand(
@@ -32,6 +55,9 @@ CLI::App* AddUpCommand(CLI::App& app, UpOptions& options) {
   up->add_option("--store", options.store,
                  "sqlite (default) or postgresql://…: the state of all three services in one "
                  "shared database (their keys stay in the state directory)");
+  up->add_option("--skills-dir", options.skills_dir,
+                 "Skill directories to publish to aevatar's skill registry at start (default: "
+                 "./skills, else the installed or built tree's bundled skills)");
   AddRuntimeFlag(up, [&options](sandbox::RuntimeEnv env) { options.runtimes.push_back(env); });
   return up;
 }
@@ -46,8 +72,10 @@ int RunUpCommand(const UpOptions& options) {
     std::cerr << "aevatar up: --llm-upstream needs --llm-api-key-file and --llm-model\n";
     return 2;
   }
+  UpOptions resolved = options;
+  if (resolved.skills_dir.empty()) resolved.skills_dir = DefaultSkillsDir();
   BlockStopSignals();
-  auto stack = EmbeddedStack::Start(options);
+  auto stack = EmbeddedStack::Start(resolved);
   if (!stack.ok()) {
     std::cerr << "aevatar up: " << stack.status().message() << "\n";
     return 1;
@@ -115,6 +143,9 @@ CLI::App* AddAevatarServeCommand(CLI::App& app, orchestrator::ServiceConfig& con
         config.runtimes.push_back({env.name, std::string(sandbox::LanguageName(env.language))});
       },
       /*root_required=*/false);
+  serve->add_option("--bundled-skills-dir", config.bundled_skills_dir,
+                    "Skill directories (skill.yaml + assets/*.yaml) to publish to the skill "
+                    "registry at start (default: none)");
   AddConfigFlag(serve, "aevatar");
   return serve;
 }

@@ -163,6 +163,7 @@ class Stack : public EmbeddedStack {
     // The embedded default is one operator's own machine: every user is in
     // the managed rollout (RolloutBoundary stays InternalOnly).
     aevatar_config.managed_codex = "all";
+    aevatar_config.bundled_skills_dir = options.skills_dir;
     for (const sandbox::RuntimeEnv& env : options.runtimes) {
       aevatar_config.runtimes.push_back(
           {env.name, std::string(sandbox::LanguageName(env.language))});

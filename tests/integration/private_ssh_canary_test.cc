@@ -1,8 +1,10 @@
 // The private_ssh acceptance path of issue 12 as a user runs it, under
 // `aevatar up`: this machine registered as the demo user's NyxID node, a real
 // sshd on loopback forcing host/aevatar-codex-wrapper, the host's own Codex
-// CLI (its model the responses double), and the bundled canary
-//   aevatar workflow run --file …/codex-exec-private-ssh-check.yaml
+// CLI (its model the responses double), and the bundled canary, mounted
+// from the skill `aevatar up` published (use_skill with mount_workflows):
+//   aevatar skill use aevatar-codex-exec-workflow-sample --mount-workflows
+//   aevatar workflow run codex-exec-private-ssh-check
 //       --input prompt='{"service":"box","principal":USER}' --wait stream
 // which waits for a person's approval: given on the /ui page in headless
 // Chromium (screenshots in build/ui-artifacts/), refused with the CLI, and
@@ -37,8 +39,9 @@ using nlohmann::json;
 constexpr char kChromium[] = "/usr/bin/chromium";
 constexpr char kPlaywright[] = "/opt/aevatar/test-node/node_modules/playwright-core";
 constexpr char kApproveScript[] = AEVATAR_SOURCE_DIR "/tests/ui/approve_private_ssh.cjs";
-constexpr char kCanary[] = AEVATAR_SOURCE_DIR
-    "/skills/aevatar-codex-exec-workflow-sample/assets/codex-exec-private-ssh-check.yaml";
+constexpr char kSkills[] = AEVATAR_SOURCE_DIR "/skills";
+constexpr char kCanarySkill[] = "aevatar-codex-exec-workflow-sample";
+constexpr char kCanary[] = "codex-exec-private-ssh-check";  // a workflow of that skill
 constexpr char kCanaryPrompt[] = "Reply with exactly CODEX_EXEC_READY";
 
 class PrivateSshCanaryTest : public ::testing::Test {
@@ -62,6 +65,13 @@ class PrivateSshCanaryTest : public ::testing::Test {
                       " --username demo --credentials-file '" + d_ + "/state/credentials.json'")
                   .exit_code,
               0);
+    // The canary runs from the mounted skill, not from a local YAML copy.
+    const ShellRun mounted =
+        Aevatar(absl::StrCat("skill use ", kCanarySkill, " --mount-workflows"));
+    ASSERT_EQ(mounted.exit_code, 0) << mounted.out << mounted.err;
+    ASSERT_TRUE(absl::StrContains(mounted.out,
+                                  absl::StrCat(kCanary, " (assets/", kCanary, ".yaml): mounted")))
+        << mounted.out;
     input_ = absl::StrCat("prompt='{\"service\":\"box\",\"principal\":\"", world_.user(), "\"}'");
   }
 
@@ -69,7 +79,7 @@ class PrivateSshCanaryTest : public ::testing::Test {
     base_ = base;
     up_ = std::make_unique<ServiceProcess>(
         std::vector<std::string>{BinaryPath("aevatar"), "up", "--state-dir", d_ + "/state",
-                                 "--port-base", std::to_string(base)},
+                                 "--port-base", std::to_string(base), "--skills-dir", kSkills},
         d_ + "/up.log");
     ASSERT_TRUE(up_->ok()) << up_->ReadLog();
   }
@@ -124,8 +134,7 @@ class PrivateSshCanaryTest : public ::testing::Test {
   }
 
   std::string StartCanary() {
-    const ShellRun started =
-        Aevatar(absl::StrCat("workflow run --file '", kCanary, "' --input ", input_));
+    const ShellRun started = Aevatar(absl::StrCat("workflow run ", kCanary, " --input ", input_));
     return std::string(absl::StripAsciiWhitespace(started.out));
   }
 
@@ -142,9 +151,8 @@ class PrivateSshCanaryTest : public ::testing::Test {
 TEST_F(PrivateSshCanaryTest, ApprovedOnThePageTheCanaryReturnsExactlyCodexExecReady) {
   ShellRun stream;
   std::thread follow([&] {
-    stream = Aevatar(
-        absl::StrCat("workflow run --file '", kCanary, "' --input ", input_, " --wait stream"),
-        /*in_background=*/true);
+    stream = Aevatar(absl::StrCat("workflow run ", kCanary, " --input ", input_, " --wait stream"),
+                     /*in_background=*/true);
   });
   const std::string approval = PendingApproval();
   ASSERT_FALSE(approval.empty());

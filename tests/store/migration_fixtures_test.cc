@@ -16,6 +16,8 @@
 #include "aevatar/audit/sqlite_audit_log.h"
 #include "aevatar/codex/credential_vault.h"
 #include "aevatar/runtime/workflow_store.h"
+#include "aevatar/skills/skill_bundle.h"
+#include "aevatar/skills/skill_store.h"
 #include "aevatar/vault/vault_keyring.h"
 #include "chrono/sqlite_operation_store.h"
 #include "gtest/gtest.h"
@@ -333,6 +335,41 @@ TEST_F(MigrationFixtures, AevatarManagedCredentialsStillOpen) {
       orchestrator::OpenSqliteCredentialVault(NewPath("fresh_codex.db"), FixtureVaultKeyring());
   ASSERT_TRUE(fresh.ok()) << fresh.status();
   EXPECT_EQ(SchemaOf(path), SchemaOf(NewPath("fresh_codex.db")));
+}
+
+TEST_F(MigrationFixtures, AevatarSkillsAndMountsStillRead) {
+  const std::string path = Load("aevatar_skills_v1.sql", 1);
+  {
+    auto store = orchestrator::OpenSqliteSkillStore(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    auto skill = (*store)->GetVersion("fixture-skill", "1.0.0");
+    ASSERT_TRUE(skill.ok()) << skill.status();
+    EXPECT_EQ(skill->description, "a fixture");
+    EXPECT_EQ(skill->publisher, "user_alice");
+    EXPECT_EQ(skill->published_at_ms, 1700000000000);
+    ASSERT_EQ(skill->bundle.assets.size(), 1u);
+    // The digest the release wrote is the one this code computes from the bytes.
+    EXPECT_EQ(orchestrator::SkillDigest(skill->bundle), skill->digest);
+    auto validated = orchestrator::ValidateSkillBundle(skill->bundle);
+    ASSERT_TRUE(validated.ok()) << validated.status();
+    EXPECT_EQ(validated->workflows.at(0).workflow_id, "fixture-check");
+    auto mount = (*store)->GetMount("mnt_fixture");
+    ASSERT_TRUE(mount.ok()) << mount.status();
+    EXPECT_EQ(mount->owner, "user_alice");
+    EXPECT_EQ(mount->state, "mounted");
+    EXPECT_EQ(mount->digest, skill->digest);
+    EXPECT_EQ(mount->workflows.at(0).value("workflow_id", ""), "fixture-check");
+    EXPECT_EQ(mount->diagnostic_id, "diag_fixture");
+    EXPECT_EQ(mount->updated_at_ms, 1700000100001);
+    // Its name still belongs to its first publisher.
+    orchestrator::SkillVersion squat = *validated;
+    squat.version = "2.0.0";
+    squat.publisher = "user_bob";
+    EXPECT_FALSE((*store)->Publish(squat).ok());
+  }
+  auto fresh = orchestrator::OpenSqliteSkillStore(NewPath("fresh_skills.db"));
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  EXPECT_EQ(SchemaOf(path), SchemaOf(NewPath("fresh_skills.db")));
 }
 
 TEST_F(MigrationFixtures, NyxidNodesTokensAndSshTargetsSurvive) {

@@ -67,6 +67,8 @@ void AddWorkflowRoutes(const AddRoute& add);
 // The managed codex_exec routes (codex_api.cc).
 void AddCodexRoutes(const AddRoute& add);
 void AddApprovalRoutes(const AddRoute& add);
+// The skill registry routes (skills_api.cc).
+void AddSkillRoutes(const AddRoute& add);
 void AddUiRoutes(const AddRoute& add);
 // POST|DELETE /mcp (mcp_api.cc).
 void AddMcpRoutes(const AddRoute& add);

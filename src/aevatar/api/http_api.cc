@@ -79,6 +79,7 @@ std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
   if (deps.workflows != nullptr) AddWorkflowRoutes(add);
   AddCodexRoutes(add);
   if (deps.approvals != nullptr) AddApprovalRoutes(add);
+  if (deps.skills != nullptr && deps.workflows != nullptr) AddSkillRoutes(add);
   AddUiRoutes(add);
   AddMcpRoutes(add);
   // The fixed tool schemas, nothing of the user's: what an execution

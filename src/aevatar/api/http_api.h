@@ -18,6 +18,7 @@ class AuditLog;
 class ManagedCodex;
 class ApprovalStore;
 class McpSessions;
+class SkillStore;
 }  // namespace aevatar::orchestrator
 
 namespace aevatar::base {
@@ -40,6 +41,9 @@ struct HttpApiDeps {
   ManagedCodex* codex = nullptr;
   // Durable human approvals; their routes are left out when null.
   ApprovalStore* approvals = nullptr;
+  // The skill registry; its routes are left out when null (or without
+  // workflows, which a mount saves).
+  SkillStore* skills = nullptr;
   // Per client: /ui logins all reach NyxID from aevatar's own address, so
   // aevatar slows a guessing client itself, before NyxID's address count
   // would lock every /ui user. Null: none.
@@ -63,6 +67,8 @@ struct HttpApiDeps {
 //     POST /api/workflow-runs/{id}/stop, GET /api/audit?run_id= (workflow_api.cc)
 //   GET  /api/approvals[/{id}], POST /api/approvals/{id}/approve|deny
 //                                                 the caller's approvals (approvals_api.cc)
+//   skills: POST|GET /api/skills, GET /api/skills/{name}[/versions/{version}],
+//     POST /api/skills/use, GET /api/skills/mounts/{id} (skills_api.cc)
 //   GET  /ui, /ui/app.js, /ui/style.css, POST /ui/login   the approvals page (ui_api.cc)
 //   POST|DELETE /mcp                              the MCP server, Streamable HTTP (mcp_api.cc)
 //   GET  /api/info                                public: the NyxID URL to log in at

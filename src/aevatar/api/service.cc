@@ -18,6 +18,7 @@
 #include "aevatar/codex/private_ssh_run.h"
 #include "aevatar/runtime/workflow_runtime.h"
 #include "aevatar/runtime/workflow_store.h"
+#include "aevatar/skills/skill_dir.h"
 #include "aevatar/vault/rotation_watcher.h"
 #include "base/clock.h"
 #include "base/jws.h"
@@ -79,6 +80,7 @@ class Service : public AevatarService {
     if (!approvals.ok()) return approvals.status();
     approvals_ = std::move(*approvals);
     if (absl::Status st = StartWorkflows(config); !st.ok()) return st;
+    if (absl::Status st = StartSkills(config); !st.ok()) return st;
     // Once the stores are open: a rotation under way resumes, a staged one
     // starts. The resealing sweep knows the SQLite files only: on a shared
     // database it would finish without resealing a row, so it does not run
@@ -96,6 +98,7 @@ class Service : public AevatarService {
                      workflows_.get(), runtime_.get(), audit_.get(),
                      codex_.get()};
     deps.approvals = approvals_.get();
+    deps.skills = skills_.get();
     deps.runtimes = config.runtimes;
     ui_login_throttle_ =
         std::make_unique<base::LoginThrottle>(UiLoginThrottleOptions(), base::NowUnixMs);
@@ -137,6 +140,20 @@ class Service : public AevatarService {
     codex.deadlines.client = std::chrono::milliseconds(config.managed_client_deadline_ms);
     codex_ = std::make_unique<ManagedCodex>(nyxid_.get(), vault_.get(), std::move(codex),
                                             base::NowUnixMs);
+    return absl::OkStatus();
+  }
+
+  // The skill registry, and the bundled skills published into it.
+  absl::Status StartSkills(const ServiceConfig& config) {
+    auto skills = backend_->OpenSkills();
+    if (!skills.ok()) return skills.status();
+    skills_ = std::move(*skills);
+    if (config.bundled_skills_dir.empty()) return absl::OkStatus();
+    auto published = PublishBundledSkills(*skills_, config.bundled_skills_dir, base::NowUnixMs());
+    if (!published.ok()) {
+      base::Log(base::LogLevel::kWarn, "skills.bundled_missing", "",
+                {{"detail", std::string(published.status().message())}});
+    }
     return absl::OkStatus();
   }
 
@@ -198,6 +215,7 @@ class Service : public AevatarService {
   std::unique_ptr<ManagedCodex> codex_;
   std::unique_ptr<WorkflowRuntime> runtime_;
   std::unique_ptr<ApprovalStore> approvals_;
+  std::unique_ptr<SkillStore> skills_;
   std::unique_ptr<base::LoginThrottle> ui_login_throttle_;
   std::unique_ptr<http::Router> router_;
   std::unique_ptr<http::Server> server_;

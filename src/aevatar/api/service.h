@@ -62,6 +62,10 @@ struct ServiceConfig {
   // The runtime environments code_execute advertises: the executor's
   // (chrono-sandbox --runtime), names and languages only.
   std::vector<RuntimeOffer> runtimes = {};
+  // A folder of skill directories (skill.yaml + assets/*.yaml) published to
+  // the skill registry at every start (idempotent; `aevatar up` names the
+  // bundled skills/ here). Empty: none.
+  std::string bundled_skills_dir;
 };
 
 // A running orchestrator: HTTP API over NyxID and the executor.

@@ -34,6 +34,11 @@ absl::StatusOr<std::unique_ptr<AuditLog>> StoreBackend::OpenAudit() const {
   return OpenSqliteAuditLog(state_dir_ + "/audit.db");
 }
 
+absl::StatusOr<std::unique_ptr<SkillStore>> StoreBackend::OpenSkills() const {
+  if (shared()) return OpenPostgresSkillStore(pool_);
+  return OpenSqliteSkillStore(state_dir_ + "/skills.db");
+}
+
 absl::StatusOr<std::unique_ptr<ApprovalStore>> StoreBackend::OpenApprovals(
     std::shared_ptr<const VaultKeyring> vault) const {
   if (shared()) return OpenPostgresApprovalStore(pool_, std::move(vault));

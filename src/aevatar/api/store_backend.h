@@ -10,6 +10,7 @@
 #include "aevatar/audit/audit_log.h"
 #include "aevatar/codex/credential_vault.h"
 #include "aevatar/runtime/workflow_store.h"
+#include "aevatar/skills/skill_store.h"
 #include "aevatar/vault/vault_keyring.h"
 
 namespace aevatar::store {
@@ -38,6 +39,7 @@ class StoreBackend {
   // Each store on this backend; the sealed ones seal with `vault`.
   absl::StatusOr<std::unique_ptr<WorkflowStore>> OpenWorkflows() const;
   absl::StatusOr<std::unique_ptr<AuditLog>> OpenAudit() const;
+  absl::StatusOr<std::unique_ptr<SkillStore>> OpenSkills() const;
   absl::StatusOr<std::unique_ptr<ApprovalStore>> OpenApprovals(
       std::shared_ptr<const VaultKeyring> vault) const;
   absl::StatusOr<std::unique_ptr<ManagedCredentialVault>> OpenCredentials(

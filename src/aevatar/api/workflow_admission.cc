@@ -39,6 +39,18 @@ absl::StatusOr<WorkflowAdmission> AdmitWorkflow(const HttpApiDeps& deps, const C
   return WorkflowAdmission{MakeAdmissionProof(*route, now), std::move(*catalog)};
 }
 
+absl::StatusOr<SavedWorkflow> SaveAdmittedWorkflow(const HttpApiDeps& deps, const Caller& caller,
+                                                   const WorkflowDefinition& definition,
+                                                   RequestNote& note) {
+  auto admission = AdmitWorkflow(deps, caller, note, /*converge=*/true);
+  if (!admission.ok()) return admission.status();
+  SavedWorkflow saved{definition.workflow_id, caller.user_id,   WorkflowToJson(definition),
+                      definition.digest,      admission->proof, base::NowUnixMs(),
+                      admission->catalog};
+  if (absl::Status st = deps.workflows->SaveWorkflow(saved); !st.ok()) return st;
+  return saved;
+}
+
 absl::StatusOr<WorkflowAdmission> AdmissionForSavedPlan(const HttpApiDeps& deps,
                                                         const Caller& caller,
                                                         const SavedWorkflow& saved,

@@ -13,6 +13,7 @@
 #include "aevatar/admission/route_admission.h"
 #include "aevatar/api/api_support.h"
 #include "aevatar/runtime/workflow_store.h"
+#include "aevatar/workflow/workflow_definition.h"
 #include "nlohmann/json.hpp"
 
 namespace aevatar::orchestrator {
@@ -41,6 +42,15 @@ absl::StatusOr<WorkflowAdmission> AdmissionForSavedPlan(const HttpApiDeps& deps,
                                                         const Caller& caller,
                                                         const SavedWorkflow& saved,
                                                         RequestNote& note);
+
+// Saves `definition` as `caller`'s workflow, admitted now with its route
+// converged first (AdmitWorkflow with converge): what POST /api/workflows
+// does, and what a skill mount does for each of the skill's workflows.
+// Replaces the caller's workflow of the same id. Returns the saved record;
+// the admission's errors, or the store's.
+absl::StatusOr<SavedWorkflow> SaveAdmittedWorkflow(const HttpApiDeps& deps, const Caller& caller,
+                                                   const WorkflowDefinition& definition,
+                                                   RequestNote& note);
 
 // Hands NyxID facts just read for `caller` to the authorization catalogs of
 // its live runs (WorkflowRuntime::ObserveNyxidFacts). Best effort: a failure

@@ -186,15 +186,11 @@ http::Response HandleSaveWorkflow(const HttpApiDeps& deps, http::Request& reques
   if (!yaml.ok()) return Problem(yaml.status(), note);
   auto definition = ParseWorkflowYaml(*yaml);
   if (!definition.ok()) return Problem(definition.status(), note);
-  auto admission = AdmitWorkflow(deps, *caller, note, /*converge=*/true);
-  if (!admission.ok()) return Problem(admission.status(), note);
-  SavedWorkflow saved{definition->workflow_id, caller->user_id,  WorkflowToJson(*definition),
-                      definition->digest,      admission->proof, base::NowUnixMs(),
-                      admission->catalog};
-  if (auto st = deps.workflows->SaveWorkflow(saved); !st.ok()) return Problem(st, note);
-  return Json(201, {{"workflow_id", saved.workflow_id},
-                    {"digest", saved.digest},
-                    {"admission", ProofSummary(admission->proof)}});
+  auto saved = SaveAdmittedWorkflow(deps, *caller, *definition, note);
+  if (!saved.ok()) return Problem(saved.status(), note);
+  return Json(201, {{"workflow_id", saved->workflow_id},
+                    {"digest", saved->digest},
+                    {"admission", ProofSummary(saved->admission_proof)}});
 }
 
 http::Response HandleBindWorkflow(const HttpApiDeps& deps, http::Request& request,

@@ -9,6 +9,7 @@
 #include "aevatar/audit/audit_log.h"
 #include "aevatar/codex/credential_vault.h"
 #include "aevatar/runtime/workflow_store.h"
+#include "aevatar/skills/skill_store.h"
 #include "aevatar/vault/vault_keyring.h"
 
 namespace aevatar::store {
@@ -51,6 +52,11 @@ absl::StatusOr<std::unique_ptr<ApprovalStore>> OpenPostgresApprovalStore(
 // Managed codex credentials, sealed with `vault` (required).
 absl::StatusOr<std::unique_ptr<ManagedCredentialVault>> OpenPostgresCredentialVault(
     std::shared_ptr<store::PgPool> pool, std::shared_ptr<const VaultKeyring> vault);
+
+// The skill registry: names, published versions and mounts. Publish locks
+// the name's row, so publishers of one name on any replica take turns.
+absl::StatusOr<std::unique_ptr<SkillStore>> OpenPostgresSkillStore(
+    std::shared_ptr<store::PgPool> pool);
 
 }  // namespace aevatar::orchestrator
 

@@ -102,6 +102,13 @@ struct WorkflowDefinition {
 // _nyxid_via anywhere in the workflow, or an input with such a name).
 absl::StatusOr<WorkflowDefinition> ParseWorkflowYaml(const std::string& yaml_text);
 
+// Parses one YAML document into JSON with the bounds of ParseWorkflowYaml
+// (size, depth, node count, one document, no duplicate keys; scalars typed by
+// the YAML 1.2 core schema). For other YAML the workflow module's callers
+// read (a skill's manifest). InvalidArgument WORKFLOW_INVALID otherwise; the
+// detail gives a position, never the text.
+absl::StatusOr<nlohmann::json> ParseYamlDocument(const std::string& yaml_text);
+
 // The canonical JSON form: {workflow_id, description, inputs, steps, digest}
 // with defaults filled in and absent optional fields omitted ("digest" is
 // omitted when def.digest is empty). WorkflowFromJson(WorkflowToJson(d))

@@ -188,6 +188,13 @@ absl::StatusOr<nlohmann::json> YamlToJson(const std::string& yaml_text) {
 
 }  // namespace
 
+absl::StatusOr<nlohmann::json> ParseYamlDocument(const std::string& yaml_text) {
+  if (yaml_text.size() > kMaxWorkflowYamlBytes) {
+    return WorkflowInvalid("", absl::StrCat("the YAML exceeds ", kMaxWorkflowYamlBytes, " bytes"));
+  }
+  return YamlToJson(yaml_text);
+}
+
 absl::StatusOr<WorkflowDefinition> ParseWorkflowYaml(const std::string& yaml_text) {
   if (yaml_text.size() > kMaxWorkflowYamlBytes) {
     return WorkflowInvalid("",

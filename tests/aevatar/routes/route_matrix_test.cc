@@ -68,6 +68,14 @@ constexpr char kPlan[] =
 constexpr char kMcpInitialize[] =
     R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
     R"("capabilities":{},"clientInfo":{"name":"matrix","version":"1"}}})";
+// A version of alice's skill (public: nothing in it is a victim id).
+json SkillBody(const std::string& version) {
+  return {{"skill_yaml", "name: alice-skill\nversion: " + version + "\ndescription: hers\n"},
+          {"assets",
+           {{"skill-plan.yaml",
+             "workflow_id: skill-plan\nsteps:\n  - id: one\n    tool: code_execute\n"
+             "    arguments:\n      language: bash\n      source: echo from a skill\n"}}}};
+}
 
 const json kPrivateSsh = {
     {"target",
@@ -115,6 +123,14 @@ class AevatarRouteMatrix : public ::testing::Test {
     ASSERT_EQ(asked.status, 202) << asked.body;
     approval_id_ = json::parse(asked.body).value("approval_id", "");
     ASSERT_FALSE(run_id_.empty() || approval_id_.empty());
+    // Her skill, and her mount of it.
+    http::Response published = AsAlice("POST", "/api/skills", SkillBody("1.0.0"));
+    ASSERT_EQ(published.status, 201) << published.body;
+    http::Response mounted = AsAlice(
+        "POST", "/api/skills/use", json{{"skill", "alice-skill@1.0.0"}, {"mount_workflows", true}});
+    ASSERT_EQ(mounted.status, 202) << mounted.body;
+    mount_id_ = json::parse(mounted.body).value("mount_id", "");
+    ASSERT_FALSE(mount_id_.empty());
     // After the save, whose admission converged her chrono-sandbox route to
     // the managed contract.
     http::Response credential = AsAlice("POST", "/api/managed-codex/credential", json::object());
@@ -174,6 +190,10 @@ class AevatarRouteMatrix : public ::testing::Test {
     if (pattern.rfind("/api/workflows/", 0) == 0) id = "alice-plan";
     if (pattern.rfind("/api/approvals/", 0) == 0) id = approval_id_;
     if (size_t at = path.find("{id}"); at != std::string::npos) path.replace(at, 4, id);
+    if (pattern.rfind("/api/skills/mounts/", 0) == 0) id = mount_id_;
+    if (size_t at = path.find("{name}"); at != std::string::npos)
+      path.replace(at, 6, "alice-skill");
+    if (size_t at = path.find("{version}"); at != std::string::npos) path.replace(at, 9, "1.0.0");
     if (pattern == "/api/audit") path += "?run_id=" + run_id_;
     return path;
   }
@@ -182,7 +202,7 @@ class AevatarRouteMatrix : public ::testing::Test {
   std::unique_ptr<NyxidFixture> nyxid_;
   std::unique_ptr<AevatarService> aevatar_;
   std::string alice_, bob_, vera_, alice_id_, restricted_key_, foreign_delegation_;
-  std::string run_id_, approval_id_;
+  std::string run_id_, approval_id_, mount_id_;
 };
 
 // Bodies are valid where validation would otherwise answer first, so the
@@ -196,6 +216,7 @@ std::map<std::string, MatrixRow> Table() {
   const std::string save = json{{"workflow_yaml", kPlan}}.dump();
   const std::string start_saved = json{{"workflow_id", "alice-plan"}}.dump();
   const std::string execute = json{{"language", "bash"}, {"source", "echo hi"}}.dump();
+  const std::string use_skill = json{{"skill", "alice-skill@1.0.0"}}.dump();
   const std::string managed = json{
       {"target", {{"kind", "managed_sandbox"}}},
       {"workspace", {{"kind", "empty_git"}}},
@@ -221,6 +242,14 @@ std::map<std::string, MatrixRow> Table() {
       {"GET /api/approvals/{id}", Authenticated(404, 404, 403, 401)},
       {"POST /api/approvals/{id}/approve", Authenticated(404, 404, 403, 401)},
       {"POST /api/approvals/{id}/deny", Authenticated(404, 404, 403, 401)},
+      // Skills are public to aevatar's users (never naming a publisher);
+      // a name is its first publisher's; a mount is its caller's.
+      {"POST /api/skills", Authenticated(403, 403, 403, 401, SkillBody("2.0.0").dump())},
+      {"GET /api/skills", Authenticated(kOwn, kOwn, 403, 401)},
+      {"GET /api/skills/{name}", Authenticated(kOwn, kOwn, 403, 401)},
+      {"GET /api/skills/{name}/versions/{version}", Authenticated(kOwn, kOwn, 403, 401)},
+      {"POST /api/skills/use", Authenticated(kOwn, kOwn, 403, 401, use_skill)},
+      {"GET /api/skills/mounts/{id}", Authenticated(404, 404, 403, 401)},
       // The page is public; its login wants a username and password.
       {"GET /ui", Everyone(200)},
       {"GET /ui/", Everyone(200)},
@@ -247,7 +276,7 @@ TEST_F(AevatarRouteMatrix, EveryRouteAnswersEachAttackerAsTheTableSays) {
     const std::string credential = Credential(attacker);
     if (!credential.empty()) request.headers.Set("Authorization", "Bearer " + credential);
   };
-  subject.victim_ids = {run_id_, approval_id_, "alice-plan", alice_id_};
+  subject.victim_ids = {run_id_, approval_id_, "alice-plan", alice_id_, mount_id_};
   RunRouteMatrix(subject, Table());
 }
 

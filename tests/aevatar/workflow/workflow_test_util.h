@@ -16,8 +16,9 @@ namespace aevatar::orchestrator::wftest {
 
 // The bundled skill's workflow, read from the source tree.
 inline std::string BundledDurableCheckYaml() {
-  const std::filesystem::path path = std::filesystem::path(AEVATAR_SOURCE_DIR) / "skills" /
-                                     "aevatar-code-execute-durable-check/workflow.yaml";
+  const std::filesystem::path path =
+      std::filesystem::path(AEVATAR_SOURCE_DIR) / "skills" /
+      "aevatar-code-execute-durable-check/assets/code-execute-durable-check.yaml";
   std::ifstream in(path);
   EXPECT_TRUE(in.good()) << "cannot read " << path;
   std::stringstream text;
