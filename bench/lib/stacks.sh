@@ -59,7 +59,7 @@ bench_start_stack() {
 bench_post_lua() {
   cat >"$1" <<LUA
 wrk.method = "POST"
-wrk.body = '$2'
+wrk.body = [==[$2]==]
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["$3"] = os.getenv("$4")
 LUA
