@@ -4,6 +4,8 @@
 
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "sandbox/typescript_compiler.h"
@@ -77,6 +79,29 @@ TEST(TranspileCache, AnEvictedProgramStaysValidForItsHolder) {
   EXPECT_EQ(cache.Find("a"), nullptr);
   ASSERT_NE(held, nullptr);
   EXPECT_EQ(held->javascript, std::string(1 << 10, 'a'));
+}
+
+TEST(TranspileCache, ThreadsFindingAndInsertingAtOnceSeeWholeProgramsAndTheBoundHolds) {
+  TranspileCache cache(32 << 10);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&cache, t] {
+      for (int i = 0; i < 500; ++i) {
+        const std::string key = "k" + std::to_string((i * 7 + t) % 50);
+        if (auto found = cache.Find(key)) {
+          // A program is never seen half-written: it is the one its key names.
+          EXPECT_EQ(found->javascript, std::string(512, key.back()));
+        } else {
+          cache.Insert(key, Compiled(std::string(512, key.back())));
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const TranspileCache::Stats stats = cache.stats();
+  EXPECT_LE(stats.bytes, 32u << 10);
+  EXPECT_EQ(stats.hits + stats.misses, 2000u);
+  EXPECT_GT(stats.entries, 0u);
 }
 
 TEST(TypeScriptResult, ACompileErrorIsTheCompilersMessageAndExitCode) {
