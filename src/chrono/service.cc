@@ -1,5 +1,6 @@
 #include "chrono/service.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -59,6 +60,8 @@ base::JwksCache::Fetcher MakeJwksFetcher(const ServiceConfig& config) {
 sandbox::EngineOptions EngineOptionsFor(const ServiceConfig& config) {
   sandbox::EngineOptions options;
   options.runtimes = config.runtimes;
+  options.typescript_cache_bytes = static_cast<size_t>(std::max(config.typescript_cache_mib, 0))
+                                   << 20;
   return options;
 }
 

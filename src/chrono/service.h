@@ -51,6 +51,10 @@ struct ServiceConfig {
   // host root mounted read-only into the runs that choose it; checked at
   // start-up (sandbox::CheckRuntimes). Readiness lists names and languages.
   std::vector<sandbox::RuntimeEnv> runtimes;
+  // MiB of compiled TypeScript kept in memory (sandbox::EngineOptions::
+  // typescript_cache_bytes); 0: every TypeScript run compiles in its own
+  // sandbox (docs/security.md, the shared cache's trade-off).
+  int typescript_cache_mib = 32;
 };
 
 // A running executor: HTTP server, worker pool, store and expiry sweeper.

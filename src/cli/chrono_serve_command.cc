@@ -47,6 +47,11 @@ CLI::App* AddServeCommand(CLI::App& app, chrono::ServiceConfig& config) {
   serve->add_option("--codex-max-concurrent", config.codex_max_concurrent,
                     "Managed Codex runs at once before 429 (default 8)");
   AddRuntimeFlag(serve, [&config](sandbox::RuntimeEnv env) { config.runtimes.push_back(env); });
+  serve
+      ->add_option("--typescript-cache-mib", config.typescript_cache_mib,
+                   "MiB of compiled TypeScript kept in memory (default 32; 0: compile in "
+                   "every run)")
+      ->check(CLI::Range(0, 4096));
   AddTlsFlags(serve, config.tls, "NyxID (JWKS, the model route)");
   AddConfigFlag(serve, "chrono-sandbox");
   return serve;

@@ -23,7 +23,15 @@ Engine::Engine(EngineOptions options, std::unique_ptr<Backend> native,
     : options_(std::move(options)),
       native_(std::move(native)),
       hidden_dirs_(std::move(hidden_dirs)),
-      alternatives_(std::move(alternatives)) {}
+      alternatives_(std::move(alternatives)),
+      typescript_(options_.typescript_cache_bytes > 0 && !options_.one_shot
+                      ? std::make_unique<TypeScriptCompiler>(options_.typescript_cache_bytes,
+                                                             options_.max_limits)
+                      : nullptr) {}
+
+TranspileCache::Stats Engine::typescript_cache_stats() const {
+  return typescript_ ? typescript_->cache_stats() : TranspileCache::Stats{};
+}
 
 absl::StatusOr<Backend*> Engine::Gvisor() {
   absl::MutexLock lock(&gvisor_mu_);
@@ -53,12 +61,51 @@ absl::StatusOr<RunResult> Engine::Run(const RunSpec& spec, const RunControl& con
     if (!gvisor.ok()) return gvisor.status();
     backend = *gvisor;
   }
-  PreparedRun prepared{&spec, PlanRuntime(spec.language, *env), BuildProgramEnv(spec, *env)};
+  if (spec.language == Language::kTypeScript && typescript_) {
+    return RunTypeScript(backend, spec, *env, control);
+  }
+  return RunPlanned(backend, spec, PlanRuntime(spec.language, *env), *env, control);
+}
+
+absl::StatusOr<RunResult> Engine::RunPlanned(Backend* backend, const RunSpec& spec,
+                                             RuntimePlan plan, const RuntimeEnv* env,
+                                             const RunControl& control) {
+  PreparedRun prepared{&spec, std::move(plan), BuildProgramEnv(spec, env)};
   prepared.runtime.layout.hidden_dirs = hidden_dirs_;
   for (const AlternativeLink& link : alternatives_) {
     prepared.runtime.layout.links.push_back({link.path, link.target});
   }
   return backend->Run(prepared, control);
+}
+
+absl::StatusOr<RunResult> Engine::RunTypeScript(Backend* backend, const RunSpec& spec,
+                                                const RuntimeEnv* env, const RunControl& control) {
+  // The compile shares the caller's cancellation, never its network
+  // namespace (e.g. a relay's): it gets a fresh empty one.
+  const RunControl compile_control{control.cancel_fd, -1};
+  auto compiled = typescript_->Compile(spec.source, spec.limits.wall_timeout_secs,
+                                       [&](const RunSpec& compile_spec, RuntimePlan plan) {
+                                         return RunPlanned(backend, compile_spec, std::move(plan),
+                                                           nullptr, compile_control);
+                                       });
+  if (!compiled.ok()) return compiled.status();
+  if (compiled->program == nullptr) return UnfinishedCompileResult(std::move(*compiled->run));
+  const TranspiledProgram& program = *compiled->program;
+  if (!program.compiled) return CompileErrorResult(program, compiled->run, spec.limits);
+
+  RunSpec javascript = spec;
+  javascript.language = Language::kJavaScript;
+  javascript.source = program.javascript;
+  if (compiled->run.has_value()) {
+    javascript.limits.wall_timeout_secs =
+        RemainingWallTimeoutSecs(spec.limits.wall_timeout_secs, compiled->run->wall_ms);
+  }
+  // `env` is a TypeScript runtime; its layout (node_modules) is JavaScript's.
+  auto result =
+      RunPlanned(backend, javascript, PlanRuntime(Language::kJavaScript, env), env, control);
+  if (!result.ok()) return result.status();
+  MergeCompileIntoResult(program, compiled->run, spec.limits, *result);
+  return result;
 }
 
 }  // namespace aevatar::sandbox

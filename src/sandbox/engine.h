@@ -11,6 +11,7 @@
 #include "sandbox/run_spec.h"
 #include "sandbox/runner.h"
 #include "sandbox/runtime_env.h"
+#include "sandbox/typescript_compiler.h"
 
 namespace aevatar::sandbox {
 
@@ -43,6 +44,11 @@ struct EngineOptions {
   // (RunSpec::runtime); checked by Create (CheckRuntimes). Native backend
   // only.
   std::vector<RuntimeEnv> runtimes;
+  // Bytes of compiled TypeScript kept in memory (typescript_compiler.h): a
+  // TypeScript run compiles in a sandbox of its own once per distinct source,
+  // then runs as JavaScript. 0 (and every one-shot engine): esbuild runs as
+  // the first stage of each run's own sandbox instead.
+  size_t typescript_cache_bytes = 32ull << 20;
 };
 
 // The isolation engine's one entry point: RunSpec -> RunResult, or a Status
@@ -63,11 +69,20 @@ class Engine : public Runner {
   absl::StatusOr<RunResult> Run(const RunSpec& spec, const RunControl& control = {}) override;
 
   const EngineOptions& options() const { return options_; }
+  // The TypeScript cache's counters; zero when it is off.
+  TranspileCache::Stats typescript_cache_stats() const;
 
  private:
   Engine(EngineOptions options, std::unique_ptr<Backend> native,
          std::vector<std::string> hidden_dirs, std::vector<AlternativeLink> alternatives);
   absl::StatusOr<Backend*> Gvisor();
+  // Runs `plan` for `spec` on `backend` with the engine's layout added.
+  absl::StatusOr<RunResult> RunPlanned(Backend* backend, const RunSpec& spec, RuntimePlan plan,
+                                       const RuntimeEnv* env, const RunControl& control);
+  // A TypeScript run through the compiler: compile (or the cache), then the
+  // JavaScript on `backend`.
+  absl::StatusOr<RunResult> RunTypeScript(Backend* backend, const RunSpec& spec,
+                                          const RuntimeEnv* env, const RunControl& control);
 
   const EngineOptions options_;
   const std::unique_ptr<Backend> native_;
@@ -75,6 +90,7 @@ class Engine : public Runner {
   const std::vector<AlternativeLink> alternatives_;  // LibraryAlternatives() at creation
   absl::Mutex gvisor_mu_;
   std::unique_ptr<Backend> gvisor_ ABSL_GUARDED_BY(gvisor_mu_);  // made on first use
+  const std::unique_ptr<TypeScriptCompiler> typescript_;         // null: compile in the run
 };
 
 }  // namespace aevatar::sandbox

@@ -17,7 +17,7 @@ RuntimePlan PlanDefaultRuntime(Language language) {
       return {dir + "/main.js", {{"/usr/bin/node", {"node", dir + "/main.js"}}}, {}};
     case Language::kTypeScript:
       return {dir + "/main.ts",
-              {{"/usr/bin/esbuild",
+              {{kEsbuildPath,
                 {"esbuild", dir + "/main.ts", "--outfile=" + dir + "/.main.js", "--format=cjs",
                  "--platform=node", "--log-level=warning"}},
                {"/usr/bin/node", {"node", dir + "/.main.js"}}},

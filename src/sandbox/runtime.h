@@ -11,6 +11,8 @@ namespace aevatar::sandbox {
 
 // Where sources live inside the sandbox.
 inline constexpr char kWorkspaceDir[] = "/workspace";
+// The TypeScript compiler (Debian's esbuild), run in a sandbox.
+inline constexpr char kEsbuildPath[] = "/usr/bin/esbuild";
 
 // One program a run executes; stages run in order and the first failing stage
 // ends the run (TypeScript: compile, then run).

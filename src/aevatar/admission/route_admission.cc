@@ -66,16 +66,49 @@ absl::Status ConvergenceError(const ConvergenceResult& result) {
       result.remediation);
 }
 
+RouteResolution ResolveOn(NyxidFacts facts, const std::string& chrono_catalog_id,
+                          std::optional<NyxidFacts>* observed) {
+  RouteResolution resolution =
+      ResolveCodeExecutionRoute(facts.inventory, facts.caller, chrono_catalog_id);
+  if (observed != nullptr) *observed = std::move(facts);
+  return resolution;
+}
+
 absl::StatusOr<RouteResolution> Resolve(const NyxidClient& nyxid, const Caller& caller,
                                         const std::string& chrono_catalog_id,
                                         std::optional<NyxidFacts>* observed) {
   auto facts = ReadNyxidFacts(nyxid, caller.credential);
   if (!facts.ok()) return facts.status();
-  RouteResolution resolution =
-      ResolveCodeExecutionRoute(facts->inventory, facts->caller, chrono_catalog_id);
-  if (observed != nullptr) *observed = std::move(*facts);
-  return resolution;
+  return ResolveOn(std::move(*facts), chrono_catalog_id, observed);
 }
+
+// Keeps the inventory a convergence read last. A convergence that wrote
+// nothing read exactly what a resolution would read next, within the same
+// request: resolution then decides on those facts instead of asking NyxID
+// for the same two documents again (two of a request's exchanges).
+class RememberingWriter : public RouteWriter {
+ public:
+  explicit RememberingWriter(RouteWriter* inner) : inner_(inner) {}
+  absl::StatusOr<std::vector<RouteFacts>> ReadInventory() override {
+    auto inventory = inner_->ReadInventory();
+    last_inventory_.reset();
+    if (inventory.ok()) last_inventory_ = *inventory;
+    return inventory;
+  }
+  NyxidWriteResult PatchUserService(const std::string& id, const nlohmann::json& patch) override {
+    last_inventory_.reset();
+    return inner_->PatchUserService(id, patch);
+  }
+  NyxidWriteResult CreateUserService(const nlohmann::json& body) override {
+    last_inventory_.reset();
+    return inner_->CreateUserService(body);
+  }
+  std::optional<std::vector<RouteFacts>>& last_inventory() { return last_inventory_; }
+
+ private:
+  RouteWriter* inner_;
+  std::optional<std::vector<RouteFacts>> last_inventory_;
+};
 
 // The diagnostic category of a resolution: the spec's lowercase name.
 std::string Category(ResolutionOutcome outcome) {
@@ -97,10 +130,12 @@ std::string RemediationOf(const absl::Status& status) {
 absl::StatusOr<AdmittedRoute> AdmitCodeExecutionRoute(
     const NyxidClient& nyxid, const Caller& caller, const std::string& chrono_catalog_id,
     bool fresh_admission, const std::string& diagnostic_id, std::optional<NyxidFacts>* observed) {
+  std::optional<NyxidFacts> converged_facts;
   if (fresh_admission && caller.write_authority) {
     auto facts = ReadCallerFacts(nyxid, caller.credential);
     if (!facts.ok()) return facts.status();
-    NyxidRouteWriter writer(&nyxid, caller.credential);
+    NyxidRouteWriter http_writer(&nyxid, caller.credential);
+    RememberingWriter writer(&http_writer);
     ConvergenceResult converged =
         ConvergeCodeExecutionRoute(writer, *facts, /*has_write_authority=*/true, chrono_catalog_id);
     if (!converged.code.empty()) {
@@ -110,8 +145,14 @@ absl::StatusOr<AdmittedRoute> AdmitCodeExecutionRoute(
                  {"writes", converged.writes}});
       return ConvergenceError(converged);
     }
+    if (converged.writes == 0 && writer.last_inventory().has_value()) {
+      converged_facts = NyxidFacts{std::move(*facts), std::move(*writer.last_inventory())};
+    }
   }
-  auto resolution = Resolve(nyxid, caller, chrono_catalog_id, observed);
+  auto resolution = converged_facts.has_value()
+                        ? absl::StatusOr<RouteResolution>(
+                              ResolveOn(std::move(*converged_facts), chrono_catalog_id, observed))
+                        : Resolve(nyxid, caller, chrono_catalog_id, observed);
   if (!resolution.ok()) return resolution.status();
   if (resolution->outcome != ResolutionOutcome::kReady) {
     LogRejection(diagnostic_id, Category(resolution->outcome), resolution->counts);
