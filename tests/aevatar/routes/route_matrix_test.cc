@@ -68,6 +68,7 @@ constexpr char kPlan[] =
 constexpr char kMcpInitialize[] =
     R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
     R"("capabilities":{},"clientInfo":{"name":"matrix","version":"1"}}})";
+
 // A version of alice's skill (public: nothing in it is a victim id).
 json SkillBody(const std::string& version) {
   return {{"skill_yaml", "name: alice-skill\nversion: " + version + "\ndescription: hers\n"},
