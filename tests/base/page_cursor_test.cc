@@ -18,7 +18,7 @@ TEST(PageCursor, RoundTripsItsPosition) {
 }
 
 TEST(PageCursor, ForeignCursorsAreInvalidCursor) {
-  for (const std::string cursor :
+  for (const std::string& cursor :
        {std::string("not base64!"), std::string(""), Base64UrlEncode("p2:1:run"),
         Base64UrlEncode("p1:abc:run"), Base64UrlEncode("p1:-5:run"), Base64UrlEncode("p1:100:"),
         Base64UrlEncode("p1:100"), Base64UrlEncode("p1:99999999999999999999:run")}) {
