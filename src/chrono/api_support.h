@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "chrono/http_api.h"
+#include "chrono/operation.h"
 #include "http/message.h"
 #include "nlohmann/json.hpp"
 
@@ -49,11 +50,17 @@ inline constexpr char kCodexScope[] = "proxy:*";
 // POST /codex/execute, in codex/codex_api.cc.
 http::Response HandleCodexExecute(const ApiContext& ctx, http::Request& request, RequestNote& note);
 
+// An operation's status document (no payloads): id, status, times, done.
+nlohmann::json StatusDocument(const Operation& op);
+
 // Handlers of the durable routes, in executions_api.cc.
 http::Response HandleSubmit(const ApiContext& ctx, http::Request& request, RequestNote& note);
 http::Response HandleStatus(const ApiContext& ctx, http::Request& request, RequestNote& note);
 http::Response HandleResult(const ApiContext& ctx, http::Request& request, RequestNote& note);
 http::Response HandleCancel(const ApiContext& ctx, http::Request& request, RequestNote& note);
+// GET /executions: the caller's operations, in executions_listing.cc.
+http::Response HandleListExecutions(const ApiContext& ctx, http::Request& request,
+                                    RequestNote& note);
 
 }  // namespace aevatar::chrono
 

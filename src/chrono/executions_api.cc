@@ -21,6 +21,8 @@ constexpr char kPollAfterSecs[] = "1";
 
 std::string ExecutionPath(const std::string& id) { return "/executions/" + id; }
 
+}  // namespace
+
 nlohmann::json StatusDocument(const Operation& op) {
   nlohmann::json doc = {
       {"operation_id", op.id},
@@ -33,6 +35,8 @@ nlohmann::json StatusDocument(const Operation& op) {
   if (op.finished_at_ms > 0) doc["finished_at"] = base::FormatUtcMillis(op.finished_at_ms);
   return doc;
 }
+
+namespace {
 
 // The status document with its ETag (and Retry-After while active), or 304.
 http::Response StatusResponse(const Operation& op, const http::Request& request) {

@@ -123,6 +123,7 @@ std::unique_ptr<http::Router> BuildHttpApi(const HttpApiOptions& options, const 
   };
   add("POST", "/execute", HandleExecute);
   add("POST", "/executions", HandleSubmit);
+  add("GET", "/executions", HandleListExecutions);
   add("GET", "/executions/{id}", HandleStatus);
   add("GET", "/executions/{id}/result", HandleResult);
   add("POST", "/executions/{id}/cancel", HandleCancel);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/page_cursor.h"
 #include "chrono/operation.h"
 
 namespace aevatar::chrono {
@@ -20,6 +21,17 @@ struct CreateOutcome {
 struct LeaseRenewal {
   std::string id;
   bool cancel_requested = false;  // the runner should kill it (a cancel reached the store)
+};
+
+// Which of an owner's operations ListOwned returns.
+struct OperationListQuery {
+  std::string owner;
+  std::optional<OperationStatus> status;  // nullopt: every status
+  int limit = 50;                         // at most this many (>= 1)
+  // Only operations after this one in the listing order (created_at_ms, then
+  // id, both descending); nullopt: from the newest.
+  std::optional<base::PagePosition> after;
+  int64_t now_ms = 0;  // operations whose retention ended by now are left out
 };
 
 // Durable storage of operations. Implementations: SQLite (embedded default)
@@ -90,6 +102,12 @@ class OperationStore {
   virtual absl::StatusOr<int> ExpireOld(int64_t now_ms, int64_t tombstone_keep_ms) = 0;
 
   virtual absl::StatusOr<int64_t> CountWithStatus(OperationStatus status) = 0;
+
+  // `query.owner`'s operations with `query.status`, newest first
+  // (created_at_ms, then id, both descending), after `query.after`, at most
+  // `query.limit`; tombstones and terminal operations whose retention ended
+  // by `query.now_ms` are left out (their status route answers 410).
+  virtual absl::StatusOr<std::vector<Operation>> ListOwned(const OperationListQuery& query) = 0;
 
   // Reachability probe for /readyz.
   virtual absl::Status Ping() = 0;

@@ -259,6 +259,29 @@ class PostgresOperationStore final : public OperationStore {
     }));
   }
 
+  absl::StatusOr<std::vector<Operation>> ListOwned(const OperationListQuery& q) override {
+    using Ops = std::vector<Operation>;
+    const base::PagePosition after = q.after.value_or(base::PagePosition{});
+    return ToStoreError(pool_->TransactFor<Ops>([&](pqxx::work& tx) -> absl::StatusOr<Ops> {
+      pqxx::result rows = tx.exec_params(
+          absl::StrCat("SELECT ", kColumns,
+                       " FROM chrono_operations WHERE owner = $1 AND ($2 = '' OR status = $2) "
+                       "AND NOT expired AND (status IN ('queued', 'running') OR "
+                       "expires_at_ms > $3) AND (NOT $4 OR created_at_ms < $5 OR "
+                       "(created_at_ms = $5 AND id < $6)) "
+                       "ORDER BY created_at_ms DESC, id DESC LIMIT $7"),
+          q.owner, q.status ? Name(*q.status) : std::string(), q.now_ms, q.after.has_value(),
+          after.created_at_ms, after.id, q.limit);
+      Ops ops;
+      for (const pqxx::row& row : rows) {
+        absl::StatusOr<Operation> op = ReadRow(row);
+        if (!op.ok()) return op.status();
+        ops.push_back(std::move(*op));
+      }
+      return ops;
+    }));
+  }
+
   absl::Status Ping() override {
     // Reads the table, so a dropped schema fails the probe as well.
     return ToStoreError(pool_->Transact([](pqxx::work& tx) {

@@ -227,6 +227,30 @@ class SqliteOperationStore final : public OperationStore {
         db_.QueryInt64("SELECT COUNT(*) FROM operations WHERE status = ?1", {Name(status)}));
   }
 
+  absl::StatusOr<std::vector<Operation>> ListOwned(const OperationListQuery& q) override {
+    const base::PagePosition after = q.after.value_or(base::PagePosition{});
+    absl::MutexLock lock(&mu_);
+    absl::StatusOr<Statement> stmt = db_.Prepare(
+        absl::StrCat("SELECT ", kColumns,
+                     " FROM operations WHERE owner = ?1 AND (?2 = '' OR status = ?2) AND "
+                     "expired = 0 AND (status IN ('queued', 'running') OR expires_at_ms > ?3) AND "
+                     "(?4 = 0 OR created_at_ms < ?5 OR (created_at_ms = ?5 AND id < ?6)) "
+                     "ORDER BY created_at_ms DESC, id DESC LIMIT ?7"),
+        {q.owner, q.status ? Name(*q.status) : std::string_view(), q.now_ms,
+         int64_t{q.after.has_value()}, after.created_at_ms, after.id,
+         static_cast<int64_t>(q.limit)});
+    if (!stmt.ok()) return ToStoreError(stmt.status());
+    std::vector<Operation> ops;
+    for (;;) {
+      absl::StatusOr<bool> row = stmt->Step();
+      if (!row.ok()) return ToStoreError(row.status());
+      if (!*row) return ops;
+      absl::StatusOr<Operation> op = ReadRow(*stmt);
+      if (!op.ok()) return op.status();
+      ops.push_back(std::move(*op));
+    }
+  }
+
   absl::Status Ping() override {
     absl::MutexLock lock(&mu_);
     // Reads the table, so a vanished or unreadable file fails the probe.

@@ -55,6 +55,7 @@ CLI::App* AddLoginCommand(CLI::App& app, ClientOptions& options) {
   login->add_flag("--password-stdin", options.password_stdin, "Read the password from stdin");
   login->add_option("--credentials-file", options.credentials_file,
                     "Take the password from `aevatar up`'s credentials.json");
+  login->add_flag("--json", options.json, "Print {username, session} as JSON");
   return login;
 }
 
@@ -82,6 +83,11 @@ int RunLoginCommand(const ClientOptions& options) {
   if (absl::Status st = SaveSession({options.url, token}); !st.ok()) {
     return Fail(std::string(st.message()));
   }
+  if (options.json) {
+    std::cout << nlohmann::json{{"username", options.username}, {"session", SessionPath()}}.dump()
+              << "\n";
+    return 0;
+  }
   std::cout << "logged in as " << options.username << " (session in " << SessionPath() << ")\n";
   return 0;
 }
@@ -98,6 +104,9 @@ CLI::App* AddExecCommand(CLI::App& app, ClientOptions& options) {
   exec->add_option("--runtime", options.runtime,
                    "A runtime environment the operator offers (see `aevatar tools`); default: the "
                    "language's own");
+  exec->add_flag("--json", options.json,
+                 "Print the whole result as JSON (stdout, stderr, exit code, verdict, diagnostic "
+                 "id)");
   return exec;
 }
 
@@ -123,8 +132,15 @@ int RunExecCommand(const ClientOptions& options) {
                               std::chrono::seconds(options.timeout_secs + 60));
   if (response.status != 200) return PrintProblem(response);
   const nlohmann::json result = ParsedOrNull(response.body);
+  if (options.json) {
+    std::cout << result.dump() << "\n";
+    return ExecExitCode(result);
+  }
   std::cout << base::StringOr(result, "stdout", "") << std::flush;
   std::cerr << base::StringOr(result, "stderr", "") << std::flush;
+  // A failed run names its diagnostic id: what an operator looks up in the
+  // logs of aevatar and the executor.
+  std::cerr << ExecFailureSummary(result) << std::flush;
   return ExecExitCode(result);
 }
 
@@ -132,6 +148,7 @@ CLI::App* AddReadinessCommand(CLI::App& app, ClientOptions& options) {
   CLI::App* readiness = app.add_subcommand("readiness", "Is a capability ready for this caller?");
   readiness->add_option("capability", options.capability, "code_execute | codex_exec")->required();
   readiness->add_option("--url", options.url, "aevatar URL (default: the session's)");
+  readiness->add_flag("--json", options.json, "Print the server's JSON");
   return readiness;
 }
 
@@ -160,6 +177,10 @@ int RunReadinessCommand(const ClientOptions& options) {
   if (response.status != 200) return PrintProblem(response);
   const nlohmann::json readiness = ParsedOrNull(response.body);
   const bool ready = base::BoolOr(readiness, "ready", false);
+  if (options.json) {
+    std::cout << readiness.dump() << "\n";
+    return ready ? 0 : 1;
+  }
   std::cout << options.capability << ": "
             << (ready ? "ready" : base::StringOr(readiness, "code", "not ready")) << "\n";
   PrintRuntimes(readiness);
@@ -173,6 +194,7 @@ int RunReadinessCommand(const ClientOptions& options) {
 CLI::App* AddToolsCommand(CLI::App& app, ClientOptions& options) {
   CLI::App* tools = app.add_subcommand("tools", "List the tools and their selection rules");
   tools->add_option("--url", options.url, "aevatar URL (default: the session's)");
+  tools->add_flag("--json", options.json, "Print the server's JSON");
   return tools;
 }
 
@@ -182,6 +204,10 @@ int RunToolsCommand(const ClientOptions& options) {
   auto response = CallAevatar(*session, "GET", "/api/tools");
   if (response.status != 200) return PrintProblem(response);
   const nlohmann::json tools = ParsedOrNull(response.body);
+  if (options.json) {
+    std::cout << tools.dump() << "\n";
+    return 0;
+  }
   for (const auto& tool : base::ArrayOrEmpty(tools, "tools")) {
     std::cout << base::StringOr(tool, "name", "") << " ("
               << base::StringOr(tool, "capability_class", "") << ")\n  "

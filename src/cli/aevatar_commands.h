@@ -23,7 +23,8 @@ CLI::App* AddAevatarServeCommand(CLI::App& app, orchestrator::ServiceConfig& con
 int RunAevatarServeCommand(const orchestrator::ServiceConfig& config);
 
 struct ClientOptions {
-  std::string url;  // aevatar URL; else the session's / AEVATAR_URL
+  std::string url;    // aevatar URL; else the session's / AEVATAR_URL
+  bool json = false;  // print the server's JSON instead of text
   // login
   std::string username;
   bool password_stdin = false;

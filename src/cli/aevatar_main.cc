@@ -6,7 +6,7 @@
 //   readiness  is code_execute ready for me?
 //   tools      the tools and their selection rules
 //   mcp        the tools over MCP on stdin/stdout, for agent hosts
-//   workflow   save | run | stop | show durable workflows
+//   workflow   save | run | list | watch | stop | show durable workflows
 //   skill      publish | list | show | use: the skill registry
 //   codex      credential ensure | status, exec: managed codex_exec
 //   approvals  list | show | approve | deny: your durable approvals
@@ -23,13 +23,48 @@
 #include "cli/aevatar_skill_command.h"
 #include "cli/aevatar_vault_command.h"
 #include "cli/aevatar_workflow_command.h"
+#include "cli/command_examples.h"
 #include "cli/config_file.h"
 #include "cli/doctor_command.h"
+#include "cli/version.h"
+
+namespace {
+
+// Each command's --help example (command_examples.h); `workflow`'s and
+// backup's are set beside their commands.
+const std::vector<aevatar::cli::CommandExample> kAevatarExamples = {
+    {"", "aevatar up --state-dir ~/.local/state/aevatar-up"},
+    {"up", "aevatar up --state-dir ~/.local/state/aevatar-up --store sqlite"},
+    {"serve", "aevatar serve --config /etc/aevatar/aevatar.toml"},
+    {"login", "aevatar login --url http://127.0.0.1:8082 --username demo --password-stdin"},
+    {"exec", "aevatar exec --language python -c 'print(6 * 7)'"},
+    {"readiness", "aevatar readiness code_execute --json"},
+    {"tools", "aevatar tools --json"},
+    {"codex", "aevatar codex exec --prompt 'add a test for parse()'"},
+    {"codex credential", "aevatar codex credential status"},
+    {"codex credential ensure", "aevatar codex credential ensure --json"},
+    {"codex credential status", "aevatar codex credential status --json"},
+    {"codex exec", "aevatar codex exec --prompt 'summarise README.md' --timeout-secs 300"},
+    {"approvals", "aevatar approvals list"},
+    {"approvals list", "aevatar approvals list --json"},
+    {"approvals show", "aevatar approvals show apr_0123abcd"},
+    {"approvals approve", "aevatar approvals approve apr_0123abcd"},
+    {"approvals deny", "aevatar approvals deny apr_0123abcd"},
+    {"doctor", "aevatar doctor --json"},
+    {"vault", "aevatar vault rotate-key --state-dir ~/.local/state/aevatar-up/aevatar"},
+    {"vault rotate-key",
+     "aevatar vault rotate-key --state-dir /var/lib/aevatar --vault-key-file "
+     "/etc/aevatar/vault.key "
+     "--new-key-file /etc/aevatar/vault.key.new"},
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace aevatar::cli;
   CLI::App app{"aevatar: tools, admission and workflows over nyxid and chrono-sandbox"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("aevatar ") + kVersion);
   UpOptions up_options;
   CLI::App* up = AddUpCommand(app, up_options);
   aevatar::orchestrator::ServiceConfig serve_config;
@@ -55,9 +90,12 @@ int main(int argc, char** argv) {
   CLI::App* rotate_key = AddVaultCommand(app, vault_options);
   BackupOptions backup_options;
   BackupCommands backup = AddBackupCommands(app, backup_options);
+  SetCommandExamples(app, kAevatarExamples);
   try {
     ParseWithServeConfig(app, serve, "aevatar", argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
@@ -70,10 +108,7 @@ int main(int argc, char** argv) {
   if (readiness->parsed()) return RunReadinessCommand(client);
   if (tools->parsed()) return RunToolsCommand(client);
   if (mcp->parsed()) return RunMcpCommand(mcp_options);
-  if (workflow.save->parsed() || workflow.run->parsed() || workflow.stop->parsed() ||
-      workflow.show->parsed()) {
-    return RunWorkflowCommand(workflow, workflow_options);
-  }
+  if (workflow.parsed()) return RunWorkflowCommand(workflow, workflow_options);
   if (skill.parsed()) return RunSkillCommand(skill, skill_options);
   if (codex.ensure->parsed() || codex.status->parsed() || codex.exec->parsed()) {
     return RunCodexCommand(codex, codex_options);

@@ -1,15 +1,16 @@
 #include "cli/aevatar_workflow_command.h"
 
 #include <chrono>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "CLI/CLI.hpp"
 #include "base/json_read.h"
 #include "cli/aevatar_session.h"
 #include "cli/read_file.h"
+#include "cli/run_event_stream.h"
 #include "cli/server_replies.h"
+#include "cli/workflow_run_view.h"
+#include "http/message.h"
 
 namespace aevatar::cli {
 namespace {
@@ -22,115 +23,162 @@ int WorkflowFail(const std::string& message, int code = 1) {
   return code;
 }
 
-void PrintRun(const json& run) {
-  std::cout << "run " << base::StringOr(run, "run_id", "") << " ("
-            << base::StringOr(run, "workflow_id", "") << "): " << base::StringOr(run, "status", "");
-  if (std::string outcome = base::StringOr(run, "outcome_code", ""); !outcome.empty()) {
-    std::cout << " [" << outcome << "]";
+// Follows a run's events (starting it with `start_body` when `run_id` is
+// empty): the run id first, then one line per event, then the run.
+int FollowRun(const AevatarSession& session, const std::string& run_id,
+              const std::string& start_body, bool as_json) {
+  const Clock::time_point start = Clock::now();
+  RunStreamSink sink;
+  sink.on_run_id = [as_json](const std::string& id) {
+    if (as_json) {
+      std::cout << json{{"run_id", id}}.dump() << std::endl;
+    } else {
+      std::cout << id << std::endl;
+    }
+  };
+  sink.on_event = [&](const SseEvent& event, const json& data) {
+    if (as_json) {
+      std::cout << json{{"event", event.type}, {"id", event.id}, {"data", data}}.dump()
+                << std::endl;
+      return;
+    }
+    PrintRunEvent(std::cout, data,
+                  std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count());
+  };
+  sink.on_end = [as_json](const json& run) {
+    if (as_json) {
+      std::cout << json{{"event", "run.end"}, {"run", run}}.dump() << std::endl;
+    } else {
+      PrintRun(std::cout, run);
+    }
+  };
+  const RunStreamResult result = FollowRunEvents(session, run_id, start_body, sink);
+  if (!result.ended) {
+    std::cerr << result.error;
+    return 1;
   }
-  std::cout << "\n";
-  for (const json& step : base::ArrayOrEmpty(run, "steps")) {
-    std::cout << "  step " << base::StringOr(step, "id", "") << ": "
-              << base::StringOr(step, "status", "");
-    if (std::string outcome = base::StringOr(step, "outcome_code", ""); !outcome.empty()) {
-      std::cout << " [" << outcome << "]";
-    }
-    if (int64_t elapsed = base::IntOr(step, "elapsed_ms", -1); elapsed >= 0) {
-      std::cout << " " << elapsed << " ms";
-    }
-    std::cout << "\n";
-    const json& output = base::ObjectOrEmpty(step, "output");
-    if (!base::StringOr(output, "target", "").empty()) {  // codex_exec
-      std::cout << "    " << base::StringOr(output, "target", "") << " "
-                << base::StringOr(output, "status", "") << ", exit code "
-                << base::IntOr(output, "exit_code", -1) << ", diagnostic id "
-                << base::StringOr(output, "diagnostic_id", "") << "\n"
-                << "    output: " << base::StringOr(output, "output", "") << "\n";
-    } else if (output.contains("timed_out")) {  // private_ssh: NyxID's raw SSH response
-      std::cout << "    exit code " << base::IntOr(output, "exit_code", -1) << ", timed out "
-                << (base::BoolOr(output, "timed_out", false) ? "yes" : "no") << "\n"
-                << "    stdout: " << base::StringOr(output, "stdout", "");
-    } else if (!output.empty()) {
-      std::cout << "    stdout: " << base::StringOr(output, "stdout", "");
-      if (std::string err = base::StringOr(output, "stderr", ""); !err.empty()) {
-        std::cout << "    stderr: " << err;
-      }
-    }
-  }
+  return result.run_status == "succeeded" ? 0 : 1;
 }
 
-// Follows a server-sent event stream, printing live progress lines.
-int FollowStream(const AevatarSession& session, const json& body) {
-  http::ClientRequest request;
-  request.method = "POST";
-  request.url = session.url + "/api/workflow-runs";
-  request.body = body.dump();
-  request.timeout = std::chrono::hours(2);
-  request.headers.Set("Content-Type", "application/json");
-  request.headers.Set("Authorization", "Bearer " + session.token);
-  const Clock::time_point start = Clock::now();
-  std::string buffer;
-  std::string final_status;
-  int status = 0;
-  auto response = http::FetchStreaming(
-      request, [&](const http::ClientResponse& head) { status = head.status; },
-      [&](std::string_view chunk) {
-        buffer.append(chunk);
-        for (size_t end; (end = buffer.find("\n\n")) != std::string::npos;) {
-          std::string event = buffer.substr(0, end);
-          buffer.erase(0, end + 2);
-          size_t data_at = event.find("data: ");
-          if (data_at == std::string::npos) continue;
-          const json data = ParsedOrNull(std::string_view(event).substr(data_at + 6));
-          const auto elapsed =
-              std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count();
-          if (event.rfind("event: run.end", 0) == 0) {
-            final_status = base::StringOr(data, "status", "");
-            PrintRun(data);
-            continue;
-          }
-          const json& fields = base::ObjectOrEmpty(data, "data");
-          std::cout << "[" << elapsed << "s] " << base::StringOr(data, "type", "");
-          if (std::string step = base::StringOr(fields, "step_id", ""); !step.empty()) {
-            std::cout << " step=" << step;
-          }
-          if (auto it = fields.find("status"); it != fields.end()) {
-            std::cout << " status=" << it->dump(-1, ' ', false, json::error_handler_t::replace);
-          }
-          if (std::string approval = base::StringOr(fields, "approval_id", ""); !approval.empty()) {
-            std::cout << " approval=" << approval;
-            if (base::StringOr(data, "type", "") == "step.approval_required") {
-              std::cout << " (a person decides: aevatar approvals approve|deny " << approval
-                        << ", or the page /ui)";
-            }
-          }
-          std::cout << std::endl;
-        }
-        return true;
-      });
-  if (!response.ok()) return WorkflowFail(std::string(response.status().message()));
-  if (status != 200) return PrintProblem(*response);
-  return final_status == "succeeded" ? 0 : 1;
+int ListRuns(const AevatarSession& session, const WorkflowOptions& options) {
+  std::string query;
+  const auto add = [&query](const char* name, const std::string& value) {
+    if (value.empty()) return;
+    query += (query.empty() ? "?" : "&") + std::string(name) + "=" + http::PercentEncode(value);
+  };
+  add("status", options.status);
+  add("workflow_id", options.list_workflow);
+  add("limit", options.limit > 0 ? std::to_string(options.limit) : "");
+  add("cursor", options.cursor);
+  auto r = CallAevatar(session, "GET", "/api/workflow-runs" + query);
+  if (r.status != 200) return PrintProblem(r);
+  const json page = ParsedOrNull(r.body);
+  if (options.json) {
+    std::cout << page.dump() << "\n";
+    return 0;
+  }
+  const json& runs = base::ArrayOrEmpty(page, "runs");
+  if (runs.empty()) std::cout << "no workflow runs\n";
+  for (const json& run : runs) PrintRunRow(std::cout, run);
+  if (std::string next = base::StringOr(page, "next_cursor", ""); !next.empty()) {
+    std::cerr << "more: aevatar workflow list --cursor " << next << "\n";
+  }
+  return 0;
+}
+
+// The body of POST /api/workflow-runs from the options, or a usage error.
+absl::StatusOr<json> RunBody(const WorkflowOptions& options) {
+  json body = {{"inputs", json::object()}, {"wait", options.wait}};
+  if (!options.file.empty()) {
+    std::string yaml;
+    if (!ReadWholeFile(options.file, yaml)) {
+      return absl::InvalidArgumentError("cannot read " + options.file);
+    }
+    body["workflow_yaml"] = yaml;
+  } else if (!options.workflow_id.empty()) {
+    body["workflow_id"] = options.workflow_id;
+  } else {
+    return absl::InvalidArgumentError("give a workflow id or --file FILE");
+  }
+  for (const std::string& pair : options.inputs) {
+    size_t eq = pair.find('=');
+    if (eq == std::string::npos) return absl::InvalidArgumentError("--input wants K=V");
+    body["inputs"][pair.substr(0, eq)] = pair.substr(eq + 1);
+  }
+  return body;
+}
+
+int StartRun(const AevatarSession& session, const WorkflowOptions& options) {
+  auto body = RunBody(options);
+  if (!body.ok()) return WorkflowFail(std::string(body.status().message()), 2);
+  if (options.wait == "stream") return FollowRun(session, "", body->dump(), options.json);
+  auto r = CallAevatar(session, "POST", "/api/workflow-runs", body->dump());
+  if (r.status != 202) return PrintProblem(r);
+  const json started = ParsedOrNull(r.body);
+  std::cout << (options.json ? started.dump() : base::StringOr(started, "run_id", "")) << "\n";
+  return 0;
+}
+
+CLI::App* Example(CLI::App* command, const std::string& example) {
+  command->footer("Example:\n  " + example);
+  return command;
 }
 
 }  // namespace
 
+bool WorkflowCommands::parsed() const {
+  for (const CLI::App* command : {save, run, stop, show, list, watch}) {
+    if (command != nullptr && command->parsed()) return true;
+  }
+  return false;
+}
+
 WorkflowCommands AddWorkflowCommand(CLI::App& app, WorkflowOptions& options) {
-  CLI::App* workflow = app.add_subcommand("workflow", "Save, run, stop and show workflows");
+  CLI::App* workflow = app.add_subcommand("workflow", "Save, run, find, watch, stop and show runs");
   workflow->require_subcommand(1);
   workflow->add_option("--url", options.url, "aevatar URL (default: the session's)");
+  Example(workflow, "aevatar workflow list --status failed");
   WorkflowCommands commands;
-  commands.save = workflow->add_subcommand("save", "Save (and admit) a workflow YAML file");
+  commands.save = Example(workflow->add_subcommand("save", "Save (and admit) a workflow YAML file"),
+                          "aevatar workflow save skills/hello/assets/hello.yaml");
   commands.save->add_option("file", options.file, "Workflow YAML")->required();
-  commands.run = workflow->add_subcommand("run", "Run a saved workflow or a YAML file");
+  commands.run =
+      Example(workflow->add_subcommand("run",
+                                       "Run a saved workflow or a YAML file; prints the run id "
+                                       "first"),
+              "aevatar workflow run hello --input name=world --wait stream");
   commands.run->add_option("workflow_id", options.workflow_id, "Saved workflow id");
   commands.run->add_option("--file", options.file, "Run this YAML as a draft");
   commands.run->add_option("--input", options.inputs, "K=V input (repeatable)");
-  commands.run->add_option("--wait", options.wait, "none (default) or stream");
-  commands.stop = workflow->add_subcommand("stop", "Stop a run (cancels its operation)");
+  commands.run
+      ->add_option("--wait", options.wait,
+                   "none (default: print the run id) or stream (follow its events, resuming "
+                   "after a broken connection)")
+      ->check(CLI::IsMember({"none", "stream"}));
+  commands.stop = Example(workflow->add_subcommand("stop", "Stop a run (cancels its operation)"),
+                          "aevatar workflow stop run_0123abcd");
   commands.stop->add_option("run_id", options.run_id, "Run id")->required();
-  commands.show = workflow->add_subcommand("show", "Show a run's steps and outcomes");
+  commands.show = Example(workflow->add_subcommand("show", "Show a run's steps and outcomes"),
+                          "aevatar workflow show run_0123abcd --json");
   commands.show->add_option("run_id", options.run_id, "Run id")->required();
+  commands.list = Example(workflow->add_subcommand("list", "Your runs, newest first"),
+                          "aevatar workflow list --workflow hello --status succeeded --limit 10");
+  commands.list->add_option("--status", options.status,
+                            "Only runs in this status: running, finalizing_audit, succeeded, "
+                            "failed or stopped");
+  commands.list->add_option("--workflow", options.list_workflow, "Only runs of this workflow id");
+  commands.list->add_option("--limit", options.limit, "At most this many runs (1-100)")
+      ->check(CLI::Range(1, 100));
+  commands.list->add_option("--cursor", options.cursor,
+                            "The next page: the cursor the previous page printed");
+  commands.watch = Example(
+      workflow->add_subcommand("watch", "Follow a run's events to its end (from the start)"),
+      "aevatar workflow watch run_0123abcd");
+  commands.watch->add_option("run_id", options.run_id, "Run id")->required();
+  for (CLI::App* command :
+       {commands.save, commands.run, commands.stop, commands.show, commands.list, commands.watch}) {
+    command->add_flag("--json", options.json, "Print the server's JSON");
+  }
   return commands;
 }
 
@@ -143,44 +191,39 @@ int RunWorkflowCommand(const WorkflowCommands& commands, const WorkflowOptions& 
     auto r = CallAevatar(*session, "POST", "/api/workflows", json{{"workflow_yaml", yaml}}.dump());
     if (r.status != 201) return PrintProblem(r);
     const json saved = ParsedOrNull(r.body);
+    if (options.json) {
+      std::cout << saved.dump() << "\n";
+      return 0;
+    }
     std::cout << "saved " << base::StringOr(saved, "workflow_id", "") << " ("
               << base::StringOr(saved, "digest", "") << "), admitted on route "
               << base::StringOr(base::ObjectOrEmpty(saved, "admission"), "slug", "") << "\n";
     return 0;
   }
-  if (commands.run->parsed()) {
-    json body = {{"inputs", json::object()}, {"wait", options.wait}};
-    if (!options.file.empty()) {
-      std::string yaml;
-      if (!ReadWholeFile(options.file, yaml)) return WorkflowFail("cannot read " + options.file, 2);
-      body["workflow_yaml"] = yaml;
-    } else if (!options.workflow_id.empty()) {
-      body["workflow_id"] = options.workflow_id;
-    } else {
-      return WorkflowFail("give a workflow id or --file FILE", 2);
-    }
-    for (const std::string& pair : options.inputs) {
-      size_t eq = pair.find('=');
-      if (eq == std::string::npos) return WorkflowFail("--input wants K=V", 2);
-      body["inputs"][pair.substr(0, eq)] = pair.substr(eq + 1);
-    }
-    if (options.wait == "stream") return FollowStream(*session, body);
-    auto r = CallAevatar(*session, "POST", "/api/workflow-runs", body.dump());
-    if (r.status != 202) return PrintProblem(r);
-    std::cout << base::StringOr(ParsedOrNull(r.body), "run_id", "") << "\n";
-    return 0;
-  }
+  if (commands.run->parsed()) return StartRun(*session, options);
+  if (commands.list->parsed()) return ListRuns(*session, options);
+  if (commands.watch->parsed()) return FollowRun(*session, options.run_id, "", options.json);
+  const std::string path = "/api/workflow-runs/" + http::PercentEncode(options.run_id);
   if (commands.stop->parsed()) {
-    auto r = CallAevatar(*session, "POST", "/api/workflow-runs/" + options.run_id + "/stop", "{}");
+    auto r = CallAevatar(*session, "POST", path + "/stop", "{}");
     if (r.status != 202) return PrintProblem(r);
+    const json stopped = ParsedOrNull(r.body);
+    if (options.json) {
+      std::cout << stopped.dump() << "\n";
+      return 0;
+    }
     std::cout << "stop requested; cancellation deadline "
-              << base::IntOr(ParsedOrNull(r.body), "stop_deadline_unix_ms", 0) << " (unix ms)\n";
+              << base::IntOr(stopped, "stop_deadline_unix_ms", 0) << " (unix ms)\n";
     return 0;
   }
-  auto r = CallAevatar(*session, "GET", "/api/workflow-runs/" + options.run_id);
+  auto r = CallAevatar(*session, "GET", path);
   if (r.status != 200) return PrintProblem(r);
   const json run = ParsedOrNull(r.body);
-  PrintRun(run);
+  if (options.json) {
+    std::cout << run.dump() << "\n";
+  } else {
+    PrintRun(std::cout, run);
+  }
   return base::StringOr(run, "status", "") == "succeeded" ? 0 : 1;
 }
 

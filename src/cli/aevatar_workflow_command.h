@@ -11,7 +11,8 @@ class App;
 namespace aevatar::cli {
 
 // `aevatar workflow save FILE | run ID|--file FILE [--input K=V]... [--wait stream]
-//  | stop RUN | show RUN`.
+//  | stop RUN | show RUN | list [--status S] [--workflow W] [--limit N] [--cursor C]
+//  | watch RUN`, each with --json.
 struct WorkflowOptions {
   std::string url;
   std::string file;
@@ -19,6 +20,12 @@ struct WorkflowOptions {
   std::string run_id;
   std::vector<std::string> inputs;
   std::string wait = "none";
+  bool json = false;  // print the server's JSON (one object per line for streams)
+  // list
+  std::string status;
+  std::string list_workflow;
+  int limit = 0;  // 0: the server's default page
+  std::string cursor;
 };
 
 struct WorkflowCommands {
@@ -26,6 +33,10 @@ struct WorkflowCommands {
   CLI::App* run = nullptr;
   CLI::App* stop = nullptr;
   CLI::App* show = nullptr;
+  CLI::App* list = nullptr;
+  CLI::App* watch = nullptr;
+  // Whether one of them was given.
+  bool parsed() const;
 };
 
 WorkflowCommands AddWorkflowCommand(CLI::App& app, WorkflowOptions& options);

@@ -7,12 +7,15 @@
 #include "CLI/CLI.hpp"
 #include "cli/chrono_run_command.h"
 #include "cli/chrono_serve_command.h"
+#include "cli/command_examples.h"
 #include "cli/config_file.h"
 #include "cli/doctor_command.h"
+#include "cli/version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"chrono-sandbox: runs programs in isolated one-shot sandboxes"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("chrono-sandbox ") + aevatar::cli::kVersion);
   // A named subcommand registers only its own options: setting up the
   // server's ~30 as well was ~2% of a one-shot `run`. `--help` and mistakes
   // see both.
@@ -26,9 +29,16 @@ int main(int argc, char** argv) {
   aevatar::cli::DoctorOptions doctor_options;
   CLI::App* doctor =
       only_run || only_serve ? nullptr : aevatar::cli::AddChronoDoctorCommand(app, doctor_options);
+  aevatar::cli::SetCommandExamples(
+      app, {{"", "chrono-sandbox run --language python -c 'print(42)'"},
+            {"run", "chrono-sandbox run --language bash -c 'echo hello' --timeout-secs 5 --json"},
+            {"serve", "chrono-sandbox serve --listen 127.0.0.1:8081 --state-dir /var/lib/chrono"},
+            {"doctor", "chrono-sandbox doctor --json"}});
   try {
     aevatar::cli::ParseWithServeConfig(app, serve, "chrono-sandbox", argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);

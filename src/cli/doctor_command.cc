@@ -10,6 +10,8 @@ namespace aevatar::cli {
 CLI::App* AddDoctorFlags(CLI::App* doctor, DoctorOptions& options) {
   doctor->add_option("--output", options.output, "table (default) or json")
       ->check(CLI::IsMember({"table", "json"}));
+  doctor->add_flag_callback(
+      "--json", [&options] { options.output = "json"; }, "Same as --output json");
   doctor->add_option("--codex-path", options.codex_path,
                      "The Codex CLI binary (default: the pinned install under /opt/aevatar/codex)");
   doctor->add_option("--codex-backend", options.codex_backend,

@@ -58,6 +58,20 @@ int ExecExitCode(const nlohmann::json& result) {
   return code >= 0 && code <= 255 ? static_cast<int>(code) : 1;
 }
 
+std::string ExecFailureSummary(const nlohmann::json& result) {
+  const bool timed_out = base::BoolOr(result, "timed_out", false);
+  const int64_t exit_code = base::IntOr(result, "exit_code", -1);
+  const bool success = base::BoolOr(result, "success", exit_code == 0);
+  if (success && !timed_out && exit_code == 0) return "";
+  std::string line = "aevatar exec: " + base::StringOr(result, "verdict", "failed");
+  if (timed_out) line += ", timed out";
+  if (exit_code >= 0) line += ", exit code " + std::to_string(exit_code);
+  if (std::string id = base::StringOr(result, "diagnostic_id", ""); !id.empty()) {
+    line += ", diagnostic id " + id;
+  }
+  return line + "\n";
+}
+
 absl::StatusOr<StackCredentials> ParseStackCredentials(const nlohmann::json& document) {
   StackCredentials out;
   const nlohmann::json& operator_entry = base::ObjectOrEmpty(document, "operator");

@@ -32,6 +32,12 @@ std::string ProblemSummary(int http_status, std::string_view body);
 // else 1.
 int ExecExitCode(const nlohmann::json& result);
 
+// "aevatar exec: VERDICT, exit code N, diagnostic id D\n" for a
+// code_execute result that did not succeed (success false, a timeout, or a
+// non-zero exit code); "" for one that did. Fields that are absent or of
+// another type are left out.
+std::string ExecFailureSummary(const nlohmann::json& result);
+
 // The secrets and URLs `aevatar up` keeps in credentials.json.
 struct StackCredentials {
   std::string operator_password;

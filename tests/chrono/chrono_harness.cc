@@ -86,7 +86,9 @@ http::Response ChronoHarness::Call(const std::string& method, const std::string&
   http::Request request;
   request.method = method;
   request.target = path;
-  request.path = path;
+  const size_t query_at = path.find('?');
+  request.path = path.substr(0, query_at);
+  if (query_at != std::string::npos) request.query = path.substr(query_at + 1);
   request.body = body;
   request.remote_address = "127.0.0.1";
   request.headers.Set("X-NyxID-Delegation-Token", issuer_.Delegation(subject));

@@ -112,6 +112,9 @@ class GatedStore : public OperationStore {
     return inner_->CountWithStatus(status);
   }
   absl::Status Ping() override { return inner_->Ping(); }
+  absl::StatusOr<std::vector<Operation>> ListOwned(const OperationListQuery& q) override {
+    return inner_->ListOwned(q);
+  }
 
  private:
   OperationStore* const inner_;

@@ -35,6 +35,7 @@ std::map<std::string, MatrixRow> Table() {
   return {
       {"POST /execute", Authenticated(400, 400, 401, 401)},
       {"POST /executions", Authenticated(400, 400, 401, 401)},
+      {"GET /executions", Authenticated(200, 200, 401, 401)},
       {"GET /executions/{id}", Authenticated(404, 404, 401, 401)},
       {"GET /executions/{id}/result", Authenticated(404, 404, 401, 401)},
       {"POST /executions/{id}/cancel", Authenticated(404, 404, 401, 401)},

@@ -39,6 +39,30 @@ TEST(ExecExitCode, FollowsTheResultAndDefaultsToFailure) {
   EXPECT_EQ(ExecExitCode(json()), 1);
 }
 
+TEST(ExecFailureSummary, AFailedRunNamesItsDiagnosticId) {
+  EXPECT_EQ(ExecFailureSummary(json{{"success", false},
+                                    {"exit_code", 2},
+                                    {"verdict", "nonzero_exit"},
+                                    {"diagnostic_id", "diag_9"}}),
+            "aevatar exec: nonzero_exit, exit code 2, diagnostic id diag_9\n");
+  EXPECT_EQ(ExecFailureSummary(json{{"success", false},
+                                    {"exit_code", -1},
+                                    {"timed_out", true},
+                                    {"verdict", "time_limit"},
+                                    {"diagnostic_id", "diag_t"}}),
+            "aevatar exec: time_limit, timed out, diagnostic id diag_t\n");
+  // Members of another type are left out, never thrown on.
+  EXPECT_EQ(ExecFailureSummary(json{{"exit_code", 1}, {"diagnostic_id", 7}, {"verdict", true}}),
+            "aevatar exec: failed, exit code 1\n");
+}
+
+TEST(ExecFailureSummary, ASuccessfulRunSaysNothing) {
+  EXPECT_EQ(
+      ExecFailureSummary(json{{"success", true}, {"exit_code", 0}, {"diagnostic_id", "diag_ok"}}),
+      "");
+  EXPECT_EQ(ExecFailureSummary(json{{"exit_code", 0}}), "");
+}
+
 json Credentials() {
   return {{"operator", {{"username", "operator"}, {"password", "p1"}}},
           {"demo", {{"username", "demo"}, {"password", "p2"}}},

@@ -5,6 +5,7 @@
 #include "aevatar/admission/admission_proof.h"
 #include "aevatar/admission/route_admission.h"
 #include "aevatar/api/api_support.h"
+#include "aevatar/api/run_listing.h"
 #include "aevatar/api/workflow_admission.h"
 #include "aevatar/audit/audit_log.h"
 #include "aevatar/runtime/run_turns.h"
@@ -148,21 +149,29 @@ json EventJson(const RunEvent& event) {
           {"data", event.data}};
 }
 
-// Server-sent events of a run until it ends (or the client leaves).
-http::Response StreamRun(const HttpApiDeps& deps, const std::string& run_id) {
+// Server-sent events of a run after event `after_seq` until it ends (or the
+// client leaves). Each event's `id:` is its sequence number, so a client
+// whose connection broke reconnects to the events route with that number as
+// Last-Event-ID and misses nothing. The run's id is in the X-Run-Id header,
+// before any event.
+http::Response StreamRun(const HttpApiDeps& deps, const std::string& run_id, int64_t after_seq) {
   http::Response response;
   response.headers.Set("Content-Type", "text/event-stream");
   response.headers.Set("Cache-Control", "no-cache");
+  response.headers.Set("X-Run-Id", run_id);
   WorkflowStore* store = deps.workflows;
-  response.stream = [store, run_id](const http::ChunkWriter& write) {
-    int64_t after = 0;
+  response.stream = [store, run_id, after_seq](const http::ChunkWriter& write) {
+    int64_t after = after_seq;
     const auto until = std::chrono::steady_clock::now() + kMaxStream;
     while (std::chrono::steady_clock::now() < until) {
       auto events = store->EventsAfter(run_id, after);
       if (!events.ok()) return;
       for (const RunEvent& event : *events) {
         after = event.seq;
-        if (!write("event: " + event.type + "\ndata: " + EventJson(event).dump() + "\n\n")) return;
+        if (!write("event: " + event.type + "\nid: " + std::to_string(event.seq) +
+                   "\ndata: " + EventJson(event).dump() + "\n\n")) {
+          return;
+        }
       }
       auto run = store->GetRun(run_id);
       if (!run.ok()) return;
@@ -239,7 +248,7 @@ http::Response HandleStartRun(const HttpApiDeps& deps, http::Request& request, R
   auto run_id =
       deps.runtime->StartRun(*caller, *definition, *inputs, admission->proof, admission->catalog);
   if (!run_id.ok()) return Problem(run_id.status(), note);
-  if (run_request->wait == "stream") return StreamRun(deps, *run_id);
+  if (run_request->wait == "stream") return StreamRun(deps, *run_id, 0);
   return Json(202, {{"run_id", *run_id},
                     {"status_url", "/api/workflow-runs/" + *run_id},
                     {"events_url", "/api/workflow-runs/" + *run_id + "/events"}});
@@ -253,20 +262,27 @@ http::Response HandleGetRun(const HttpApiDeps& deps, http::Request& request, Req
   return Json(200, RunReadModel(*run));
 }
 
-// GET /api/workflow-runs: the caller's runs, newest first.
+// GET /api/workflow-runs[?status=&workflow_id=&limit=&cursor=]: the
+// caller's runs, newest first, a page at a time; `next_cursor` (absent on
+// the last page) asks for the next one.
 http::Response HandleListRuns(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
-  constexpr int kMaxListed = 50;
   auto caller = Authenticated(deps, request, note);
   if (!caller.ok()) return Problem(caller.status(), note);
-  auto ids = deps.workflows->RecentRunsOf(caller->user_id, kMaxListed);
-  if (!ids.ok()) return Problem(ids.status(), note);
+  auto query = RunListQueryOf(caller->user_id, request.QueryParam("status"),
+                              request.QueryParam("workflow_id"), request.QueryParam("limit"),
+                              request.QueryParam("cursor"));
+  if (!query.ok()) return Problem(query.status(), note);
+  auto listed = deps.workflows->ListRuns(*query);
+  if (!listed.ok()) return Problem(listed.status(), note);
+  const bool more = static_cast<int>(listed->size()) == query->limit;
+  if (more) listed->pop_back();
   json runs = json::array();
-  for (const std::string& id : *ids) {
-    auto run = deps.workflows->GetRun(id);
-    if (!run.ok()) return Problem(run.status(), note);
-    runs.push_back(RunReadModel(*run));
+  for (const RunRecord& run : *listed) runs.push_back(RunReadModel(run));
+  json page = {{"runs", runs}};
+  if (more && !listed->empty()) {
+    page["next_cursor"] = EncodeRunCursor({listed->back().created_at_ms, listed->back().run_id});
   }
-  return Json(200, {{"runs", runs}});
+  return Json(200, page);
 }
 
 http::Response HandleRunEvents(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
@@ -274,10 +290,12 @@ http::Response HandleRunEvents(const HttpApiDeps& deps, http::Request& request, 
   if (!caller.ok()) return Problem(caller.status(), note);
   auto run = OwnedRun(deps, request, *caller);
   if (!run.ok()) return Problem(run.status(), note);
+  auto after = LastEventIdOf(request.headers.Get("Last-Event-ID"));
+  if (!after.ok()) return Problem(after.status(), note);
   if (request.headers.Get("Accept").value_or("").find("text/event-stream") != std::string::npos) {
-    return StreamRun(deps, run->run_id);
+    return StreamRun(deps, run->run_id, *after);
   }
-  auto events = deps.workflows->EventsAfter(run->run_id, 0);
+  auto events = deps.workflows->EventsAfter(run->run_id, *after);
   if (!events.ok()) return Problem(events.status(), note);
   json list = json::array();
   for (const RunEvent& event : *events) list.push_back(EventJson(event));

@@ -175,6 +175,28 @@ class PostgresWorkflowStore final : public WorkflowStore {
         owner, limit);
   }
 
+  absl::StatusOr<std::vector<RunRecord>> ListRuns(const RunListQuery& q) override {
+    using Runs = std::vector<RunRecord>;
+    const RunListPosition after = q.after.value_or(RunListPosition{});
+    return pool_->TransactFor<Runs>([&](pqxx::work& tx) -> absl::StatusOr<Runs> {
+      pqxx::result rows = tx.exec_params(
+          "SELECT run_id, owner, workflow_id, phase, state, version, created_at_ms, "
+          "updated_at_ms FROM aevatar_runs WHERE owner = $1 AND ($2 = '' OR phase = $2) "
+          "AND ($3 = '' OR workflow_id = $3) AND (NOT $4 OR created_at_ms < $5 OR "
+          "(created_at_ms = $5 AND run_id < $6)) "
+          "ORDER BY created_at_ms DESC, run_id DESC LIMIT $7",
+          q.owner, q.phase, q.workflow_id, q.after.has_value(), after.created_at_ms, after.run_id,
+          q.limit);
+      Runs runs;
+      for (const pqxx::row& r : rows) {
+        runs.push_back({r[0].as<std::string>(), r[1].as<std::string>(), r[2].as<std::string>(),
+                        r[3].as<std::string>(), ParseStoredJson(r[4].as<std::string>()),
+                        r[5].as<int64_t>(), r[6].as<int64_t>(), r[7].as<int64_t>()});
+      }
+      return runs;
+    });
+  }
+
   absl::StatusOr<int64_t> CommitTurn(const TurnCommit& c) override {
     return pool_->TransactFor<int64_t>([&](pqxx::work& tx) -> absl::StatusOr<int64_t> {
       PutSealed(tx, c.sealed_puts);

@@ -83,6 +83,21 @@ absl::StatusOr<std::vector<std::string>> RunIds(absl::StatusOr<store::Statement>
   }
 }
 
+// The (run_id, owner, workflow_id, phase, state, version, created_at_ms,
+// updated_at_ms) rows `stmt` yields.
+absl::StatusOr<std::vector<RunRecord>> RunRecords(absl::StatusOr<store::Statement> stmt) {
+  if (!stmt.ok()) return stmt.status();
+  std::vector<RunRecord> runs;
+  for (;;) {
+    auto row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return runs;
+    runs.push_back({stmt->ColumnText(0), stmt->ColumnText(1), stmt->ColumnText(2),
+                    stmt->ColumnText(3), ParseStoredJson(stmt->ColumnText(4)), stmt->ColumnInt64(5),
+                    stmt->ColumnInt64(6), stmt->ColumnInt64(7)});
+  }
+}
+
 // The (callback_id, run_id, due_at_ms) rows `stmt` yields.
 absl::StatusOr<std::vector<Callback>> Callbacks(absl::StatusOr<store::Statement> stmt) {
   if (!stmt.ok()) return stmt.status();
@@ -202,6 +217,18 @@ class SqliteWorkflowStore : public WorkflowStore {
     return RunIds(db_.Prepare(
         "SELECT run_id FROM runs WHERE owner = ?1 ORDER BY created_at_ms DESC, run_id LIMIT ?2",
         {owner, static_cast<int64_t>(limit)}));
+  }
+
+  absl::StatusOr<std::vector<RunRecord>> ListRuns(const RunListQuery& q) override {
+    absl::MutexLock lock(&mu_);
+    const RunListPosition after = q.after.value_or(RunListPosition{});
+    return RunRecords(db_.Prepare(
+        "SELECT run_id, owner, workflow_id, phase, state, version, created_at_ms, updated_at_ms "
+        "FROM runs WHERE owner = ?1 AND (?2 = '' OR phase = ?2) AND (?3 = '' OR workflow_id = ?3) "
+        "AND (?4 = 0 OR created_at_ms < ?5 OR (created_at_ms = ?5 AND run_id < ?6)) "
+        "ORDER BY created_at_ms DESC, run_id DESC LIMIT ?7",
+        {q.owner, q.phase, q.workflow_id, int64_t{q.after.has_value()}, after.created_at_ms,
+         after.run_id, static_cast<int64_t>(q.limit)}));
   }
 
   absl::StatusOr<int64_t> CommitTurn(const TurnCommit& c) override {

@@ -54,6 +54,23 @@ struct Callback {
   int64_t due_at_ms = 0;
 };
 
+// Where a page of ListRuns ended: the last run it held. The next page holds
+// the runs after it in the listing order (created_at_ms, then run_id, both
+// descending).
+struct RunListPosition {
+  int64_t created_at_ms = 0;
+  std::string run_id;
+};
+
+// Which of an owner's runs ListRuns returns.
+struct RunListQuery {
+  std::string owner;
+  std::string phase;                     // "" for every phase
+  std::string workflow_id;               // "" for every workflow
+  int limit = 50;                        // at most this many (>= 1)
+  std::optional<RunListPosition> after;  // nullopt: from the newest
+};
+
 // What one actor turn commits, atomically.
 struct TurnCommit {
   std::string run_id;
@@ -87,6 +104,11 @@ class WorkflowStore {
   // The ids of `owner`'s runs, newest first, at most `limit`.
   virtual absl::StatusOr<std::vector<std::string>> RecentRunsOf(const std::string& owner,
                                                                 int limit) = 0;
+  // `query.owner`'s runs matching its phase and workflow, newest first
+  // (created_at_ms, then run_id, both descending), after `query.after` when
+  // set, at most `query.limit`. Runs created while a listing is paged through
+  // never shift the pages after the cursor.
+  virtual absl::StatusOr<std::vector<RunRecord>> ListRuns(const RunListQuery& query) = 0;
   // Returns the committed version.
   virtual absl::StatusOr<int64_t> CommitTurn(const TurnCommit& commit) = 0;
   virtual absl::StatusOr<std::vector<RunEvent>> EventsAfter(const std::string& run_id,

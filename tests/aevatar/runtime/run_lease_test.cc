@@ -39,6 +39,9 @@ class DyingStore final : public WorkflowStore {
   absl::StatusOr<std::vector<std::string>> RecentRunsOf(const std::string& o, int n) override {
     return inner_->RecentRunsOf(o, n);
   }
+  absl::StatusOr<std::vector<RunRecord>> ListRuns(const RunListQuery& q) override {
+    return inner_->ListRuns(q);
+  }
   absl::StatusOr<int64_t> CommitTurn(const TurnCommit& commit) override {
     if (!dead_ && die_before_commit && die_before_commit()) Die();
     if (dead_) return absl::UnavailableError("the replica died");
