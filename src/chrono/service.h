@@ -51,6 +51,8 @@ struct ServiceConfig {
   // host root mounted read-only into the runs that choose it; checked at
   // start-up (sandbox::CheckRuntimes). Readiness lists names and languages.
   std::vector<sandbox::RuntimeEnv> runtimes;
+  // The bearer token that reads /metrics ("" = loopback peers only).
+  std::string metrics_token;
 };
 
 // A running executor: HTTP server, worker pool, store and expiry sweeper.

@@ -6,6 +6,7 @@
 #include "cli/aevatar_commands.h"
 #include "cli/config_file.h"
 #include "cli/embedded_stack.h"
+#include "cli/operator_flags.h"
 #include "cli/runtime_flag.h"
 #include "cli/tls_flags.h"
 #include "cli/wait_for_signal.h"
@@ -33,6 +34,7 @@ CLI::App* AddUpCommand(CLI::App& app, UpOptions& options) {
                  "sqlite (default) or postgresql://…: the state of all three services in one "
                  "shared database (their keys stay in the state directory)");
   AddRuntimeFlag(up, [&options](sandbox::RuntimeEnv env) { options.runtimes.push_back(env); });
+  AddLogFormatFlag(up);
   return up;
 }
 
@@ -115,6 +117,7 @@ CLI::App* AddAevatarServeCommand(CLI::App& app, orchestrator::ServiceConfig& con
         config.runtimes.push_back({env.name, std::string(sandbox::LanguageName(env.language))});
       },
       /*root_required=*/false);
+  AddOperatorFlags(serve, &config.metrics_token);
   AddConfigFlag(serve, "aevatar");
   return serve;
 }

@@ -8,6 +8,7 @@
 
 #include "absl/strings/ascii.h"
 #include "base/api_error.h"
+#include "base/log.h"
 #include "nlohmann/json.hpp"
 
 namespace aevatar::http {
@@ -91,6 +92,9 @@ Response ProblemResponse(const absl::Status& status, const std::string& diagnost
       {"code", code},
       {"diagnostic_id", diagnostic_id},
   };
+  if (const std::string& request_id = base::CurrentRequestId(); !request_id.empty()) {
+    body["request_id"] = request_id;
+  }
   Response response;
   response.status = http_status;
   response.headers.Set("Content-Type", "application/problem+json");

@@ -9,7 +9,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_join.h"
 #include "base/api_error.h"
+#include "base/log.h"
 #include "http/problem.h"
+#include "http/request_id.h"
 
 namespace aevatar::http {
 namespace {
@@ -97,6 +99,21 @@ std::vector<std::pair<std::string, std::string>> Router::Routes() const {
 }
 
 Response Router::Handle(Request& request) const {
+  std::string request_id = RequestIdOf(request);
+  base::ScopedRequestId scope(request_id);
+  Response response = Dispatch(request);
+  response.headers.Set("X-Request-Id", request_id);
+  if (response.stream) {
+    // A streamed body is produced after Handle returns: its lines keep the id.
+    response.stream = [request_id, inner = std::move(response.stream)](const ChunkWriter& write) {
+      base::ScopedRequestId stream_scope(request_id);
+      inner(write);
+    };
+  }
+  return response;
+}
+
+Response Router::Dispatch(Request& request) const {
   std::vector<std::string> path = SplitPath(request.path);
   const Route* best = nullptr;
   std::optional<Match> best_match;

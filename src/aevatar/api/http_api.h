@@ -17,6 +17,7 @@ class WorkflowStore;
 class AuditLog;
 class ManagedCodex;
 class ApprovalStore;
+class AevatarMetrics;
 }  // namespace aevatar::orchestrator
 
 namespace aevatar::base {
@@ -45,6 +46,11 @@ struct HttpApiDeps {
   base::LoginThrottle* ui_login_throttle = nullptr;
   // The runtime environments code_execute advertises (tools, readiness).
   std::vector<RuntimeOffer> runtimes = {};
+  // The /metrics series; null: nothing is counted and GET /metrics is 503
+  // METRICS_UNAVAILABLE (in-process tests).
+  AevatarMetrics* metrics = nullptr;
+  // The bearer token that reads /metrics; "" = loopback peers only.
+  std::string metrics_token;
 };
 
 // Aevatar's HTTP API:
@@ -62,7 +68,7 @@ struct HttpApiDeps {
 //                                                 the caller's approvals (approvals_api.cc)
 //   GET  /ui, /ui/app.js, /ui/style.css, POST /ui/login   the approvals page (ui_api.cc)
 //   GET  /api/info                                public: the NyxID URL to log in at
-//   GET  /healthz, /readyz
+//   GET  /healthz, /readyz, /metrics (Prometheus text; loopback or the metrics token)
 // Errors are problem+json with a typed code, a diagnostic id and, for route
 // problems, a remediation. One log line per request, never with payloads,
 // credentials or route ids.

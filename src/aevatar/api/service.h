@@ -62,6 +62,8 @@ struct ServiceConfig {
   // The runtime environments code_execute advertises: the executor's
   // (chrono-sandbox --runtime), names and languages only.
   std::vector<RuntimeOffer> runtimes = {};
+  // The bearer token that reads /metrics ("" = loopback peers only).
+  std::string metrics_token;
 };
 
 // A running orchestrator: HTTP API over NyxID and the executor.

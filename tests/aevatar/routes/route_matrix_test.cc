@@ -229,6 +229,8 @@ std::map<std::string, MatrixRow> Table() {
       {"GET /api/info", Everyone(200)},
       {"GET /healthz", Everyone(200)},
       {"GET /readyz", Everyone(200)},
+      // The matrix calls from a non-loopback address and no metrics token is set.
+      {"GET /metrics", Everyone(403)},
   };
 }
 
