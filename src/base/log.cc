@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "base/clock.h"
+#include "base/log_context.h"
 
 namespace aevatar::base {
 namespace {

@@ -8,14 +8,8 @@
 
 namespace aevatar::base {
 
-// One logger for every binary, one event per line. In the default json
-// format each line is
-//   {"ts":"…","level":"info","event":"…","tag":"…","request_id":"…", <fields>}
-// (request_id when the line is written while a request is being handled,
-// see ScopedRequestId; a failing request's line carries its diagnostic_id
-// among the fields). The text format writes the same content as
-//   2026-12-02T14:00:00.000Z info http.request request_id=req_… route=/x status=200
-// Every line, in either format,
+// One JSON-lines logger for every binary. Each line is
+//   {"ts":"…","level":"info","event":"…","tag":"…", <fields>}
 // and passes through Redact() before it is written, so a token, key or
 // delegation token that slipped into a field is masked. Callers still must not
 // log source code, idempotency keys or route ids: redaction is the last line of
@@ -24,29 +18,6 @@ namespace aevatar::base {
 // Thread-safe: lines are written whole with one write(2).
 
 enum class LogLevel { kDebug, kInfo, kWarn, kError };
-
-// The shape of a line (--log-format): kJson (default) or kText.
-enum class LogFormat { kJson, kText };
-
-// Sets the line shape for every later line. Thread-safe.
-void SetLogFormat(LogFormat format);
-
-// While alive, lines written on this thread carry `request_id` (and
-// CurrentRequestId() returns it). Not copyable; nests (the inner id wins,
-// the outer returns when the inner scope ends).
-class ScopedRequestId {
- public:
-  explicit ScopedRequestId(std::string request_id);
-  ~ScopedRequestId();
-  ScopedRequestId(const ScopedRequestId&) = delete;
-  ScopedRequestId& operator=(const ScopedRequestId&) = delete;
-
- private:
-  std::string previous_;
-};
-
-// The request id of the request this thread is handling ("" when none).
-const std::string& CurrentRequestId();
 
 // Sets the minimum level written (default kInfo) and the fd (default 2).
 void ConfigureLog(LogLevel min_level, int fd);

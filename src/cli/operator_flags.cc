@@ -1,7 +1,7 @@
 #include "cli/operator_flags.h"
 
 #include "absl/strings/ascii.h"
-#include "base/log.h"
+#include "base/log_context.h"
 #include "cli/read_file.h"
 
 namespace aevatar::cli {

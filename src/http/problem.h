@@ -11,9 +11,7 @@ namespace aevatar::http {
 // Renders an error as application/problem+json (RFC 9457):
 //   {"type": "https://aevatar.dev/problems/<code-lowercase>", "title": …,
 //    "status": <http status>, "detail": status.message(), "code": <ApiCode>,
-//    "diagnostic_id": diagnostic_id, "request_id": …}
-// request_id is the request's (base::CurrentRequestId), present while a
-// Router handles a request.
+//    "diagnostic_id": diagnostic_id}
 // The HTTP status comes from base::HttpStatusFor (the one mapping).
 Response ProblemResponse(const absl::Status& status, const std::string& diagnostic_id);
 

@@ -18,9 +18,7 @@ namespace aevatar::http {
 class Router {
  public:
   void Add(std::string method, std::string pattern, Handler handler);
-  // Dispatches `request`; usable directly as a Server handler. The request
-  // gets its request id (request_id.h) for the handler's log lines
-  // (base::ScopedRequestId) and the X-Request-Id response header.
+  // Dispatches `request`; usable directly as a Server handler.
   Response Handle(Request& request) const;
   // Every (method, pattern) added, in order: for tests that must cover each
   // route (the adversarial matrix) and for documents that list them.
@@ -33,8 +31,6 @@ class Router {
     std::vector<std::string> segments;
     Handler handler;
   };
-  Response Dispatch(Request& request) const;
-
   std::vector<Route> routes_;
 };
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "base/log_context.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
