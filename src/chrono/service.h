@@ -52,7 +52,7 @@ struct ServiceConfig {
   // start-up (sandbox::CheckRuntimes). Readiness lists names and languages.
   std::vector<sandbox::RuntimeEnv> runtimes;
   // The bearer token that reads /metrics ("" = loopback peers only).
-  std::string metrics_token;
+  std::string metrics_token = "";
 };
 
 // A running executor: HTTP server, worker pool, store and expiry sweeper.

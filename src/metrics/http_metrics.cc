@@ -37,7 +37,7 @@ absl::Status CheckMetricsAccess(const http::Request& request, const std::string&
   }
   constexpr std::string_view kBearer = "Bearer ";
   const std::string header = request.headers.Get("Authorization").value_or("");
-  if (absl::StartsWith(header, kBearer) &&
+  if (header.rfind(kBearer, 0) == 0 &&
       base::ConstantTimeEquals(std::string_view(header).substr(kBearer.size()), token)) {
     return absl::OkStatus();
   }

@@ -50,7 +50,7 @@ struct HttpApiDeps {
   // METRICS_UNAVAILABLE (in-process tests).
   AevatarMetrics* metrics = nullptr;
   // The bearer token that reads /metrics; "" = loopback peers only.
-  std::string metrics_token;
+  std::string metrics_token = "";
 };
 
 // Aevatar's HTTP API:

@@ -63,7 +63,7 @@ struct ServiceConfig {
   // (chrono-sandbox --runtime), names and languages only.
   std::vector<RuntimeOffer> runtimes = {};
   // The bearer token that reads /metrics ("" = loopback peers only).
-  std::string metrics_token;
+  std::string metrics_token = "";
 };
 
 // A running orchestrator: HTTP API over NyxID and the executor.

@@ -4,8 +4,13 @@
 
 namespace aevatar::nyxid {
 
-inline constexpr char kLoginRoute[] = "/api/v1/auth/login";
-inline constexpr char kProxyRoute[] = "/api/v1/proxy/{slug}/{path...}";
+namespace {
+
+// The route patterns whose requests count as logins and proxy exchanges.
+constexpr char kMetricsLoginRoute[] = "/api/v1/auth/login";
+constexpr char kMetricsProxyRoute[] = "/api/v1/proxy/{slug}/{path...}";
+
+}  // namespace
 
 NyxidMetrics::NyxidMetrics()
     : http_(registry_, "nyxid"),
@@ -28,9 +33,9 @@ NyxidMetrics::NyxidMetrics()
 void NyxidMetrics::CountRequest(const std::string& route, int status, const std::string& code,
                                 double seconds) {
   http_.Observe(route, status, seconds);
-  if (route == kLoginRoute) {
+  if (route == kMetricsLoginRoute) {
     logins_->Add({code.empty() ? std::string("succeeded") : absl::AsciiStrToLower(code)});
-  } else if (route == kProxyRoute) {
+  } else if (route == kMetricsProxyRoute) {
     proxy_exchanges_->Add({std::to_string(status)});
   }
 }

@@ -37,7 +37,7 @@ struct ServiceConfig {
   // Checked at start-up.
   http::ServiceTls tls;
   // The bearer token that reads /metrics ("" = loopback peers only).
-  std::string metrics_token;
+  std::string metrics_token = "";
 };
 
 // A running broker: HTTP API, proxy, durable state (SQLite or PostgreSQL)
