@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -36,9 +37,19 @@ struct Scrape {
   std::string error;
   std::map<std::string, std::string> families;
   std::map<std::string, double> samples;
+  std::string text;  // the exposition as served
   double Value(const std::string& series) const {
     auto it = samples.find(series);
     return it == samples.end() ? 0 : it->second;
+  }
+  // The value on the exposition's own line for `series` (exactly as
+  // rendered), 0 when absent. For labelled histograms: the third-party
+  // parser keeps a histogram's buckets but drops its labels, so their
+  // per-route _count is read from the text the parser has accepted.
+  double RawValue(const std::string& series) const {
+    const size_t at = text.find("\n" + series + " ");
+    if (at == std::string::npos) return 0;
+    return std::strtod(text.c_str() + at + 1 + series.size() + 1, nullptr);
   }
 };
 
@@ -75,6 +86,7 @@ Scrape ScrapeMetrics(const std::string& base_url, const std::string& dir) {
   for (const auto& [series, value] : parsed["samples"].items()) {
     if (value.is_number()) scrape.samples[series] = value.get<double>();
   }
+  scrape.text = response->body;
   scrape.ok = true;
   return scrape;
 }
@@ -162,12 +174,16 @@ TEST_F(OperatorMetrics, EveryServicesMetricsParseAndMoveWhenWorkIsDone) {
   moved(nyxid0, nyxid1, "nyxid_tokens_minted_total{kind=\"delegation\"}");
   moved(nyxid0, nyxid1, "nyxid_proxy_exchanges_total{status=\"200\"}");
   moved(nyxid0, nyxid1, "nyxid_proxy_upstream_duration_seconds_count");
-  moved(nyxid0, nyxid1, "nyxid_http_request_duration_seconds_count{route=\"/api/v1/auth/login\"}");
+  auto moved_raw = [](const Scrape& before, const Scrape& after, const std::string& series) {
+    EXPECT_GT(after.RawValue(series), before.RawValue(series)) << series;
+  };
+  moved_raw(nyxid0, nyxid1,
+            "nyxid_http_request_duration_seconds_count{route=\"/api/v1/auth/login\"}");
   moved(aevatar0, aevatar1, "aevatar_tool_calls_total{outcome=\"ok\",tool=\"code_execute\"}");
   moved(aevatar0, aevatar1,
         "aevatar_http_requests_total{route=\"/api/tools/code_execute\",status=\"200\"}");
-  moved(aevatar0, aevatar1,
-        "aevatar_http_request_duration_seconds_count{route=\"/api/tools/code_execute\"}");
+  moved_raw(aevatar0, aevatar1,
+            "aevatar_http_request_duration_seconds_count{route=\"/api/tools/code_execute\"}");
   // The scrape itself is a request: /metrics counts as a route like any other.
   moved(chrono0, chrono1, "chrono_http_requests_total{route=\"/metrics\",status=\"200\"}");
 }
