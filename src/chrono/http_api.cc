@@ -8,6 +8,7 @@
 #include "chrono/execute_request.h"
 #include "chrono/execute_result.h"
 #include "http/problem.h"
+#include "metrics/http_metrics.h"
 
 namespace aevatar::chrono {
 
@@ -83,13 +84,13 @@ http::Response HandleReady(const ApiContext& ctx, http::Request&, RequestNote& n
   return Json(200, body);
 }
 
-http::Response HandleMetrics(const ApiContext& ctx, http::Request&, RequestNote&) {
-  http::Response response;
-  response.body =
+http::Response HandleMetrics(const ApiContext& ctx, http::Request& request, RequestNote& note) {
+  if (absl::Status st = metrics::CheckMetricsAccess(request, ctx.options.metrics_token); !st.ok()) {
+    return Problem(st, note);
+  }
+  return metrics::MetricsResponse(
       ctx.deps.metrics->Render(ctx.deps.executor->queued(), ctx.deps.executor->running(),
-                               ctx.deps.codex ? ctx.deps.codex->running() : 0);
-  response.headers.Set("Content-Type", "text/plain; version=0.0.4");
-  return response;
+                               ctx.deps.codex ? ctx.deps.codex->running() : 0));
 }
 
 // Wraps a handler with the per-request log line and metrics.
@@ -99,11 +100,13 @@ http::Handler Logged(std::shared_ptr<const ApiContext> ctx, std::string route,
     const Clock::time_point start = Clock::now();
     RequestNote note;
     http::Response response = handler(*ctx, request, note);
-    ctx->deps.metrics->CountRequest(route, response.status);
+    const Clock::duration took = Clock::now() - start;
+    ctx->deps.metrics->CountRequest(route, response.status,
+                                    std::chrono::duration<double>(took).count());
     nlohmann::json fields = {
         {"route", route},
         {"status", response.status},
-        {"ms", std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count()},
+        {"ms", std::chrono::duration_cast<std::chrono::milliseconds>(took).count()},
     };
     if (!note.operation_id.empty()) fields["operation_id"] = note.operation_id;
     if (!note.code.empty()) fields["code"] = note.code;

@@ -21,6 +21,8 @@ struct HttpApiOptions {
   bool async_enabled = true;
   std::string nyxid_base_url;  // given to Agent Key callers' programs as NYXID_BASE_URL
   int64_t retention_ms = 24 * 3600 * 1000LL;
+  // The bearer token that reads /metrics; "" = loopback peers only.
+  std::string metrics_token = "";
 };
 
 // Everything the handlers use; owned by the service, outliving the router.

@@ -172,7 +172,8 @@ class Service : public ChronoService {
     deps.codex = codex_.get();
     deps.codex_attach = codex_attach_.get();
     deps.runtimes = &engine_->options().runtimes;
-    router_ = BuildHttpApi({config.async_enabled, config.nyxid_base_url, retention_ms}, deps);
+    router_ = BuildHttpApi(
+        {config.async_enabled, config.nyxid_base_url, retention_ms, config.metrics_token}, deps);
     http::ServerOptions server_options;
     server_options.host = listen->first;
     server_options.port = listen->second;

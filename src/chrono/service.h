@@ -55,6 +55,8 @@ struct ServiceConfig {
   // typescript_cache_bytes); 0: every TypeScript run compiles in its own
   // sandbox (docs/security.md, the shared cache's trade-off).
   int typescript_cache_mib = 32;
+  // The bearer token that reads /metrics ("" = loopback peers only).
+  std::string metrics_token = "";
 };
 
 // A running executor: HTTP server, worker pool, store and expiry sweeper.

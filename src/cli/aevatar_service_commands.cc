@@ -8,6 +8,7 @@
 #include "cli/aevatar_commands.h"
 #include "cli/config_file.h"
 #include "cli/embedded_stack.h"
+#include "cli/operator_flags.h"
 #include "cli/runtime_flag.h"
 #include "cli/tls_flags.h"
 #include "cli/wait_for_signal.h"
@@ -59,6 +60,7 @@ CLI::App* AddUpCommand(CLI::App& app, UpOptions& options) {
                  "Skill directories to publish to aevatar's skill registry at start (default: "
                  "./skills, else the installed or built tree's bundled skills)");
   AddRuntimeFlag(up, [&options](sandbox::RuntimeEnv env) { options.runtimes.push_back(env); });
+  AddLogFormatFlag(up);
   return up;
 }
 
@@ -146,6 +148,7 @@ CLI::App* AddAevatarServeCommand(CLI::App& app, orchestrator::ServiceConfig& con
   serve->add_option("--bundled-skills-dir", config.bundled_skills_dir,
                     "Skill directories (skill.yaml + assets/*.yaml) to publish to the skill "
                     "registry at start (default: none)");
+  AddOperatorFlags(serve, &config.metrics_token);
   AddConfigFlag(serve, "aevatar");
   return serve;
 }

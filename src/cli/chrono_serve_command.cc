@@ -5,6 +5,7 @@
 #include "CLI/CLI.hpp"
 #include "base/log.h"
 #include "cli/config_file.h"
+#include "cli/operator_flags.h"
 #include "cli/runtime_flag.h"
 #include "cli/tls_flags.h"
 #include "cli/wait_for_signal.h"
@@ -53,6 +54,7 @@ CLI::App* AddServeCommand(CLI::App& app, chrono::ServiceConfig& config) {
                    "every run)")
       ->check(CLI::Range(0, 4096));
   AddTlsFlags(serve, config.tls, "NyxID (JWKS, the model route)");
+  AddOperatorFlags(serve, &config.metrics_token);
   AddConfigFlag(serve, "chrono-sandbox");
   return serve;
 }

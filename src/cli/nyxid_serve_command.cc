@@ -8,6 +8,7 @@
 #include "base/log.h"
 #include "cli/config_file.h"
 #include "cli/nyxid_commands.h"
+#include "cli/operator_flags.h"
 #include "cli/tls_flags.h"
 #include "cli/wait_for_signal.h"
 #include "nyxid/api/service.h"
@@ -68,6 +69,7 @@ CLI::App* AddNyxidServeCommand(CLI::App& app, int& exit_code) {
                                             : std::chrono::seconds(*timeout_secs);
     exit_code = RunServe(*config);
   });
+  AddOperatorFlags(serve, &config->metrics_token);
   AddConfigFlag(serve, "nyxid");
   return serve;
 }

@@ -9,7 +9,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_join.h"
 #include "base/api_error.h"
+#include "base/log_context.h"
 #include "http/problem.h"
+#include "http/request_id.h"
 
 namespace aevatar::http {
 namespace {
@@ -96,48 +98,63 @@ std::vector<std::pair<std::string, std::string>> Router::Routes() const {
   return out;
 }
 
+// Gives the request its request id (request_id.h) for the handler's log
+// lines and the X-Request-Id response header, then dispatches it.
 Response Router::Handle(Request& request) const {
-  std::vector<std::string> path = SplitPath(request.path);
-  const Route* best = nullptr;
-  std::optional<Match> best_match;
-  std::vector<std::string> allowed;
-  bool has_head_route = false;
-  for (const Route& route : routes_) {
-    if (route.method == "HEAD") has_head_route = true;
-  }
-  for (const Route& route : routes_) {
-    std::optional<Match> match = MatchSegments(route.segments, path);
-    if (!match) continue;
-    if (std::find(allowed.begin(), allowed.end(), route.method) == allowed.end()) {
-      allowed.push_back(route.method);
+  std::string request_id = RequestIdOf(request);
+  base::ScopedRequestId scope(request_id);
+  Response response = [&]() -> Response {
+    std::vector<std::string> path = SplitPath(request.path);
+    const Route* best = nullptr;
+    std::optional<Match> best_match;
+    std::vector<std::string> allowed;
+    bool has_head_route = false;
+    for (const Route& route : routes_) {
+      if (route.method == "HEAD") has_head_route = true;
     }
-    // HEAD falls back to the GET handler; the server drops the body.
-    bool method_ok = route.method == request.method ||
-                     (request.method == "HEAD" && route.method == "GET" && !has_head_route);
-    if (!method_ok) continue;
-    if (best == nullptr || match->score > best_match->score) {
-      best = &route;
-      best_match = std::move(match);
+    for (const Route& route : routes_) {
+      std::optional<Match> match = MatchSegments(route.segments, path);
+      if (!match) continue;
+      if (std::find(allowed.begin(), allowed.end(), route.method) == allowed.end()) {
+        allowed.push_back(route.method);
+      }
+      // HEAD falls back to the GET handler; the server drops the body.
+      bool method_ok = route.method == request.method ||
+                       (request.method == "HEAD" && route.method == "GET" && !has_head_route);
+      if (!method_ok) continue;
+      if (best == nullptr || match->score > best_match->score) {
+        best = &route;
+        best_match = std::move(match);
+      }
     }
-  }
-  if (best != nullptr) {
-    request.path_params = std::move(best_match->params);
-    return best->handler(request);
-  }
-  if (allowed.empty()) {
-    return ProblemResponse(
-        base::ApiError(absl::StatusCode::kNotFound, "NOT_FOUND", "no resource at this path"),
+    if (best != nullptr) {
+      request.path_params = std::move(best_match->params);
+      return best->handler(request);
+    }
+    if (allowed.empty()) {
+      return ProblemResponse(
+          base::ApiError(absl::StatusCode::kNotFound, "NOT_FOUND", "no resource at this path"),
+          NewDiagnosticId());
+    }
+    if (std::find(allowed.begin(), allowed.end(), "GET") != allowed.end() &&
+        std::find(allowed.begin(), allowed.end(), "HEAD") == allowed.end()) {
+      allowed.push_back("HEAD");
+    }
+    Response response = ProblemResponse(
+        base::ApiError(absl::StatusCode::kInvalidArgument, "METHOD_NOT_ALLOWED",
+                       "method " + request.method + " is not allowed on this path", 405),
         NewDiagnosticId());
+    response.headers.Set("Allow", absl::StrJoin(allowed, ", "));
+    return response;
+  }();
+  response.headers.Set("X-Request-Id", request_id);
+  if (response.stream) {
+    // A streamed body is produced after Handle returns: its lines keep the id.
+    response.stream = [request_id, inner = std::move(response.stream)](const ChunkWriter& write) {
+      base::ScopedRequestId stream_scope(request_id);
+      inner(write);
+    };
   }
-  if (std::find(allowed.begin(), allowed.end(), "GET") != allowed.end() &&
-      std::find(allowed.begin(), allowed.end(), "HEAD") == allowed.end()) {
-    allowed.push_back("HEAD");
-  }
-  Response response = ProblemResponse(
-      base::ApiError(absl::StatusCode::kInvalidArgument, "METHOD_NOT_ALLOWED",
-                     "method " + request.method + " is not allowed on this path", 405),
-      NewDiagnosticId());
-  response.headers.Set("Allow", absl::StrJoin(allowed, ", "));
   return response;
 }
 

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <string>
+#include <vector>
 
+#include "base/log_context.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -24,18 +26,29 @@ TEST(Redact, LeavesOrdinaryTextAlone) {
   EXPECT_EQ(Redact("operation op_123 finished: succeeded"), "operation op_123 finished: succeeded");
 }
 
-TEST(Log, WritesOneJsonLinePerCallThroughTheRedactor) {
+// The lines `write` logs to a pipe, in `format`, read back whole.
+template <typename Fn>
+std::string Captured(LogFormat format, Fn write) {
   int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
+  if (::pipe(fds) != 0) return "";
   ConfigureLog(LogLevel::kInfo, fds[1]);
-  Log(LogLevel::kDebug, "dropped", "");
-  Log(LogLevel::kInfo, "run.finished", "op_1", {{"leak", "Bearer abc.def"}, {"verdict", "ok"}});
+  SetLogFormat(format);
+  write();
+  SetLogFormat(LogFormat::kJson);
   ConfigureLog(LogLevel::kInfo, 2);
   ::close(fds[1]);
   std::string text;
   char buf[4096];
   for (ssize_t n; (n = ::read(fds[0], buf, sizeof(buf))) > 0;) text.append(buf, n);
   ::close(fds[0]);
+  return text;
+}
+
+TEST(Log, WritesOneJsonLinePerCallThroughTheRedactor) {
+  const std::string text = Captured(LogFormat::kJson, [] {
+    Log(LogLevel::kDebug, "dropped", "");
+    Log(LogLevel::kInfo, "run.finished", "op_1", {{"leak", "Bearer abc.def"}, {"verdict", "ok"}});
+  });
   ASSERT_FALSE(text.empty());
   EXPECT_EQ(text.back(), '\n');
   EXPECT_EQ(text.find('\n'), text.size() - 1) << "exactly one line expected: " << text;
@@ -44,6 +57,55 @@ TEST(Log, WritesOneJsonLinePerCallThroughTheRedactor) {
   EXPECT_EQ(line["tag"], "op_1");
   EXPECT_EQ(line["verdict"], "ok");
   EXPECT_EQ(text.find("abc.def"), std::string::npos);
+}
+
+TEST(Log, LinesInsideARequestScopeCarryItsRequestId) {
+  const std::string text = Captured(LogFormat::kJson, [] {
+    Log(LogLevel::kInfo, "before", "");
+    {
+      ScopedRequestId outer("req_outer");
+      {
+        ScopedRequestId inner("req_inner");
+        Log(LogLevel::kInfo, "inner", "");
+      }
+      Log(LogLevel::kInfo, "outer", "", {{"diagnostic_id", "diag_00"}});
+    }
+    Log(LogLevel::kInfo, "after", "");
+  });
+  std::vector<nlohmann::json> lines;
+  for (size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos;
+       start = end + 1) {
+    lines.push_back(nlohmann::json::parse(text.substr(start, end - start)));
+  }
+  ASSERT_EQ(lines.size(), 4u) << text;
+  EXPECT_FALSE(lines[0].contains("request_id"));
+  EXPECT_EQ(lines[1]["request_id"], "req_inner");
+  EXPECT_EQ(lines[2]["request_id"], "req_outer");
+  EXPECT_EQ(lines[2]["diagnostic_id"], "diag_00");
+  EXPECT_FALSE(lines[3].contains("request_id"));
+  EXPECT_EQ(CurrentRequestId(), "");
+}
+
+TEST(Log, TextFormatIsOneReadableLineWithTheSameFieldsRedacted) {
+  const std::string text = Captured(LogFormat::kText, [] {
+    ScopedRequestId scope("req_1");
+    Log(LogLevel::kWarn, "http.request", "diag_1",
+        {{"route", "/x/{id}"},
+         {"status", 503},
+         {"detail", "two words"},
+         {"leak", "nyxid_ag_SECRETSECRET"}});
+  });
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.find('\n'), text.size() - 1) << text;
+  // ts level event, then key=value pairs.
+  EXPECT_NE(text.find(" warn http.request "), std::string::npos) << text;
+  EXPECT_NE(text.find("request_id=req_1"), std::string::npos) << text;
+  EXPECT_NE(text.find("tag=diag_1"), std::string::npos) << text;
+  EXPECT_NE(text.find("route=/x/{id}"), std::string::npos) << text;
+  EXPECT_NE(text.find("status=503"), std::string::npos) << text;
+  EXPECT_NE(text.find("detail=\"two words\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("SECRETSECRET"), std::string::npos) << text;
+  EXPECT_NE(text.front(), '{') << "a text line is not a JSON object: " << text;
 }
 
 }  // namespace

@@ -193,6 +193,8 @@ std::map<std::string, Row> Table() {
       {"POST /api/v1/ssh/{service}/exec", Authenticated(404, 404, 403, 403, exec_body)},
       {"GET /healthz", Everyone(200)},
       {"GET /readyz", Everyone(200)},
+      // The matrix calls from a non-loopback address and no metrics token is set.
+      {"GET /metrics", Everyone(403)},
   };
   for (const char* method : {"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}) {
     table[std::string(method) + " /api/v1/proxy/{slug}/{path...}"] = proxy;

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "aevatar/admission/route_admission.h"
+#include "aevatar/api/aevatar_metrics.h"
 #include "base/api_error.h"
 #include "base/log.h"
 #include "http/problem.h"
@@ -51,10 +52,15 @@ http::Handler Logged(std::shared_ptr<const HttpApiDeps> deps, std::string route,
     RequestNote note;
     note.scope = scope;
     http::Response response = handler(*deps, request, note);
+    const Clock::duration took = Clock::now() - start;
+    if (deps->metrics != nullptr) {
+      deps->metrics->CountRequest(route, response.status, note.code,
+                                  std::chrono::duration<double>(took).count());
+    }
     nlohmann::json fields = {
         {"route", route},
         {"status", response.status},
-        {"ms", std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count()},
+        {"ms", std::chrono::duration_cast<std::chrono::milliseconds>(took).count()},
     };
     if (!note.credential_kind.empty()) fields["credential_kind"] = note.credential_kind;
     if (!note.code.empty()) {

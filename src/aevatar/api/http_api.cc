@@ -4,13 +4,17 @@
 
 #include "aevatar/admission/route_admission.h"
 #include "aevatar/admission/tool_catalog.h"
+#include "aevatar/api/aevatar_metrics.h"
 #include "aevatar/api/api_support.h"
 #include "aevatar/api/workflow_admission.h"
 #include "aevatar/mcp/mcp_sessions.h"
+#include "aevatar/approvals/approval_store.h"
 #include "aevatar/tools/code_execute.h"
 #include "base/api_error.h"
+#include "base/clock.h"
 #include "base/log.h"
 #include "http/problem.h"
+#include "metrics/http_metrics.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -65,6 +69,23 @@ http::Response HandleReady(const HttpApiDeps& deps, http::Request&, RequestNote&
   return Json(200, {{"status", "ready"}});
 }
 
+http::Response HandleMetrics(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
+  if (absl::Status st = metrics::CheckMetricsAccess(request, deps.metrics_token); !st.ok()) {
+    return Problem(st, note);
+  }
+  if (deps.metrics == nullptr) {
+    return Problem(base::ApiError(absl::StatusCode::kUnavailable, "METRICS_UNAVAILABLE",
+                                  "this server keeps no metrics", 503),
+                   note);
+  }
+  int64_t pending = -1;
+  if (deps.approvals != nullptr) {
+    auto counted = deps.approvals->CountPending("", base::NowUnixMs());
+    if (counted.ok()) pending = *counted;
+  }
+  return metrics::MetricsResponse(deps.metrics->Render(pending));
+}
+
 }  // namespace
 
 std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
@@ -91,6 +112,7 @@ std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
   add("GET", "/api/info", HandleInfo);
   add("GET", "/healthz", HandleHealth);
   add("GET", "/readyz", HandleReady);
+  add("GET", "/metrics", HandleMetrics);
   return router;
 }
 

@@ -19,6 +19,7 @@ class ManagedCodex;
 class ApprovalStore;
 class McpSessions;
 class SkillStore;
+class AevatarMetrics;
 }  // namespace aevatar::orchestrator
 
 namespace aevatar::base {
@@ -52,6 +53,11 @@ struct HttpApiDeps {
   std::vector<RuntimeOffer> runtimes = {};
   // POST /mcp's sessions; BuildHttpApi makes one when null.
   std::shared_ptr<McpSessions> mcp_sessions = nullptr;
+  // The /metrics series; null: nothing is counted and GET /metrics is 503
+  // METRICS_UNAVAILABLE (in-process tests).
+  AevatarMetrics* metrics = nullptr;
+  // The bearer token that reads /metrics; "" = loopback peers only.
+  std::string metrics_token = "";
 };
 
 // Aevatar's HTTP API:
@@ -72,7 +78,7 @@ struct HttpApiDeps {
 //   GET  /ui, /ui/app.js, /ui/style.css, POST /ui/login   the approvals page (ui_api.cc)
 //   POST|DELETE /mcp                              the MCP server, Streamable HTTP (mcp_api.cc)
 //   GET  /api/info                                public: the NyxID URL to log in at
-//   GET  /healthz, /readyz
+//   GET  /healthz, /readyz, /metrics (Prometheus text; loopback or the metrics token)
 // Errors are problem+json with a typed code, a diagnostic id and, for route
 // problems, a remediation. One log line per request, never with payloads,
 // credentials or route ids.

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "aevatar/admission/ingress_auth.h"
+#include "aevatar/api/aevatar_metrics.h"
 #include "aevatar/api/http_api.h"
 #include "aevatar/api/store_backend.h"
 #include "aevatar/api/vault_key_source.h"
@@ -100,6 +101,8 @@ class Service : public AevatarService {
     deps.approvals = approvals_.get();
     deps.skills = skills_.get();
     deps.runtimes = config.runtimes;
+    deps.metrics = &metrics_;
+    deps.metrics_token = config.metrics_token;
     ui_login_throttle_ =
         std::make_unique<base::LoginThrottle>(UiLoginThrottleOptions(), base::NowUnixMs);
     deps.ui_login_throttle = ui_login_throttle_.get();
@@ -138,6 +141,7 @@ class Service : public AevatarService {
     codex.llm_catalog_id = config.llm_catalog_id;
     codex.deadlines.request = std::chrono::milliseconds(config.managed_request_deadline_ms);
     codex.deadlines.client = std::chrono::milliseconds(config.managed_client_deadline_ms);
+    codex.on_outcome = [this](const std::string& outcome) { metrics_.CountCodexRun(outcome); };
     codex_ = std::make_unique<ManagedCodex>(nyxid_.get(), vault_.get(), std::move(codex),
                                             base::NowUnixMs);
     return absl::OkStatus();
@@ -176,6 +180,9 @@ class Service : public AevatarService {
                                                     : "local";
     options.lease_ms = config.run_lease_ms;
     options.vault = keyring_;
+    options.on_run_finished = [this](const std::string& phase, double seconds) {
+      metrics_.CountRunFinished(phase, seconds);
+    };
     if (codex_ != nullptr) {
       const ManagedCodex* codex = codex_.get();
       options.codex = [codex](const std::string& user_id, const CodexExecArgs& args,
@@ -203,6 +210,8 @@ class Service : public AevatarService {
     return absl::OkStatus();
   }
 
+  // First: the runtime and the handlers report to it until they are gone.
+  AevatarMetrics metrics_;
   std::unique_ptr<StoreBackend> backend_;
   std::shared_ptr<VaultKeyring> keyring_;
   std::unique_ptr<RotationWatcher> rotation_;

@@ -66,6 +66,8 @@ struct ServiceConfig {
   // the skill registry at every start (idempotent; `aevatar up` names the
   // bundled skills/ here). Empty: none.
   std::string bundled_skills_dir;
+  // The bearer token that reads /metrics ("" = loopback peers only).
+  std::string metrics_token = "";
 };
 
 // A running orchestrator: HTTP API over NyxID and the executor.

@@ -43,7 +43,8 @@ class ApprovalStore {
   // used, say). The run it allows starts only on true.
   virtual absl::StatusOr<bool> Consume(const std::string& owner, const std::string& id) = 0;
 
-  // The owner's pending, unexpired approvals.
+  // The owner's pending, unexpired approvals; every owner's when `owner` is
+  // "" (the operators' gauge, aevatar_approvals_pending).
   virtual absl::StatusOr<int64_t> CountPending(const std::string& owner, int64_t now_ms) = 0;
 };
 

@@ -105,7 +105,7 @@ class SqliteApprovalStore final : public ApprovalStore {
   absl::StatusOr<int64_t> CountPending(const std::string& owner, int64_t now_ms) override {
     absl::MutexLock lock(&mu_);
     return db_.QueryInt64(
-        "SELECT COUNT(*) FROM approvals WHERE owner = ?1 AND state = 'pending' AND "
+        "SELECT COUNT(*) FROM approvals WHERE (?1 = '' OR owner = ?1) AND state = 'pending' AND "
         "expires_at_ms > ?2",
         {owner, now_ms});
   }

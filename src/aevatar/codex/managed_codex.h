@@ -62,6 +62,10 @@ struct ManagedCodexConfig {
   std::string chrono_catalog_id = "chrono-sandbox";
   std::string llm_catalog_id = "chrono-llm-public";
   ManagedDeadlines deadlines;
+  // Told the outcome of every Execute: the runner's status ("succeeded",
+  // "failed", "timed_out") or the typed error's code; empty: nobody listens
+  // (the service feeds /metrics).
+  std::function<void(const std::string& outcome)> on_outcome;
 };
 
 // Thread-safe.
@@ -113,6 +117,12 @@ class ManagedCodex {
       const std::vector<std::string>& caller_services = {}) const;
 
  private:
+  // Execute without reporting its outcome.
+  absl::StatusOr<ManagedCodexResult> ExecuteOnce(
+      const std::string& user_id, const CodexExecArgs& args, const std::string& idempotency_key,
+      const std::string& diagnostic_id, std::optional<std::chrono::milliseconds> budget,
+      const std::vector<std::string>& caller_services) const;
+
   const NyxidClient* nyxid_;
   ManagedCredentialVault* vault_;
   ManagedCodexConfig config_;

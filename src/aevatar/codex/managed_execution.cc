@@ -49,6 +49,17 @@ absl::StatusOr<ManagedCodexResult> ManagedCodex::Execute(
     const std::string& user_id, const CodexExecArgs& args, const std::string& idempotency_key,
     const std::string& diagnostic_id, std::optional<std::chrono::milliseconds> budget,
     const std::vector<std::string>& caller_services) const {
+  auto result = ExecuteOnce(user_id, args, idempotency_key, diagnostic_id, budget, caller_services);
+  if (config_.on_outcome) {
+    config_.on_outcome(result.ok() ? result->status : base::ApiCode(result.status()));
+  }
+  return result;
+}
+
+absl::StatusOr<ManagedCodexResult> ManagedCodex::ExecuteOnce(
+    const std::string& user_id, const CodexExecArgs& args, const std::string& idempotency_key,
+    const std::string& diagnostic_id, std::optional<std::chrono::milliseconds> budget,
+    const std::vector<std::string>& caller_services) const {
   if (args.target != CodexTarget::kManagedSandbox) {
     return Logged(ManagedError(kTargetNotConfigured,
                                "the private_ssh target is not configured on this aevatar host"),

@@ -128,8 +128,8 @@ class PostgresApprovalStore final : public ApprovalStore {
     return pool_->TransactFor<int64_t>([&](pqxx::work& tx) -> absl::StatusOr<int64_t> {
       return tx
           .exec_params(
-              "SELECT count(*) FROM aevatar_approvals WHERE owner = $1 AND state = 'pending' "
-              "AND expires_at_ms > $2",
+              "SELECT count(*) FROM aevatar_approvals WHERE ($1 = '' OR owner = $1) "
+              "AND state = 'pending' AND expires_at_ms > $2",
               owner, now_ms)[0][0]
           .as<int64_t>();
     });

@@ -31,7 +31,15 @@ absl::Status Commit(const TurnDeps& deps, Turn& turn) {
     turn.state()["callback_id"] = nullptr;
   }
   commit.state = turn.state();
+  // FinishRun's event marks the turn that ends the run: told once committed.
+  const bool finishes =
+      std::any_of(commit.events.begin(), commit.events.end(),
+                  [&](const RunEvent& event) { return event.type == "run." + commit.phase; });
   auto committed = deps.store->CommitTurn(commit);
+  if (committed.ok() && finishes && deps.on_run_finished != nullptr && *deps.on_run_finished) {
+    (*deps.on_run_finished)(commit.phase,
+                            static_cast<double>(deps.now_ms - turn.run.created_at_ms) / 1000.0);
+  }
   return committed.status();
 }
 

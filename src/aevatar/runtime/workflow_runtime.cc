@@ -56,7 +56,8 @@ absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback, absl::Mutex*
                   &options_.codex,
                   run_lock,
                   options_.approvals,
-                  &options_.private_ssh};
+                  &options_.private_ssh,
+                  &options_.on_run_finished};
     return ExecuteTurn(deps, callback);
   } catch (const std::exception&) {
     return absl::InternalError("the turn raised an exception");
@@ -125,6 +126,9 @@ absl::Status WorkflowRuntime::FailRunTyped(const std::string& run_id,
     if (committed.ok()) {
       base::Log(base::LogLevel::kError, "workflow.run_failed", run_id,
                 {{"diagnostic_id", diagnostic_id}, {"category", kTurnFailedCode}});
+      if (options_.on_run_finished) {
+        options_.on_run_finished("failed", static_cast<double>(now - run->created_at_ms) / 1000.0);
+      }
     }
     return committed.status();
   } catch (...) {

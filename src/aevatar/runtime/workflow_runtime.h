@@ -108,6 +108,10 @@ class WorkflowRuntime {
     // call; either empty: such a step fails target_not_configured.
     ApprovalStore* approvals = nullptr;
     PrivateSshExecutor private_ssh;
+    // Told once per run this replica finishes (after the commit): the
+    // terminal phase (succeeded | failed | stopped) and the run's seconds
+    // from creation; empty: nobody listens (the service feeds /metrics).
+    std::function<void(const std::string& phase, double seconds)> on_run_finished;
   };
 
   // `facts` may be empty: no runtime re-read (HumanBearer runs then behave

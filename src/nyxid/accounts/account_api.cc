@@ -6,6 +6,7 @@
 #include "base/crypto.h"
 #include "base/login_throttle.h"
 #include "nyxid/api/api_support.h"
+#include "nyxid/api/nyxid_metrics.h"
 #include "nyxid/routes/route_access.h"
 #include "nyxid/tokens/agent_keys.h"
 
@@ -85,6 +86,7 @@ http::Response HandleLogin(const HttpApiDeps& deps, http::Request& request, Requ
   if (!user.ok() || !verified) return Problem(LoginFailed(), note);  // Begin counted it
   if (deps.login_throttle != nullptr) deps.login_throttle->Succeeded(name, source);
   note.credential_kind = "password";
+  if (deps.metrics != nullptr) deps.metrics->CountTokenMinted("access");
   return Json(200, {{"access_token", deps.tokens->IssueAccess(user->id, user->username)},
                     {"token_type", "Bearer"},
                     {"token_kind", "access"},

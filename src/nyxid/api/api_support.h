@@ -22,6 +22,8 @@ struct RequestNote {
   std::string diagnostic_id;
   std::string credential_kind;
   int upstream_status = 0;
+  // Seconds the upstream took to answer (proxy); < 0 when none was asked.
+  double upstream_seconds = -1;
 };
 
 // A problem+json response for `status`, with a fresh diagnostic id noted for

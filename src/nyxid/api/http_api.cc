@@ -6,7 +6,9 @@
 #include "base/json_read.h"
 #include "base/log.h"
 #include "http/problem.h"
+#include "metrics/http_metrics.h"
 #include "nyxid/api/api_support.h"
+#include "nyxid/api/nyxid_metrics.h"
 #include "nyxid/routes/route_access.h"
 
 namespace aevatar::nyxid {
@@ -100,6 +102,18 @@ http::Response HandleReady(const HttpApiDeps& deps, http::Request&, RequestNote&
   return Json(200, {{"status", "ready"}});
 }
 
+http::Response HandleMetrics(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
+  if (absl::Status st = metrics::CheckMetricsAccess(request, deps.metrics_token); !st.ok()) {
+    return Problem(st, note);
+  }
+  if (deps.metrics == nullptr) {
+    return Problem(base::ApiError(absl::StatusCode::kUnavailable, "METRICS_UNAVAILABLE",
+                                  "this server keeps no metrics", 503),
+                   note);
+  }
+  return metrics::MetricsResponse(deps.metrics->Render());
+}
+
 // Wraps a handler with the per-request log line.
 http::Handler Logged(std::shared_ptr<const HttpApiDeps> deps, std::string route,
                      RouteHandler handler) {
@@ -107,11 +121,17 @@ http::Handler Logged(std::shared_ptr<const HttpApiDeps> deps, std::string route,
     const Clock::time_point start = Clock::now();
     RequestNote note;
     http::Response response = handler(*deps, request, note);
+    const Clock::duration took = Clock::now() - start;
+    if (deps->metrics != nullptr) {
+      deps->metrics->CountRequest(route, response.status, note.code,
+                                  std::chrono::duration<double>(took).count());
+      if (note.upstream_seconds >= 0) deps->metrics->ObserveUpstream(note.upstream_seconds);
+    }
     nlohmann::json fields = {
         {"method", request.method},
         {"route", route},
         {"status", response.status},
-        {"ms", std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count()},
+        {"ms", std::chrono::duration_cast<std::chrono::milliseconds>(took).count()},
     };
     if (!note.credential_kind.empty()) fields["credential_kind"] = note.credential_kind;
     if (!note.code.empty()) fields["code"] = note.code;
@@ -165,6 +185,7 @@ std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
   }
   add("GET", "/healthz", HandleHealth);
   add("GET", "/readyz", HandleReady);
+  add("GET", "/metrics", HandleMetrics);
   return router;
 }
 

@@ -20,6 +20,7 @@ namespace aevatar::nyxid {
 
 class NodeStore;
 class NodeHub;
+class NyxidMetrics;
 
 // The proxy's own deadline for one upstream exchange (connect, request, the
 // whole answer, streamed or not); past it the caller gets 504
@@ -45,6 +46,11 @@ struct HttpApiDeps {
   // Nodes and SSH services (nodes/); null: those routes answer 501.
   NodeStore* nodes = nullptr;
   NodeHub* hub = nullptr;
+  // The /metrics series; null: nothing is counted and GET /metrics is 503
+  // METRICS_UNAVAILABLE (in-process tests).
+  NyxidMetrics* metrics = nullptr;
+  // The bearer token that reads /metrics; "" = loopback peers only.
+  std::string metrics_token = "";
 };
 
 // The broker's HTTP API (docs/nyxid.md):
@@ -54,7 +60,7 @@ struct HttpApiDeps {
 //   DELETE /api/v1/agent-keys/{id}, GET /api/v1/keys,
 //   GET|POST /api/v1/user-services, GET|PUT /api/v1/user-services/{id},
 //   POST /api/v1/services/{id}/resync-identity, GET /api/v1/catalog,
-//   ANY /api/v1/proxy/{slug}/{path...}, GET /healthz, GET /readyz;
+//   ANY /api/v1/proxy/{slug}/{path...}, GET /healthz, GET /readyz, GET /metrics;
 //   nodes and SSH services: POST /api/v1/nodes/register-token,
 //   POST /api/v1/nodes/register, GET /api/v1/nodes, DELETE /api/v1/nodes/{id},
 //   GET /api/v1/nodes/ws, POST /api/v1/ssh-services,

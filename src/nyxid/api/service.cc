@@ -15,6 +15,7 @@
 #include "http/client.h"
 #include "http/server.h"
 #include "nyxid/api/http_api.h"
+#include "nyxid/api/nyxid_metrics.h"
 #include "nyxid/bootstrap/bootstrap.h"
 #include "nyxid/nodes/node_hub.h"
 #include "nyxid/nodes/node_store.h"
@@ -115,6 +116,8 @@ class Service : public NyxidService {
     deps.login_throttle = login_throttle_.get();
     deps.nodes = nodes_.get();
     deps.hub = &hub_;
+    deps.metrics = &metrics_;
+    deps.metrics_token = config.metrics_token;
     router_ = BuildHttpApi(deps);
 
     http::ServerOptions options;
@@ -167,6 +170,7 @@ class Service : public NyxidService {
   std::unique_ptr<NyxidStore> store_;
   std::unique_ptr<NodeStore> nodes_;
   NodeHub hub_;
+  NyxidMetrics metrics_;
   std::unique_ptr<KeyRing> keys_;
   std::unique_ptr<TokenService> tokens_;
   std::unique_ptr<base::LoginThrottle> login_throttle_;

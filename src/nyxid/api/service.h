@@ -36,6 +36,8 @@ struct ServiceConfig {
   // is shown to an upstream that asks (chrono-sandbox under mutual TLS).
   // Checked at start-up.
   http::ServiceTls tls;
+  // The bearer token that reads /metrics ("" = loopback peers only).
+  std::string metrics_token = "";
 };
 
 // A running broker: HTTP API, proxy, durable state (SQLite or PostgreSQL)

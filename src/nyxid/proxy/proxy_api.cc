@@ -11,12 +11,14 @@
 //      checks and carries the provider key, never a caller credential;
 //   4-5. return the upstream answer unchanged (streamed when large), within
 //      the proxy deadline.
+#include <chrono>
 #include <optional>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/api_error.h"
 #include "nyxid/api/api_support.h"
+#include "nyxid/api/nyxid_metrics.h"
 #include "nyxid/proxy/llm_route.h"
 #include "nyxid/proxy/proxy_headers.h"
 #include "nyxid/proxy/upstream_address.h"
@@ -111,6 +113,7 @@ http::Headers ForwardedHeaders(const HttpApiDeps& deps, const Principal& caller,
   if (route.policy.inject_delegation_token) {
     credentials.delegation_token = deps.tokens->MintDelegation(caller.user.id, upstream.audience,
                                                                route.policy.delegation_token_scope);
+    if (deps.metrics != nullptr) deps.metrics->CountTokenMinted("delegation");
   }
   return UpstreamRequestHeaders(request.headers, credentials);
 }
@@ -156,7 +159,10 @@ http::Response HandleProxy(const HttpApiDeps& deps, http::Request& request, Requ
   forward.timeout = deps.proxy_timeout;
   forward.max_response_bytes = kMaxProxiedResponseBytes;
   forward.tls = deps.upstream_tls;  // https upstreams only
+  const auto sent = std::chrono::steady_clock::now();
   auto response = ProxyExchange(std::move(forward));
+  note.upstream_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
   if (!response.ok()) return Problem(response.status(), note);
   note.upstream_status = response->status;
   return std::move(*response);

@@ -266,6 +266,8 @@ std::map<std::string, MatrixRow> Table() {
       // MCP: a session is the caller's own; without one, DELETE finds none.
       {"POST /mcp", Authenticated(kOwn, kOwn, kOwn, 401, kMcpInitialize)},
       {"DELETE /mcp", Authenticated(404, 404, 404, 401)},
+      // The matrix calls from a non-loopback address and no metrics token is set.
+      {"GET /metrics", Everyone(403)},
   };
 }
 

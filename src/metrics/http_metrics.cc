@@ -1,0 +1,56 @@
+#include "metrics/http_metrics.h"
+
+#include <string_view>
+
+#include "absl/strings/match.h"
+#include "base/api_error.h"
+#include "base/crypto.h"
+
+namespace aevatar::metrics {
+
+HttpMetrics::HttpMetrics(Registry& registry, const std::string& prefix)
+    : requests_(registry.AddCounter(prefix + "_http_requests_total",
+                                    "HTTP requests by route pattern and status.",
+                                    {"route", "status"})),
+      duration_(registry.AddHistogram(prefix + "_http_request_duration_seconds",
+                                      "Time to answer an HTTP request (until the handler "
+                                      "returns; a streamed body is not included).",
+                                      {"route"})) {}
+
+void HttpMetrics::Observe(const std::string& route, int status, double seconds) {
+  requests_->Add({route, std::to_string(status)});
+  duration_->Observe({route}, seconds);
+}
+
+bool IsLoopbackAddress(const std::string& address) {
+  return absl::StartsWith(address, "127.") || address == "::1" ||
+         absl::StartsWith(address, "::ffff:127.");
+}
+
+absl::Status CheckMetricsAccess(const http::Request& request, const std::string& token) {
+  if (token.empty()) {
+    if (IsLoopbackAddress(request.remote_address)) return absl::OkStatus();
+    return base::ApiError(absl::StatusCode::kPermissionDenied, "METRICS_FORBIDDEN",
+                          "/metrics is served to loopback peers only unless a metrics token "
+                          "is configured",
+                          403);
+  }
+  constexpr std::string_view kBearer = "Bearer ";
+  const std::string header = request.headers.Get("Authorization").value_or("");
+  if (header.rfind(kBearer, 0) == 0 &&
+      base::ConstantTimeEquals(std::string_view(header).substr(kBearer.size()), token)) {
+    return absl::OkStatus();
+  }
+  return base::ApiError(absl::StatusCode::kUnauthenticated, "METRICS_UNAUTHORIZED",
+                        "/metrics needs the configured metrics token as a bearer credential", 401);
+}
+
+http::Response MetricsResponse(std::string text) {
+  http::Response response;
+  response.body = std::move(text);
+  response.headers.Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+  response.headers.Set("Cache-Control", "no-store");
+  return response;
+}
+
+}  // namespace aevatar::metrics
