@@ -64,8 +64,9 @@ sandbox::EngineOptions EngineOptionsFor(const ServiceConfig& config) {
 }
 
 absl::StatusOr<std::unique_ptr<OperationStore>> OpenStore(const ServiceConfig& config) {
-  std::string spec =
-      config.store.empty() ? "sqlite:" + config.state_dir + "/operations.db" : config.store;
+  std::string spec = store::NamesDefaultSqlite(config.store)
+                         ? "sqlite:" + config.state_dir + "/operations.db"
+                         : config.store;
   if (spec.rfind("sqlite:", 0) == 0) return OpenSqliteOperationStore(spec.substr(7));
   if (auto conninfo = store::PostgresConninfo(spec)) return OpenPostgresOperationStore(*conninfo);
   return absl::InvalidArgumentError("--store must be sqlite:PATH, postgres:URL or postgresql://…");

@@ -13,6 +13,10 @@ namespace aevatar::store {
 // or anything libpq takes after "postgres:" (a key=value string).
 std::optional<std::string> PostgresConninfo(std::string_view spec);
 
+// Whether a `--store` value asks for the service's default: SQLite files in
+// its state directory ("" or "sqlite", the word `aevatar up --store` takes).
+inline bool NamesDefaultSqlite(std::string_view spec) { return spec.empty() || spec == "sqlite"; }
+
 }  // namespace aevatar::store
 
 #endif  // AEVATAR_STORE_STORE_SPEC_H_

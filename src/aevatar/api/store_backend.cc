@@ -8,7 +8,7 @@ namespace aevatar::orchestrator {
 
 absl::StatusOr<StoreBackend> StoreBackend::Open(const std::string& spec,
                                                 const std::string& state_dir) {
-  if (spec.empty() || spec == "sqlite") return StoreBackend(state_dir, nullptr);
+  if (store::NamesDefaultSqlite(spec)) return StoreBackend(state_dir, nullptr);
   std::optional<std::string> conninfo = store::PostgresConninfo(spec);
   if (!conninfo) {
     return absl::InvalidArgumentError(

@@ -141,7 +141,7 @@ class Service : public NyxidService {
   absl::StatusOr<std::unique_ptr<SigningKeyStorage>> OpenStores(const ServiceConfig& config,
                                                                 std::string at_rest_key) {
     const std::string& spec = config.store;
-    if (spec.empty()) {
+    if (store::NamesDefaultSqlite(spec)) {
       auto store = OpenSqliteNyxidStore(config.state_dir + "/nyxid.db", std::move(at_rest_key));
       if (!store.ok()) return store.status();
       store_ = std::move(*store);
