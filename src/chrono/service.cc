@@ -26,6 +26,7 @@
 #include "os/atomic_file.h"
 #include "os/process.h"
 #include "sandbox/engine.h"
+#include "store/store_spec.h"
 
 namespace aevatar::chrono {
 namespace {
@@ -66,15 +67,11 @@ sandbox::EngineOptions EngineOptionsFor(const ServiceConfig& config) {
 }
 
 absl::StatusOr<std::unique_ptr<OperationStore>> OpenStore(const ServiceConfig& config) {
-  std::string spec =
-      config.store.empty() ? "sqlite:" + config.state_dir + "/operations.db" : config.store;
+  std::string spec = store::NamesDefaultSqlite(config.store)
+                         ? "sqlite:" + config.state_dir + "/operations.db"
+                         : config.store;
   if (spec.rfind("sqlite:", 0) == 0) return OpenSqliteOperationStore(spec.substr(7));
-  // A libpq URI as it is (postgres:// is libpq's alias of postgresql://), or
-  // anything libpq takes after "postgres:".
-  if (spec.rfind("postgresql://", 0) == 0 || spec.rfind("postgres://", 0) == 0) {
-    return OpenPostgresOperationStore(spec);
-  }
-  if (spec.rfind("postgres:", 0) == 0) return OpenPostgresOperationStore(spec.substr(9));
+  if (auto conninfo = store::PostgresConninfo(spec)) return OpenPostgresOperationStore(*conninfo);
   return absl::InvalidArgumentError("--store must be sqlite:PATH, postgres:URL or postgresql://…");
 }
 

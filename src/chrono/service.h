@@ -15,8 +15,8 @@ namespace aevatar::chrono {
 struct ServiceConfig {
   std::string listen = "127.0.0.1:8081";  // HOST:PORT; port 0 picks a free one
   std::string state_dir;                  // required: store, at-rest key, runner id
-  // "sqlite:PATH" (default: sqlite:<state_dir>/operations.db), "postgres:URL"
-  // or a libpq URI "postgresql://…" (several replicas may share it).
+  // "sqlite:PATH"; "" or "sqlite" (the default: sqlite:<state_dir>/operations.db);
+  // "postgres:URL" or a libpq URI "postgresql://…" (several replicas may share it).
   std::string store;
   // Names this replica in claimed_by and the log (1-64 of [A-Za-z0-9._-]).
   // Replicas sharing a store need distinct ids, each stable across its

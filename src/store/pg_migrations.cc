@@ -5,12 +5,13 @@
 namespace aevatar::store {
 namespace {
 
-// Takes the component's migration lock until the transaction ends, then makes
-// the version table. CREATE TABLE IF NOT EXISTS alone is not safe against a
-// concurrent creator (both may pass the check), hence the lock first.
-void LockAndPrepare(pqxx::work& tx, const std::string& component) {
-  tx.exec_params("SELECT pg_advisory_xact_lock($1, hashtext($2))", kPgAdvisoryLockSpace,
-                 "migrations." + component);
+// Takes the migration lock until the transaction ends, then makes the
+// version table. CREATE TABLE IF NOT EXISTS alone is not safe against a
+// concurrent creator (both may pass the check), hence the lock first. One
+// lock for every component: the services that share a database all create
+// this one table when they first start together on it.
+void LockAndPrepare(pqxx::work& tx) {
+  tx.exec_params("SELECT pg_advisory_xact_lock($1, hashtext('migrations'))", kPgAdvisoryLockSpace);
   tx.exec(
       "CREATE TABLE IF NOT EXISTS aevatar_schema ("
       "  component TEXT PRIMARY KEY,"
@@ -32,7 +33,7 @@ absl::Status ApplyPgMigrations(PgPool& pool, const std::string& component,
   for (;;) {
     bool done = false;
     absl::Status s = pool.Transact([&](pqxx::work& tx) -> absl::Status {
-      LockAndPrepare(tx, component);
+      LockAndPrepare(tx);
       const int current = ReadVersion(tx, component);
       if (current > last) {
         return absl::FailedPreconditionError(absl::StrCat("database schema version ", current,

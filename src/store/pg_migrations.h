@@ -16,7 +16,8 @@ namespace aevatar::store {
 //
 // Versions live in the table aevatar_schema (component, version), created on
 // first use. Each migration runs in its own transaction together with its
-// version update, under a transaction-scoped advisory lock per component, so
+// version update, under a transaction-scoped advisory lock shared by every
+// component (they all create aevatar_schema on a fresh database), so
 // that replicas starting at once apply each migration exactly once and the
 // others wait, then find it applied; a failure leaves the schema at the
 // previous version, never half-applied (PostgreSQL's DDL is transactional).

@@ -14,6 +14,12 @@ std::string Trimmed(absl::string_view message) {
   return std::string(absl::StripTrailingAsciiWhitespace(message));
 }
 
+// A server error's first line: its DETAIL and HINT lines may quote the
+// values of a row (a violated key, say), which no error of ours carries.
+std::string FirstLine(absl::string_view message) {
+  return Trimmed(message.substr(0, message.find('\n')));
+}
+
 // Whether an SQLSTATE says the same work may succeed when retried: class 08
 // (connection exception), 57P (operator intervention: shutdown, restart) and
 // 40 (transaction rollback: serialization failure, deadlock).
@@ -110,10 +116,18 @@ absl::Status PgPool::Transact(const std::function<absl::Status(pqxx::work&)>& bo
           absl::UnavailableError(absl::StrCat("PostgreSQL connection lost: ", Trimmed(e.what())));
       retry = true;
     } catch (const pqxx::unique_violation& e) {
-      status = absl::AlreadyExistsError(Trimmed(e.what()));
+      status = absl::AlreadyExistsError(FirstLine(e.what()));
     } catch (const pqxx::sql_error& e) {
-      status = IsTransient(e.sqlstate()) ? absl::UnavailableError(Trimmed(e.what()))
-                                         : absl::InternalError(Trimmed(e.what()));
+      if (IsTransient(e.sqlstate())) {
+        status = absl::UnavailableError(FirstLine(e.what()));
+      } else if (absl::StartsWith(e.sqlstate(), "22")) {
+        // Class 22, data exception: a value the caller gave (an id that is
+        // not UTF-8, say) is bad, not the store. Its message may quote it.
+        status = absl::InvalidArgumentError(
+            absl::StrCat("PostgreSQL refused a value (SQLSTATE ", e.sqlstate(), ")"));
+      } else {
+        status = absl::InternalError(FirstLine(e.what()));
+      }
     } catch (const std::exception& e) {
       status = absl::InternalError(absl::StrCat("PostgreSQL: ", Trimmed(e.what())));
     }

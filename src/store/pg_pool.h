@@ -23,9 +23,12 @@ namespace aevatar::store {
 //    or a serialization failure/deadlock: Unavailable (a retry may succeed);
 //  - the commit's outcome is unknown (the link broke during COMMIT): Unknown;
 //  - a unique constraint was violated: AlreadyExists;
+//  - a data exception (SQLSTATE class 22: a value that is not valid UTF-8,
+//    out of range…): InvalidArgument, without the server's message;
 //  - anything else: Internal.
-// Messages are libpq's and the server's; they never hold the connection
-// string (which may carry a password) or a statement's parameters.
+// Messages are the first line of libpq's or the server's (never its DETAIL
+// lines, which quote row values); they never hold the connection string
+// (which may carry a password).
 //
 // Thread-safe. A connection is used by one thread at a time; at most
 // `max_connections` are open and callers beyond that wait for one.

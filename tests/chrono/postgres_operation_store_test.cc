@@ -14,30 +14,14 @@
 #include "store/pg_migrations.h"
 #include "store/pg_pool.h"
 #include "testing/loopback_port.h"
-#include "testing/postgres_cluster.h"
+#include "testing/postgres_test_database.h"
 
 namespace aevatar::chrono {
 namespace {
 
 using S = OperationStatus;
+using testing::FreshPostgresDatabase;
 using testing::SharedPostgresCluster;
-
-// A new database on the process's private cluster, or "" after
-// GTEST_SKIP() (no server installed) or a failure.
-void SkipWithoutPostgres() {
-  testing::PostgresCluster& cluster = SharedPostgresCluster();
-  if (!cluster.installed()) GTEST_SKIP() << cluster.error();
-}
-
-std::string FreshDatabase() {
-  SkipWithoutPostgres();
-  if (::testing::Test::IsSkipped()) return "";
-  testing::PostgresCluster& cluster = SharedPostgresCluster();
-  EXPECT_TRUE(cluster.ok()) << cluster.error();
-  std::string url = cluster.CreateDatabase();
-  EXPECT_FALSE(url.empty()) << cluster.error();
-  return url;
-}
 
 std::unique_ptr<OperationStore> OpenOrNull(const std::string& url) {
   if (url.empty()) return nullptr;
@@ -47,14 +31,14 @@ std::unique_ptr<OperationStore> OpenOrNull(const std::string& url) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Postgres, OperationStoreSuite, ::testing::Values(OperationStoreFactory([] {
-                           return OpenOrNull(FreshDatabase());
+                           return OpenOrNull(FreshPostgresDatabase());
                          })));
 
 // Two stores on one database stand for two replicas.
 class PostgresReplicas : public ::testing::Test {
  protected:
   void SetUp() override {
-    url_ = FreshDatabase();
+    url_ = FreshPostgresDatabase();
     if (IsSkipped()) return;
     ASSERT_FALSE(url_.empty());
     a_ = OpenOrNull(url_);
@@ -169,7 +153,7 @@ TEST_F(PostgresReplicas, AStoreReconnectsAfterItsConnectionsAreKilled) {
 
 TEST(PostgresOperationStore, TwoStoresMigratingOneEmptyDatabaseAtOnceBothSucceed) {
   for (int round = 0; round < 5; ++round) {
-    const std::string url = FreshDatabase();
+    const std::string url = FreshPostgresDatabase();
     if (IsSkipped()) return;
     ASSERT_FALSE(url.empty());
     std::array<absl::StatusOr<std::unique_ptr<OperationStore>>, 2> stores = {
@@ -208,7 +192,7 @@ TEST(PostgresOperationStore, AnUnreachableDatabaseIsAClearErrorWithoutThePasswor
 }
 
 TEST(PostgresOperationStore, ANewerSchemaThanTheBinaryIsRefused) {
-  const std::string url = FreshDatabase();
+  const std::string url = FreshPostgresDatabase();
   if (IsSkipped()) return;
   ASSERT_NE(OpenOrNull(url), nullptr);
   absl::StatusOr<std::unique_ptr<store::PgPool>> pool = store::PgPool::Connect(url);

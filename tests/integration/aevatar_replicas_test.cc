@@ -17,7 +17,7 @@
 #include "gtest/gtest.h"
 #include "store/pg_pool.h"
 #include "testing/loopback_port.h"
-#include "testing/postgres_cluster.h"
+#include "testing/postgres_test_database.h"
 #include "testing/shell_run.h"
 
 namespace aevatar::testing {
@@ -74,10 +74,6 @@ size_t Count(const std::string& text, const std::string& needle) {
   }
   return n;
 }
-
-#define SKIP_WITHOUT_POSTGRES()                                                              \
-  if (!SharedPostgresCluster().installed()) GTEST_SKIP() << SharedPostgresCluster().error(); \
-  ASSERT_TRUE(SharedPostgresCluster().ok()) << SharedPostgresCluster().error()
 
 TEST(AevatarReplicas, AKilledReplicasRunsAreFinishedByTheOtherEachStepExecutedOnce) {
   SKIP_WITHOUT_POSTGRES();

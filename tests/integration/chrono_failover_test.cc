@@ -14,7 +14,7 @@
 #include "absl/synchronization/mutex.h"
 #include "chrono_replica_set.h"
 #include "gtest/gtest.h"
-#include "testing/postgres_cluster.h"
+#include "testing/postgres_test_database.h"
 
 namespace aevatar::testing {
 namespace {

@@ -13,12 +13,6 @@
 
 namespace aevatar::testing {
 
-// Skips the test when PostgreSQL's server is not installed (scripts/setup
-// installs it); fails it when the private cluster did not start.
-#define SKIP_WITHOUT_POSTGRES()                                                              \
-  if (!SharedPostgresCluster().installed()) GTEST_SKIP() << SharedPostgresCluster().error(); \
-  ASSERT_TRUE(SharedPostgresCluster().ok()) << SharedPostgresCluster().error()
-
 // Real chrono-sandbox replicas on one fresh database of the process's
 // private PostgreSQL cluster (SharedPostgresCluster), sharing one sealing
 // key file; each replica has its own state directory and test issuer.

@@ -9,7 +9,7 @@
 
 #include "chrono_replica_set.h"
 #include "gtest/gtest.h"
-#include "testing/postgres_cluster.h"
+#include "testing/postgres_test_database.h"
 #include "testing/shell_run.h"
 
 namespace aevatar::testing {

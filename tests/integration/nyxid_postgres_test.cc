@@ -16,7 +16,7 @@
 #include "nyxid/proxy/recording_upstream.h"
 #include "nyxid_fixture.h"
 #include "testing/loopback_port.h"
-#include "testing/postgres_cluster.h"
+#include "testing/postgres_test_database.h"
 #include "testing/shell_run.h"
 
 namespace aevatar::testing {
@@ -64,11 +64,9 @@ T PollUntilEqual(const T& want, Read read) {
 }
 
 TEST(NyxidOnPostgres, TwoReplicasOnOneDatabaseActAsOneBroker) {
-  PostgresCluster& cluster = SharedPostgresCluster();
-  if (!cluster.installed()) GTEST_SKIP() << cluster.error();
-  ASSERT_TRUE(cluster.ok()) << cluster.error();
-  const std::string url = cluster.CreateDatabase();
-  ASSERT_FALSE(url.empty()) << cluster.error();
+  SKIP_WITHOUT_POSTGRES();
+  const std::string url = SharedPostgresCluster().CreateDatabase();
+  ASSERT_FALSE(url.empty()) << SharedPostgresCluster().error();
   RecordingUpstream upstream;
 
   NyxidFixture a(Bootstrap(upstream.url()), {"--store", url});
@@ -131,11 +129,9 @@ TEST(NyxidOnPostgres, TwoReplicasOnOneDatabaseActAsOneBroker) {
 }
 
 TEST(NyxidOnPostgres, ReplicasStartingAtOnceWithOneBootstrapAllStart) {
-  PostgresCluster& cluster = SharedPostgresCluster();
-  if (!cluster.installed()) GTEST_SKIP() << cluster.error();
-  ASSERT_TRUE(cluster.ok()) << cluster.error();
-  const std::string url = cluster.CreateDatabase();
-  ASSERT_FALSE(url.empty()) << cluster.error();
+  SKIP_WITHOUT_POSTGRES();
+  const std::string url = SharedPostgresCluster().CreateDatabase();
+  ASSERT_FALSE(url.empty()) << SharedPostgresCluster().error();
   // One at-rest key, given to every replica before it starts (as an operator does).
   const std::string at_rest_key = base::RandomBytes(32);
   constexpr int kReplicas = 3;

@@ -1,25 +1,21 @@
 #include "aevatar/api/store_backend.h"
 
-#include "absl/strings/match.h"
 #include "aevatar/audit/sqlite_audit_log.h"
 #include "aevatar/postgres/postgres_stores.h"
+#include "store/store_spec.h"
 
 namespace aevatar::orchestrator {
 
 absl::StatusOr<StoreBackend> StoreBackend::Open(const std::string& spec,
                                                 const std::string& state_dir) {
-  if (spec.empty() || spec == "sqlite") return StoreBackend(state_dir, nullptr);
-  std::string conninfo;
-  if (absl::StartsWith(spec, "postgresql://") || absl::StartsWith(spec, "postgres://")) {
-    conninfo = spec;
-  } else if (absl::StartsWith(spec, "postgres:")) {
-    conninfo = spec.substr(9);
-  } else {
+  if (store::NamesDefaultSqlite(spec)) return StoreBackend(state_dir, nullptr);
+  std::optional<std::string> conninfo = store::PostgresConninfo(spec);
+  if (!conninfo) {
     return absl::InvalidArgumentError(
         "--store must be sqlite (the default: files in the state directory), postgresql://… or "
         "postgres:CONNINFO");
   }
-  auto pool = ConnectAevatarDatabase(conninfo);
+  auto pool = ConnectAevatarDatabase(*conninfo);
   if (!pool.ok()) return pool.status();
   return StoreBackend(state_dir, std::move(*pool));
 }

@@ -23,8 +23,8 @@ void WorkflowRuntime::Start() {
           absl::MutexLock lock(&mu_);
           mu_.Await(absl::Condition(this, &WorkflowRuntime::WorkerShouldWake));
           if (stopping_) return;
-          callback = ready_.back();
-          ready_.pop_back();
+          callback = ready_.front();
+          ready_.pop_front();
         }
         Deliver(callback);
       }
@@ -33,22 +33,27 @@ void WorkflowRuntime::Start() {
 }
 
 void WorkflowRuntime::Stop() {
-  {
-    absl::MutexLock lock(&mu_);
-    stopping_ = true;  // wakes the dispatcher and every worker (their conditions hold)
-  }
-  for (auto& thread : threads_) thread.join();
-  threads_.clear();
+  if (threads_.empty()) return;
   // Claimed but never delivered: free for the next replica (or start) at once.
-  std::vector<Callback> undelivered;
+  std::deque<Callback> undelivered;
   {
     absl::MutexLock lock(&mu_);
+    stopping_ = true;  // wakes every worker (their condition holds)
     undelivered.swap(ready_);
     for (const Callback& callback : undelivered) in_flight_.erase(callback.run_id);
   }
   for (const Callback& callback : undelivered) {
     (void)store_->ReleaseRunLease(callback.run_id, options_.replica_id);
   }
+  // The workers finish the turns they are in while the dispatcher (thread 0)
+  // still renews those turns' leases; then the dispatcher goes.
+  for (size_t i = 1; i < threads_.size(); ++i) threads_[i].join();
+  {
+    absl::MutexLock lock(&mu_);
+    dispatcher_done_ = true;
+  }
+  threads_[0].join();
+  threads_.clear();
 }
 
 std::shared_ptr<absl::Mutex> WorkflowRuntime::RunLock(const std::string& run_id) {
@@ -59,7 +64,7 @@ std::shared_ptr<absl::Mutex> WorkflowRuntime::RunLock(const std::string& run_id)
 }
 
 bool WorkflowRuntime::WorkerShouldWake() const { return stopping_ || !ready_.empty(); }
-bool WorkflowRuntime::DispatcherShouldWake() const { return stopping_ || poked_; }
+bool WorkflowRuntime::DispatcherShouldWake() const { return dispatcher_done_ || poked_; }
 
 void WorkflowRuntime::Poke() {
   absl::MutexLock lock(&mu_);
@@ -72,7 +77,7 @@ void WorkflowRuntime::DispatchLoop() {
       absl::MutexLock lock(&mu_);
       mu_.AwaitWithTimeout(absl::Condition(this, &WorkflowRuntime::DispatcherShouldWake),
                            absl::Milliseconds(options_.poll_interval_ms));
-      if (stopping_) return;
+      if (dispatcher_done_) return;
       poked_ = false;
     }
     DispatchOnce(clock_());
@@ -84,7 +89,13 @@ void WorkflowRuntime::DispatchOnce(int64_t now) {
     RenewLeases(now);
     leases_renewed_at_ms_ = now;
   }
-  auto due = store_->ClaimDueCallbacks(options_.replica_id, now, options_.lease_ms, 64);
+  int capacity = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!stopping_) capacity = options_.workers - static_cast<int>(in_flight_.size());
+  }
+  if (capacity <= 0) return;  // a worker's Poke() brings the dispatcher back when one is free
+  auto due = store_->ClaimDueCallbacks(options_.replica_id, now, options_.lease_ms, capacity);
   if (!due.ok()) {
     base::Log(base::LogLevel::kError, "workflow.dispatch_failed", "",
               {{"code", base::ApiCode(due.status())}});

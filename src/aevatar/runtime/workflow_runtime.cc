@@ -70,21 +70,26 @@ void WorkflowRuntime::Deliver(const Callback& callback) {
   auto run_lock = RunLock(callback.run_id);
   absl::MutexLock lock(run_lock.get());
   const absl::Status status = GuardedTurn(callback, run_lock.get());
+  int attempts = 0;
+  {
+    // Before the lease goes: a dispatcher that claims the run's next
+    // callback in between must find it neither in flight (it would skip
+    // the callback and strand the fresh lease) nor without its backoff.
+    absl::MutexLock state_lock(&mu_);
+    in_flight_.erase(callback.run_id);
+    poked_ = true;  // a worker is free: the dispatcher may claim again now
+    if (status.ok()) {
+      turn_failures_.erase(callback.run_id);
+    } else {
+      attempts = ++turn_failures_[callback.run_id];
+      // The callback stays due; its retries are spaced out with bounded backoff.
+      failed_turns_[callback.run_id] = clock_() + BackoffMs(attempts);
+    }
+  }
   // Any replica may run the next callback at once; a failure to release
   // only delays that until the lease expires.
   (void)store_->ReleaseRunLease(callback.run_id, options_.replica_id);
-  int attempts = 0;
-  {
-    absl::MutexLock state_lock(&mu_);
-    in_flight_.erase(callback.run_id);
-    if (status.ok()) {
-      turn_failures_.erase(callback.run_id);
-      return;
-    }
-    attempts = ++turn_failures_[callback.run_id];
-    // The callback stays due; its retries are spaced out with bounded backoff.
-    failed_turns_[callback.run_id] = clock_() + BackoffMs(attempts);
-  }
+  if (status.ok()) return;
   const std::string diagnostic_id = http::NewDiagnosticId();
   // The status code only: a message might quote what the turn was reading.
   base::Log(base::LogLevel::kWarn, "workflow.turn_failed", callback.run_id,

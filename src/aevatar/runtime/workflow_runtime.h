@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -193,10 +194,15 @@ class WorkflowRuntime {
   // Guards the dispatcher's and workers' shared state. Lock order: a run's
   // lock, then mu_ (never the other way round).
   absl::Mutex mu_;
+  // Stop: workers finish their turns and leave; the dispatcher claims no
+  // more but keeps renewing the leases of those turns until they are done.
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool dispatcher_done_ ABSL_GUARDED_BY(mu_) = false;
   bool poked_ ABSL_GUARDED_BY(mu_) = false;
+  // Claimed runs, queued or being delivered: at most options_.workers, so
+  // that a busy replica leaves new runs to idle ones.
   std::set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);
-  std::vector<Callback> ready_ ABSL_GUARDED_BY(mu_);
+  std::deque<Callback> ready_ ABSL_GUARDED_BY(mu_);  // oldest claim first
   std::map<std::string, std::shared_ptr<absl::Mutex>> run_locks_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int64_t> failed_turns_ ABSL_GUARDED_BY(mu_);  // run -> retry time
   std::map<std::string, int> turn_failures_ ABSL_GUARDED_BY(mu_);     // run -> consecutive

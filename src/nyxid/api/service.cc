@@ -26,6 +26,7 @@
 #include "nyxid/tokens/signing_keys.h"
 #include "nyxid/tokens/token_service.h"
 #include "os/atomic_file.h"
+#include "store/store_spec.h"
 
 namespace aevatar::nyxid {
 namespace {
@@ -143,7 +144,7 @@ class Service : public NyxidService {
   absl::StatusOr<std::unique_ptr<SigningKeyStorage>> OpenStores(const ServiceConfig& config,
                                                                 std::string at_rest_key) {
     const std::string& spec = config.store;
-    if (spec.empty()) {
+    if (store::NamesDefaultSqlite(spec)) {
       auto store = OpenSqliteNyxidStore(config.state_dir + "/nyxid.db", std::move(at_rest_key));
       if (!store.ok()) return store.status();
       store_ = std::move(*store);
@@ -152,15 +153,11 @@ class Service : public NyxidService {
       nodes_ = std::move(*nodes);
       return FileSigningKeyStorage(config.state_dir);
     }
-    std::string conninfo;
-    if (spec.rfind("postgresql://", 0) == 0 || spec.rfind("postgres://", 0) == 0) {
-      conninfo = spec;
-    } else if (spec.rfind("postgres:", 0) == 0) {
-      conninfo = spec.substr(9);
-    } else {
+    std::optional<std::string> conninfo = store::PostgresConninfo(spec);
+    if (!conninfo) {
       return absl::InvalidArgumentError("--store must be postgresql://… or postgres:CONNINFO");
     }
-    auto pg = OpenPostgresNyxid(conninfo, std::move(at_rest_key));
+    auto pg = OpenPostgresNyxid(*conninfo, std::move(at_rest_key));
     if (!pg.ok()) return pg.status();
     store_ = std::move(pg->store);
     nodes_ = std::move(pg->nodes);

@@ -16,7 +16,7 @@ namespace aevatar::nyxid {
 struct ServiceConfig {
   std::string listen = "127.0.0.1:8080";  // HOST:PORT; port 0 picks a free one
   std::string state_dir;                  // required: nyxid.db and signing-keys.json (0600)
-  // Where the durable state lives: "" (the default) the SQLite files in
+  // Where the durable state lives: "" or "sqlite" (the default) the SQLite files in
   // state_dir; a libpq URI postgresql://… (or postgres://…, or "postgres:"
   // and anything libpq takes) a PostgreSQL database that replicas share
   // (store/postgres_nyxid.h). state_dir then holds only at-rest.key, which

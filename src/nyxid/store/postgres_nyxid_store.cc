@@ -223,12 +223,19 @@ absl::Status Scrubbed(absl::Status status, const char* what) {
 }  // namespace pg_rows
 
 absl::Status PostgresNyxidStore::AppendAdminAudit(const AdminAuditEntry& entry) {
-  return pg_rows::Exec(*pool_, "audit entry",
-                       "INSERT INTO nyxid_admin_audit (at_ms, actor, action, target_type, "
-                       "target_id, detail) VALUES ($1, $2, $3, $4, $5, $6)",
-                       entry.at_ms, entry.actor, entry.action, entry.target_type, entry.target_id,
-                       entry.detail)
-      .status();
+  // A sequence hands out numbers at insert, not at commit: two appenders
+  // could commit 42 before 41, and a reader paging with next_after=42 would
+  // never see 41. Appenders take turns, so seq order is commit order.
+  return pg_rows::Scrubbed(pool_->Transact([&](pqxx::work& tx) {
+    tx.exec_params("SELECT pg_advisory_xact_lock($1, hashtext('nyxid_admin_audit'))",
+                   store::kPgAdvisoryLockSpace);
+    tx.exec_params(
+        "INSERT INTO nyxid_admin_audit (at_ms, actor, action, target_type, target_id, detail) "
+        "VALUES ($1, $2, $3, $4, $5, $6)",
+        entry.at_ms, entry.actor, entry.action, entry.target_type, entry.target_id, entry.detail);
+    return absl::OkStatus();
+  }),
+                           "audit entry");
 }
 
 absl::StatusOr<std::vector<AdminAuditEntry>> PostgresNyxidStore::ListAdminAudit(int64_t after_seq,

@@ -93,6 +93,9 @@ absl::StatusOr<std::unique_ptr<KeyRing>> KeyRing::LoadOrCreate(
 }
 
 absl::Status KeyRing::UpdateStored(const std::function<void(Keys&)>& change) {
+  // No re-read may land between the write and keys_ = result (it could
+  // bring back the keys from before the write).
+  absl::MutexLock refresh(&refresh_mu_);
   Keys result;
   absl::Status st = storage_->Update(
       [&](const std::optional<std::string>& current) -> absl::StatusOr<std::string> {
@@ -116,9 +119,23 @@ absl::Status KeyRing::UpdateStored(const std::function<void(Keys&)>& change) {
   return absl::OkStatus();
 }
 
-void KeyRing::RefreshLocked(Clock::duration max_age) const {
-  if (!storage_->shared() || Clock::now() - read_at_ < max_age) return;
-  read_at_ = Clock::now();  // a failure is retried after max_age, not on every call
+void KeyRing::Refresh(Clock::duration max_age, bool wait) const {
+  if (!storage_->shared()) return;
+  if (wait) {
+    refresh_mu_.Lock();
+  } else if (!refresh_mu_.TryLock()) {
+    return;  // another caller is reading
+  }
+  ReadShared(max_age);
+  refresh_mu_.Unlock();
+}
+
+void KeyRing::ReadShared(Clock::duration max_age) const {
+  {
+    absl::MutexLock lock(&mu_);
+    if (Clock::now() - read_at_ < max_age) return;
+    read_at_ = Clock::now();  // a failure is retried after max_age, not on every call
+  }
   auto text = storage_->Read();
   if (!text.ok()) return;
   auto keys = ParseDocument(*text, storage_->name());
@@ -128,6 +145,7 @@ void KeyRing::RefreshLocked(Clock::duration max_age) const {
                                  [](const Key& k) { return !k.retired_at && !k.upcoming; })) {
     return;
   }
+  absl::MutexLock lock(&mu_);
   keys_ = *std::move(keys);
 }
 
@@ -161,15 +179,15 @@ const KeyRing::Key& KeyRing::Current(const Keys& keys) {
 }
 
 std::string KeyRing::Sign(const nlohmann::json& claims) const {
+  Refresh(std::chrono::seconds(kSharedRefreshSecs));
   absl::MutexLock lock(&mu_);
-  RefreshLocked(std::chrono::seconds(kSharedRefreshSecs));
   const Key& key = Current(keys_);
   return base::SignJws(claims, key.kid, key.secret_key);
 }
 
 base::Jwks KeyRing::Published(int64_t now_unix) const {
+  Refresh(std::chrono::seconds(kSharedRefreshSecs));
   absl::MutexLock lock(&mu_);
-  RefreshLocked(std::chrono::seconds(kSharedRefreshSecs));
   return PublishedLocked(now_unix);
 }
 
@@ -187,14 +205,18 @@ base::Jwks KeyRing::PublishedLocked(int64_t now_unix) const {
 }
 
 absl::StatusOr<base::Jwk> KeyRing::Lookup(std::string_view kid, int64_t now_unix) const {
+  Refresh(std::chrono::seconds(kSharedRefreshSecs));
   {
     absl::MutexLock lock(&mu_);
-    RefreshLocked(std::chrono::seconds(kSharedRefreshSecs));
     const base::Jwks published = PublishedLocked(now_unix);
     if (const base::Jwk* key = published.Find(kid)) return *key;
-    // Another replica may have published it since the last read: re-read,
-    // at most once a second (an unknown kid costs a caller nothing).
-    RefreshLocked(std::chrono::seconds(1));
+  }
+  // Another replica may have published it since the last read: re-read,
+  // at most once a second (an unknown kid costs a caller nothing), or wait
+  // for the read in progress.
+  Refresh(std::chrono::seconds(1), /*wait=*/true);
+  {
+    absl::MutexLock lock(&mu_);
     const base::Jwks reread = PublishedLocked(now_unix);
     if (const base::Jwk* key = reread.Find(kid)) return *key;
   }
@@ -220,8 +242,8 @@ absl::Status KeyRing::Rotate(int64_t now_unix) {
 }
 
 std::string KeyRing::current_kid() const {
+  Refresh(std::chrono::seconds(kSharedRefreshSecs));
   absl::MutexLock lock(&mu_);
-  RefreshLocked(std::chrono::seconds(kSharedRefreshSecs));
   return Current(keys_).kid;
 }
 

@@ -90,9 +90,16 @@ class KeyRing {
 
   // Applies `change` to the stored keys (serialised with other writers) and
   // keeps the result.
-  absl::Status UpdateStored(const std::function<void(Keys&)>& change);
-  // Re-reads shared storage when the keys are older than `max_age`.
-  void RefreshLocked(Clock::duration max_age) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status UpdateStored(const std::function<void(Keys&)>& change)
+      ABSL_LOCKS_EXCLUDED(refresh_mu_);
+  // Re-reads shared storage when the keys are older than `max_age`. The
+  // read happens outside mu_, so signing and verifying never wait on the
+  // database (an outage can hold a read for its connect timeout). One caller
+  // reads at a time; the others go on with the keys in hand, or, with
+  // `wait`, wait for that read to finish first.
+  void Refresh(Clock::duration max_age, bool wait = false) const ABSL_LOCKS_EXCLUDED(mu_);
+  void ReadShared(Clock::duration max_age) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(refresh_mu_)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Makes sure there is a signing key and an upcoming one.
   static void Fill(Keys& keys, int64_t now_unix);
   static void RotateKeys(Keys& keys, int64_t now_unix, int64_t publish_after_retire_secs);
@@ -107,6 +114,7 @@ class KeyRing {
 
   const std::unique_ptr<SigningKeyStorage> storage_;
   const int64_t publish_after_retire_secs_;
+  mutable absl::Mutex refresh_mu_;  // held by the one caller reading shared storage
   mutable absl::Mutex mu_;
   // Re-read from shared storage by const readers, hence mutable.
   mutable Keys keys_ ABSL_GUARDED_BY(mu_);

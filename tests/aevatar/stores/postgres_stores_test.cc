@@ -12,16 +12,12 @@
 #include "gtest/gtest.h"
 #include "store/pg_migrations.h"
 #include "store/pg_pool.h"
-#include "testing/postgres_cluster.h"
+#include "testing/postgres_test_database.h"
 
 namespace aevatar::orchestrator {
 namespace {
 
 using testing::SharedPostgresCluster;
-
-#define SKIP_WITHOUT_POSTGRES()                                                              \
-  if (!SharedPostgresCluster().installed()) GTEST_SKIP() << SharedPostgresCluster().error(); \
-  ASSERT_TRUE(SharedPostgresCluster().ok()) << SharedPostgresCluster().error()
 
 // Runs `sql` on `url`; returns its status.
 absl::Status Exec(const std::string& url, const std::string& sql) {

@@ -8,7 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "store/pg_pool.h"
-#include "testing/postgres_cluster.h"
+#include "testing/postgres_test_database.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -70,11 +70,6 @@ class PostgresTestBackend final : public TestBackend {
   StoreBackend backend_;
 };
 
-void SkipWithoutPostgres() {
-  testing::PostgresCluster& cluster = testing::SharedPostgresCluster();
-  if (!cluster.installed()) GTEST_SKIP() << cluster.error();
-}
-
 }  // namespace
 
 std::unique_ptr<TestBackend> NewSqliteBackend() {
@@ -90,12 +85,7 @@ std::unique_ptr<TestBackend> NewSqliteBackend() {
 }
 
 std::unique_ptr<TestBackend> NewPostgresBackend() {
-  SkipWithoutPostgres();
-  if (::testing::Test::IsSkipped()) return nullptr;
-  testing::PostgresCluster& cluster = testing::SharedPostgresCluster();
-  EXPECT_TRUE(cluster.ok()) << cluster.error();
-  const std::string url = cluster.CreateDatabase();
-  EXPECT_FALSE(url.empty()) << cluster.error();
+  const std::string url = testing::FreshPostgresDatabase();
   if (url.empty()) return nullptr;
   auto admin = store::PgPool::Connect(url, 1);
   EXPECT_TRUE(admin.ok()) << admin.status();

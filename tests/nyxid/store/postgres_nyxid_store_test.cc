@@ -16,7 +16,7 @@
 #include "nyxid_store_suite.h"
 #include "store/pg_pool.h"
 #include "testing/loopback_port.h"
-#include "testing/postgres_cluster.h"
+#include "testing/postgres_test_database.h"
 
 namespace aevatar::nyxid {
 namespace {
@@ -24,22 +24,6 @@ namespace {
 using testing::SharedPostgresCluster;
 
 const std::string kAtRestKey(32, 'k');
-
-// A new database on the process's private cluster, or "" after
-// GTEST_SKIP() (no server installed) or a failure.
-void SkipWithoutPostgres() {
-  if (!SharedPostgresCluster().installed()) GTEST_SKIP() << SharedPostgresCluster().error();
-}
-
-std::string FreshDatabase() {
-  SkipWithoutPostgres();
-  if (::testing::Test::IsSkipped()) return "";
-  testing::PostgresCluster& cluster = SharedPostgresCluster();
-  EXPECT_TRUE(cluster.ok()) << cluster.error();
-  std::string url = cluster.CreateDatabase();
-  EXPECT_FALSE(url.empty()) << cluster.error();
-  return url;
-}
 
 NyxidStores OpenOn(const std::string& url, const std::string& at_rest_key = kAtRestKey) {
   NyxidStores stores;
@@ -54,7 +38,7 @@ NyxidStores OpenOn(const std::string& url, const std::string& at_rest_key = kAtR
 }
 
 NyxidStoresOpener MakePostgres() {
-  const std::string url = FreshDatabase();
+  const std::string url = testing::FreshPostgresDatabase();
   return [url] { return OpenOn(url); };
 }
 
@@ -65,7 +49,7 @@ INSTANTIATE_TEST_SUITE_P(Postgres, NyxidStoreSuite,
 class PostgresReplicas : public ::testing::Test {
  protected:
   void SetUp() override {
-    url_ = FreshDatabase();
+    url_ = testing::FreshPostgresDatabase();
     if (IsSkipped()) return;
     ASSERT_FALSE(url_.empty());
     a_ = OpenOn(url_);
@@ -240,7 +224,7 @@ TEST_F(PostgresReplicas, EveryTableIsNamedNyxid) {
 }
 
 TEST(PostgresNyxid, ReplicasMigratingOneEmptyDatabaseAtOnceAllSucceed) {
-  const std::string url = FreshDatabase();
+  const std::string url = testing::FreshPostgresDatabase();
   if (::testing::Test::IsSkipped()) return;
   ASSERT_FALSE(url.empty());
   constexpr int kReplicas = 4;
