@@ -5,6 +5,7 @@
 #include "aevatar/admission/route_admission.h"
 #include "aevatar/admission/tool_catalog.h"
 #include "aevatar/api/api_support.h"
+#include "aevatar/api/trigger_runs.h"
 #include "aevatar/api/workflow_admission.h"
 #include "aevatar/tools/code_execute.h"
 #include "base/api_error.h"
@@ -74,6 +75,7 @@ std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
         router->Add(method, route, Logged(shared, route, handler, scope));
       });
   if (deps.workflows != nullptr) AddWorkflowRoutes(add);
+  if (deps.workflows != nullptr && deps.triggers != nullptr) AddTriggerRoutes(add);
   AddCodexRoutes(add);
   if (deps.approvals != nullptr) AddApprovalRoutes(add);
   AddUiRoutes(add);

@@ -5,6 +5,7 @@
 #include "aevatar/admission/admission_proof.h"
 #include "aevatar/admission/route_admission.h"
 #include "aevatar/api/api_support.h"
+#include "aevatar/api/trigger_runs.h"
 #include "aevatar/api/workflow_admission.h"
 #include "aevatar/audit/audit_log.h"
 #include "aevatar/runtime/run_turns.h"
@@ -192,9 +193,14 @@ http::Response HandleSaveWorkflow(const HttpApiDeps& deps, http::Request& reques
                       definition->digest,      admission->proof, base::NowUnixMs(),
                       admission->catalog};
   if (auto st = deps.workflows->SaveWorkflow(saved); !st.ok()) return Problem(st, note);
-  return Json(201, {{"workflow_id", saved.workflow_id},
-                    {"digest", saved.digest},
-                    {"admission", ProofSummary(admission->proof)}});
+  auto triggers = SyncTriggers(deps, caller->user_id, *definition, saved.saved_at_ms);
+  if (!triggers.ok()) return Problem(triggers.status(), note);
+  json answer = {{"workflow_id", saved.workflow_id},
+                 {"digest", saved.digest},
+                 {"admission", ProofSummary(admission->proof)}};
+  // A new webhook's secret is in this answer: no cache may keep it.
+  if (!triggers->empty()) answer["triggers"] = *triggers;
+  return NoStore(Json(201, answer));
 }
 
 http::Response HandleBindWorkflow(const HttpApiDeps& deps, http::Request& request,

@@ -9,6 +9,7 @@
 #include "aevatar/audit/audit_log.h"
 #include "aevatar/codex/credential_vault.h"
 #include "aevatar/runtime/workflow_store.h"
+#include "aevatar/triggers/trigger_store.h"
 #include "aevatar/vault/vault_keyring.h"
 
 namespace aevatar::store {
@@ -50,6 +51,11 @@ absl::StatusOr<std::unique_ptr<ApprovalStore>> OpenPostgresApprovalStore(
 
 // Managed codex credentials, sealed with `vault` (required).
 absl::StatusOr<std::unique_ptr<ManagedCredentialVault>> OpenPostgresCredentialVault(
+    std::shared_ptr<store::PgPool> pool, std::shared_ptr<const VaultKeyring> vault);
+
+// Workflow triggers (schedules, webhooks, their fired slots and seen
+// deliveries), webhook secrets sealed with `vault` (required).
+absl::StatusOr<std::unique_ptr<TriggerStore>> OpenPostgresTriggerStore(
     std::shared_ptr<store::PgPool> pool, std::shared_ptr<const VaultKeyring> vault);
 
 }  // namespace aevatar::orchestrator

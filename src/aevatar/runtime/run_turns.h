@@ -26,6 +26,8 @@ struct TurnDeps {
   absl::Mutex* run_lock = nullptr;
   ApprovalStore* approvals = nullptr;  // null: private_ssh is not configured
   const WorkflowRuntime::PrivateSshExecutor* private_ssh = nullptr;  // may hold an empty function
+  // Unattended runs' Agent Keys; may be null or hold an empty function.
+  const WorkflowRuntime::AgentKeyResolver* agent_keys = nullptr;
 };
 
 // Runs the turn `callback` triggers, if it is still the run's current
