@@ -16,6 +16,10 @@ namespace aevatar::testing {
 namespace {
 
 using nlohmann::json;
+using orchestrator::kWebhookSignatureHeader;
+using orchestrator::kWebhookSignatureInvalid;
+using orchestrator::kWebhookSignatureStale;
+using orchestrator::SignWebhook;
 
 constexpr char kUsers[] = R"yaml(
 users:
@@ -28,7 +32,9 @@ user_services:
 std::string ProbeWorkflow(const std::string& id, const std::string& trigger) {
   return "workflow_id: " + id +
          "\nsteps:\n  - id: probe\n    tool: code_execute\n    arguments:\n"
-         "      language: bash\n      source: 'echo \"key=${NYXID_API_KEY:+set}\"'\n"
+         "      language: bash\n"
+         "      source: 'if [ -n \"$NYXID_API_KEY\" ]; then echo key=set; else echo key=unset; "
+         "fi'\n"
          "triggers:\n  - " +
          trigger + "\n";
 }
@@ -80,8 +86,9 @@ class AevatarTriggers : public ::testing::Test {
     for (const json& record : Audit(run_id)) {
       if (record.value("kind", "") != "tool.terminal") continue;
       const json& fact = record["fact"];
-      kinds.push_back(fact.contains("receipt") ? fact["receipt"].value("credential_kind", "")
-                                               : fact.dump());
+      const json& payload = fact.contains("tool_payload") ? fact["tool_payload"] : fact;
+      kinds.push_back(payload.contains("receipt") ? payload["receipt"].value("credential_kind", "")
+                                                  : fact.dump());
     }
     return kinds;
   }
@@ -124,8 +131,11 @@ TEST_F(AevatarTriggers, SignedWebhookRunsWithTheVaultAgentKeyAndRefusalsAreTyped
   EXPECT_EQ(JsonOf(ensured).value("action", ""), "created");
   EXPECT_EQ(ensured.body.find("nyxid_ag_"), std::string::npos);
 
-  const std::string signature = SignWebhook(secret, NowSeconds(), body);
-  auto fired = Deliver(hook_id, body, signature);
+  // Another delivery (a signature is accepted once: same second, same body
+  // would be a replay).
+  const std::string second = R"({"delivery": 2})";
+  const std::string signature = SignWebhook(secret, NowSeconds(), second);
+  auto fired = Deliver(hook_id, second, signature);
   ASSERT_EQ(fired.status, 202) << fired.body;
   const std::string run_id = JsonOf(fired).value("run_id", "");
   json run = WaitDone(run_id);
@@ -134,7 +144,7 @@ TEST_F(AevatarTriggers, SignedWebhookRunsWithTheVaultAgentKeyAndRefusalsAreTyped
   EXPECT_EQ(AuditedKinds(run_id), std::vector<std::string>{"AgentKey"});
 
   // The same delivery again, a wrong secret, a stale one, none, an unknown hook.
-  ExpectProblem(Deliver(hook_id, body, signature), 409, "WEBHOOK_REPLAYED");
+  ExpectProblem(Deliver(hook_id, second, signature), 409, "WEBHOOK_REPLAYED");
   ExpectProblem(Deliver(hook_id, body, SignWebhook("whsec_wrong", NowSeconds(), body)), 401,
                 kWebhookSignatureInvalid);
   ExpectProblem(Deliver(hook_id, body, SignWebhook(secret, NowSeconds() - 600, body)), 401,
