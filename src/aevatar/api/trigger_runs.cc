@@ -105,8 +105,10 @@ absl::StatusOr<json> SyncTriggers(const HttpApiDeps& deps, const std::string& ow
         if (t.kind == "cron" && t.cron == declared.cron) {
           bool taken = false;
           for (const TriggerRecord& n : next) taken = taken || n.trigger_id == t.trigger_id;
-          if (!taken) record = t, created = false;
-          if (!taken) break;
+          if (taken) continue;
+          record = t;
+          created = false;
+          break;
         }
       }
     } else if (hooks_seen < old_hooks.size()) {
