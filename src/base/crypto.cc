@@ -107,6 +107,18 @@ std::string RandomId(std::string_view prefix) {
   return id;
 }
 
+std::string HmacSha256(std::string_view key, std::string_view message) {
+  EnsureSodium();
+  crypto_auth_hmacsha256_state state;
+  crypto_auth_hmacsha256_init(&state, reinterpret_cast<const unsigned char*>(key.data()),
+                              key.size());
+  crypto_auth_hmacsha256_update(&state, reinterpret_cast<const unsigned char*>(message.data()),
+                                message.size());
+  std::string mac(crypto_auth_hmacsha256_BYTES, '\0');
+  crypto_auth_hmacsha256_final(&state, reinterpret_cast<unsigned char*>(mac.data()));
+  return mac;
+}
+
 bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   EnsureSodium();
   const size_t common = std::min(a.size(), b.size());

@@ -27,6 +27,9 @@ std::string RandomBytes(size_t n);
 // RandomId("op_") -> "op_k3v…". Safe in URLs and paths.
 std::string RandomId(std::string_view prefix);
 
+// HMAC-SHA256 of `message` under `key` (any length): 32 raw bytes.
+std::string HmacSha256(std::string_view key, std::string_view message);
+
 // Compares two byte strings in constant time (for their common length).
 bool ConstantTimeEquals(std::string_view a, std::string_view b);
 

@@ -6,6 +6,7 @@
 #include "aevatar/admission/tool_catalog.h"
 #include "aevatar/api/aevatar_metrics.h"
 #include "aevatar/api/api_support.h"
+#include "aevatar/api/trigger_runs.h"
 #include "aevatar/api/workflow_admission.h"
 #include "aevatar/mcp/mcp_sessions.h"
 #include "aevatar/approvals/approval_store.h"
@@ -98,6 +99,7 @@ std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
         router->Add(method, route, Logged(shared, route, handler, scope));
       });
   if (deps.workflows != nullptr) AddWorkflowRoutes(add);
+  if (deps.workflows != nullptr && deps.triggers != nullptr) AddTriggerRoutes(add);
   AddCodexRoutes(add);
   if (deps.approvals != nullptr) AddApprovalRoutes(add);
   if (deps.skills != nullptr && deps.workflows != nullptr) AddSkillRoutes(add);

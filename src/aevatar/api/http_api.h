@@ -20,6 +20,8 @@ class ApprovalStore;
 class McpSessions;
 class SkillStore;
 class AevatarMetrics;
+class TriggerStore;
+class ManagedCredentialVault;
 }  // namespace aevatar::orchestrator
 
 namespace aevatar::base {
@@ -40,6 +42,10 @@ struct HttpApiDeps {
   // Managed codex_exec; null when the operator turned it off (its routes
   // then answer managed_target_disabled).
   ManagedCodex* codex = nullptr;
+  // Workflow triggers; their routes are left out when null (trigger_runs.h).
+  TriggerStore* triggers = nullptr;
+  // The Vault-backed Agent Keys unattended runs execute with; null: none.
+  ManagedCredentialVault* agent_key_vault = nullptr;
   // Durable human approvals; their routes are left out when null.
   ApprovalStore* approvals = nullptr;
   // The skill registry; its routes are left out when null (or without
@@ -71,6 +77,8 @@ struct HttpApiDeps {
 //     POST /api/workflow-runs, GET /api/workflow-runs (the caller's, newest first),
 //     GET /api/workflow-runs/{id}[/events],
 //     POST /api/workflow-runs/{id}/stop, GET /api/audit?run_id= (workflow_api.cc)
+//   triggers: POST /api/hooks/{id} (signed webhook deliveries),
+//     GET /api/workflows/{id}/triggers, POST /api/triggers/agent-key (triggers_api.cc)
 //   GET  /api/approvals[/{id}], POST /api/approvals/{id}/approve|deny
 //                                                 the caller's approvals (approvals_api.cc)
 //   skills: POST|GET /api/skills, GET /api/skills/{name}[/versions/{version}],

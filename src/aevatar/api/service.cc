@@ -9,6 +9,7 @@
 #include "aevatar/api/aevatar_metrics.h"
 #include "aevatar/api/http_api.h"
 #include "aevatar/api/store_backend.h"
+#include "aevatar/api/trigger_runs.h"
 #include "aevatar/api/vault_key_source.h"
 #include "aevatar/approvals/approval_store.h"
 #include "aevatar/audit/audit_log.h"
@@ -20,7 +21,10 @@
 #include "aevatar/runtime/workflow_runtime.h"
 #include "aevatar/runtime/workflow_store.h"
 #include "aevatar/skills/skill_dir.h"
+#include "aevatar/triggers/trigger_scheduler.h"
+#include "aevatar/triggers/trigger_store.h"
 #include "aevatar/vault/rotation_watcher.h"
+#include "base/api_error.h"
 #include "base/clock.h"
 #include "base/jws.h"
 #include "base/log.h"
@@ -38,6 +42,7 @@ class Service : public AevatarService {
   const http::Router& router() const override { return *router_; }
   void Stop() override {
     if (server_) server_->Stop();
+    if (scheduler_) scheduler_->Stop();
     if (runtime_) runtime_->Stop();
     if (rotation_) rotation_->Stop();
   }
@@ -100,6 +105,8 @@ class Service : public AevatarService {
                      codex_.get()};
     deps.approvals = approvals_.get();
     deps.skills = skills_.get();
+    deps.triggers = triggers_.get();
+    deps.agent_key_vault = vault_.get();
     deps.runtimes = config.runtimes;
     deps.metrics = &metrics_;
     deps.metrics_token = config.metrics_token;
@@ -107,6 +114,16 @@ class Service : public AevatarService {
         std::make_unique<base::LoginThrottle>(UiLoginThrottleOptions(), base::NowUnixMs);
     deps.ui_login_throttle = ui_login_throttle_.get();
     router_ = BuildHttpApi(deps);
+    // Cron triggers fire through the same path as webhooks (FireTrigger).
+    scheduler_ = std::make_unique<TriggerScheduler>(
+        triggers_.get(),
+        [deps](const TriggerRecord& trigger, int64_t slot_ms) {
+          (void)FireTrigger(
+              deps, trigger, nlohmann::json::object(),
+              {{"kind", "cron"}, {"trigger_id", trigger.trigger_id}, {"slot_ms", slot_ms}});
+        },
+        base::NowUnixMs);
+    scheduler_->Start();
     http::ServerOptions options;
     options.host = listen->first;
     options.port = listen->second;
@@ -131,10 +148,12 @@ class Service : public AevatarService {
       return absl::InvalidArgumentError(
           "the managed request deadline must be positive and below the NyxID client deadline");
     }
-    if (policy->mode == EligibilityMode::kOff) return absl::OkStatus();
+    // The vault of Agent Keys serves unattended workflow runs too, so it is
+    // open even when managed Codex is off.
     auto vault = backend_->OpenCredentials(keyring_);
     if (!vault.ok()) return vault.status();
     vault_ = std::move(*vault);
+    if (policy->mode == EligibilityMode::kOff) return absl::OkStatus();
     ManagedCodexConfig codex;
     codex.policy = *std::move(policy);
     codex.chrono_catalog_id = config.chrono_catalog_id;
@@ -165,6 +184,9 @@ class Service : public AevatarService {
   // store backend; runs resume from there after a restart, or on another
   // replica sharing the database.
   absl::Status StartWorkflows(const ServiceConfig& config) {
+    auto triggers = backend_->OpenTriggers(keyring_);
+    if (!triggers.ok()) return triggers.status();
+    triggers_ = std::move(*triggers);
     auto store = backend_->OpenWorkflows();
     if (!store.ok()) return store.status();
     workflows_ = std::move(*store);
@@ -182,6 +204,17 @@ class Service : public AevatarService {
     options.vault = keyring_;
     options.on_run_finished = [this](const std::string& phase, double seconds) {
       metrics_.CountRunFinished(phase, seconds);
+    };
+    ManagedCredentialVault* agent_keys = vault_.get();
+    options.agent_keys = [agent_keys](const std::string& owner) -> absl::StatusOr<std::string> {
+      auto held = agent_keys->Load(owner);
+      if (!held.ok()) return held.status();
+      if (!held->has_value()) {
+        return base::ApiError(absl::StatusCode::kFailedPrecondition,
+                              WorkflowRuntime::kAgentKeyMissingCode,
+                              "the run's owner has no Agent Key in the vault");
+      }
+      return (*held)->secret;
     };
     if (codex_ != nullptr) {
       const ManagedCodex* codex = codex_.get();
@@ -223,6 +256,8 @@ class Service : public AevatarService {
   std::unique_ptr<ManagedCredentialVault> vault_;
   std::unique_ptr<ManagedCodex> codex_;
   std::unique_ptr<WorkflowRuntime> runtime_;
+  std::unique_ptr<TriggerStore> triggers_;
+  std::unique_ptr<TriggerScheduler> scheduler_;
   std::unique_ptr<ApprovalStore> approvals_;
   std::unique_ptr<SkillStore> skills_;
   std::unique_ptr<base::LoginThrottle> ui_login_throttle_;

@@ -47,4 +47,10 @@ absl::StatusOr<std::unique_ptr<ManagedCredentialVault>> StoreBackend::OpenCreden
   return OpenSqliteCredentialVault(state_dir_ + "/codex.db", std::move(vault));
 }
 
+absl::StatusOr<std::unique_ptr<TriggerStore>> StoreBackend::OpenTriggers(
+    std::shared_ptr<const VaultKeyring> vault) const {
+  if (shared()) return OpenPostgresTriggerStore(pool_, std::move(vault));
+  return OpenSqliteTriggerStore(state_dir_ + "/triggers.db", std::move(vault));
+}
+
 }  // namespace aevatar::orchestrator

@@ -11,6 +11,7 @@
 #include "aevatar/codex/credential_vault.h"
 #include "aevatar/runtime/workflow_store.h"
 #include "aevatar/skills/skill_store.h"
+#include "aevatar/triggers/trigger_store.h"
 #include "aevatar/vault/vault_keyring.h"
 
 namespace aevatar::store {
@@ -43,6 +44,8 @@ class StoreBackend {
   absl::StatusOr<std::unique_ptr<ApprovalStore>> OpenApprovals(
       std::shared_ptr<const VaultKeyring> vault) const;
   absl::StatusOr<std::unique_ptr<ManagedCredentialVault>> OpenCredentials(
+      std::shared_ptr<const VaultKeyring> vault) const;
+  absl::StatusOr<std::unique_ptr<TriggerStore>> OpenTriggers(
       std::shared_ptr<const VaultKeyring> vault) const;
 
  private:

@@ -1,6 +1,7 @@
 #include "aevatar/api/workflow_admission.h"
 
 #include "aevatar/admission/admission_proof.h"
+#include "aevatar/api/trigger_runs.h"
 #include "aevatar/runtime/authorization_catalog.h"
 #include "aevatar/runtime/workflow_runtime.h"
 #include "base/api_error.h"
@@ -41,13 +42,16 @@ absl::StatusOr<WorkflowAdmission> AdmitWorkflow(const HttpApiDeps& deps, const C
 
 absl::StatusOr<SavedWorkflow> SaveAdmittedWorkflow(const HttpApiDeps& deps, const Caller& caller,
                                                    const WorkflowDefinition& definition,
-                                                   RequestNote& note) {
+                                                   RequestNote& note, nlohmann::json* triggers) {
   auto admission = AdmitWorkflow(deps, caller, note, /*converge=*/true);
   if (!admission.ok()) return admission.status();
   SavedWorkflow saved{definition.workflow_id, caller.user_id,   WorkflowToJson(definition),
                       definition.digest,      admission->proof, base::NowUnixMs(),
                       admission->catalog};
   if (absl::Status st = deps.workflows->SaveWorkflow(saved); !st.ok()) return st;
+  auto synced = SyncTriggers(deps, caller.user_id, definition, saved.saved_at_ms);
+  if (!synced.ok()) return synced.status();
+  if (triggers != nullptr) *triggers = *std::move(synced);
   return saved;
 }
 

@@ -46,11 +46,14 @@ absl::StatusOr<WorkflowAdmission> AdmissionForSavedPlan(const HttpApiDeps& deps,
 // Saves `definition` as `caller`'s workflow, admitted now with its route
 // converged first (AdmitWorkflow with converge): what POST /api/workflows
 // does, and what a skill mount does for each of the skill's workflows.
-// Replaces the caller's workflow of the same id. Returns the saved record;
-// the admission's errors, or the store's.
+// Replaces the caller's workflow of the same id, and its triggers
+// (SyncTriggers; their view goes to `triggers` when given: it may hold a
+// new webhook's secret). Returns the saved record; the admission's errors,
+// or the stores'.
 absl::StatusOr<SavedWorkflow> SaveAdmittedWorkflow(const HttpApiDeps& deps, const Caller& caller,
                                                    const WorkflowDefinition& definition,
-                                                   RequestNote& note);
+                                                   RequestNote& note,
+                                                   nlohmann::json* triggers = nullptr);
 
 // Hands NyxID facts just read for `caller` to the authorization catalogs of
 // its live runs (WorkflowRuntime::ObserveNyxidFacts). Best effort: a failure

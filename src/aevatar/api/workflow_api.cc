@@ -6,6 +6,7 @@
 #include "aevatar/admission/route_admission.h"
 #include "aevatar/api/api_support.h"
 #include "aevatar/api/run_listing.h"
+#include "aevatar/api/trigger_runs.h"
 #include "aevatar/api/workflow_admission.h"
 #include "aevatar/audit/audit_log.h"
 #include "aevatar/runtime/run_turns.h"
@@ -195,11 +196,15 @@ http::Response HandleSaveWorkflow(const HttpApiDeps& deps, http::Request& reques
   if (!yaml.ok()) return Problem(yaml.status(), note);
   auto definition = ParseWorkflowYaml(*yaml);
   if (!definition.ok()) return Problem(definition.status(), note);
-  auto saved = SaveAdmittedWorkflow(deps, *caller, *definition, note);
+  json triggers;
+  auto saved = SaveAdmittedWorkflow(deps, *caller, *definition, note, &triggers);
   if (!saved.ok()) return Problem(saved.status(), note);
-  return Json(201, {{"workflow_id", saved->workflow_id},
-                    {"digest", saved->digest},
-                    {"admission", ProofSummary(saved->admission_proof)}});
+  json answer = {{"workflow_id", saved->workflow_id},
+                 {"digest", saved->digest},
+                 {"admission", ProofSummary(saved->admission_proof)}};
+  // A new webhook's secret is in this answer: no cache may keep it.
+  if (triggers.is_array() && !triggers.empty()) answer["triggers"] = std::move(triggers);
+  return NoStore(Json(201, answer));
 }
 
 http::Response HandleBindWorkflow(const HttpApiDeps& deps, http::Request& request,

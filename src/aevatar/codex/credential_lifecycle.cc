@@ -73,38 +73,39 @@ ManagedCodex::ManagedCodex(const NyxidClient* nyxid, ManagedCredentialVault* vau
                            ManagedCodexConfig config, std::function<int64_t()> clock)
     : nyxid_(nyxid), vault_(vault), config_(std::move(config)), clock_(std::move(clock)) {}
 
-absl::StatusOr<json> ManagedCodex::EnsureCredential(const Caller& caller,
-                                                    const std::string& diagnostic_id) {
-  if (absl::Status st = config_.policy.Check(caller.user_id); !st.ok()) return st;
+absl::StatusOr<std::string> EnsureVaultAgentKey(const NyxidClient& nyxid,
+                                                ManagedCredentialVault& vault, const Caller& caller,
+                                                const std::string& chrono_catalog_id,
+                                                int64_t now_ms, const std::string& diagnostic_id) {
   if (caller.kind != CredentialKind::kHumanBearer) {
     return base::ApiError(absl::StatusCode::kPermissionDenied,
                           "MANAGED_CREDENTIAL_HUMAN_TOKEN_REQUIRED",
                           "provisioning the managed credential needs a human NyxID login", 403);
   }
-  auto facts = ReadNyxidFacts(*nyxid_, caller.credential);
+  auto facts = ReadNyxidFacts(nyxid, caller.credential);
   if (!facts.ok()) return facts.status();
   auto chrono =
-      SelectManagedChronoRoute(facts->inventory, facts->caller.user_id, config_.chrono_catalog_id);
+      SelectManagedChronoRoute(facts->inventory, facts->caller.user_id, chrono_catalog_id);
   if (!chrono.ok()) return chrono.status();
 
-  absl::MutexLock lock(&ensure_mu_);
-  auto existing = vault_->Load(caller.user_id);
+  // Serializes provisioning, so two POSTs for one user mint one key.
+  static absl::Mutex ensure_mu(absl::kConstInit);
+  absl::MutexLock lock(&ensure_mu);
+  auto existing = vault.Load(caller.user_id);
   if (!existing.ok() && !absl::IsDataLoss(existing.status())) return existing.status();
   std::string action = "created";
   if (existing.ok() && existing->has_value()) {
     const ManagedCredential& held = **existing;
     if (held.chrono_route_id == chrono->id &&
-        KeyStillValid(nyxid_->ListAgentKeys(caller.credential), held.key_id, chrono->id)) {
-      json out = CredentialStatus(caller.user_id);
-      out["action"] = "unchanged";
-      return out;
+        KeyStillValid(nyxid.ListAgentKeys(caller.credential), held.key_id, chrono->id)) {
+      return std::string("unchanged");
     }
     action = "replaced";
   } else if (!existing.ok()) {
     action = "replaced";  // a sealed row that no longer opens
   }
 
-  NyxidReply created = nyxid_->CreateAgentKey(caller.credential, kKeyLabel, {chrono->id});
+  NyxidReply created = nyxid.CreateAgentKey(caller.credential, kKeyLabel, {chrono->id});
   if (created.status != 201 && created.status != 200) {
     base::Log(base::LogLevel::kWarn, "managed_codex.credential_mint_failed", diagnostic_id,
               {{"diagnostic_id", diagnostic_id}, {"http_status", created.status}});
@@ -121,21 +122,30 @@ absl::StatusOr<json> ManagedCodex::EnsureCredential(const Caller& caller,
   credential.key_id = *key_id;
   credential.chrono_route_id = chrono->id;
   credential.secret = *std::move(key);
-  credential.created_at_ms = clock_();
+  credential.created_at_ms = now_ms;
   credential.updated_at_ms = credential.created_at_ms;
-  if (absl::Status st = vault_->Store(caller.user_id, credential); !st.ok()) {
+  if (absl::Status st = vault.Store(caller.user_id, credential); !st.ok()) {
     // The new key is useless unstored: revoke it rather than leave it live.
-    nyxid_->RevokeAgentKey(caller.credential, credential.key_id);
+    nyxid.RevokeAgentKey(caller.credential, credential.key_id);
     return st;
   }
   if (existing.ok() && existing->has_value() && (*existing)->key_id != credential.key_id) {
     // Best effort: the replaced key is no longer aevatar's.
-    nyxid_->RevokeAgentKey(caller.credential, (*existing)->key_id);
+    nyxid.RevokeAgentKey(caller.credential, (*existing)->key_id);
   }
   base::Log(base::LogLevel::kInfo, "managed_codex.credential_provisioned", diagnostic_id,
             {{"diagnostic_id", diagnostic_id}, {"action", action}});
+  return action;
+}
+
+absl::StatusOr<json> ManagedCodex::EnsureCredential(const Caller& caller,
+                                                    const std::string& diagnostic_id) {
+  if (absl::Status st = config_.policy.Check(caller.user_id); !st.ok()) return st;
+  auto action = EnsureVaultAgentKey(*nyxid_, *vault_, caller, config_.chrono_catalog_id, clock_(),
+                                    diagnostic_id);
+  if (!action.ok()) return action.status();
   json out = CredentialStatus(caller.user_id);
-  out["action"] = action;
+  out["action"] = *action;
   return out;
 }
 

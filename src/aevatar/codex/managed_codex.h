@@ -127,9 +127,19 @@ class ManagedCodex {
   ManagedCredentialVault* vault_;
   ManagedCodexConfig config_;
   std::function<int64_t()> clock_;
-  // Serializes provisioning, so two POSTs for one user mint one key.
-  absl::Mutex ensure_mu_;
 };
+
+// The provisioning step of EnsureCredential without the rollout policy,
+// shared with unattended workflow triggers (whose runs execute with this
+// Vault-backed key): requires a HumanBearer `caller` (403
+// MANAGED_CREDENTIAL_HUMAN_TOKEN_REQUIRED) owning exactly one usable
+// chrono-sandbox route (managed_user_services_unavailable), and makes sure
+// `vault` holds a live Agent Key NyxID restricts to that exact route.
+// Returns "created" | "replaced" | "unchanged". Serialized process-wide.
+absl::StatusOr<std::string> EnsureVaultAgentKey(const NyxidClient& nyxid,
+                                                ManagedCredentialVault& vault, const Caller& caller,
+                                                const std::string& chrono_catalog_id,
+                                                int64_t now_ms, const std::string& diagnostic_id);
 
 }  // namespace aevatar::orchestrator
 

@@ -10,6 +10,7 @@
 #include "aevatar/codex/credential_vault.h"
 #include "aevatar/runtime/workflow_store.h"
 #include "aevatar/skills/skill_store.h"
+#include "aevatar/triggers/trigger_store.h"
 #include "aevatar/vault/vault_keyring.h"
 
 namespace aevatar::store {
@@ -57,6 +58,10 @@ absl::StatusOr<std::unique_ptr<ManagedCredentialVault>> OpenPostgresCredentialVa
 // the name's row, so publishers of one name on any replica take turns.
 absl::StatusOr<std::unique_ptr<SkillStore>> OpenPostgresSkillStore(
     std::shared_ptr<store::PgPool> pool);
+// Workflow triggers (schedules, webhooks, their fired slots and seen
+// deliveries), webhook secrets sealed with `vault` (required).
+absl::StatusOr<std::unique_ptr<TriggerStore>> OpenPostgresTriggerStore(
+    std::shared_ptr<store::PgPool> pool, std::shared_ptr<const VaultKeyring> vault);
 
 }  // namespace aevatar::orchestrator
 

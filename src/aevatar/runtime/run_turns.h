@@ -28,6 +28,8 @@ struct TurnDeps {
   const WorkflowRuntime::PrivateSshExecutor* private_ssh = nullptr;  // may hold an empty function
   // Options::on_run_finished; may be null or hold an empty function.
   const std::function<void(const std::string&, double)>* on_run_finished = nullptr;
+  // Unattended runs' Agent Keys; may be null or hold an empty function.
+  const WorkflowRuntime::AgentKeyResolver* agent_keys = nullptr;
 };
 
 // Runs the turn `callback` triggers, if it is still the run's current

@@ -10,6 +10,7 @@
 #include "aevatar/tools/code_execute.h"
 #include "aevatar/workflow/workflow_expect.h"
 #include "aevatar/workflow/workflow_template.h"
+#include "base/api_error.h"
 #include "base/crypto.h"
 #include "base/json_read.h"
 
@@ -211,6 +212,13 @@ absl::Status StartStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinitio
     return fail_step("workflow_arguments_invalid", "arguments", "arguments did not render");
   }
   auto credential = LoadCredential(deps, state);
+  if (!credential.ok() &&
+      base::ApiCode(credential.status()) == WorkflowRuntime::kAgentKeyMissingCode) {
+    // An unattended run whose owner's vault holds no Agent Key: a typed
+    // failure of the step (audited), not a turn retried until it gives up.
+    return fail_step(WorkflowRuntime::kAgentKeyMissingCode, "credential",
+                     "no Agent Key in the vault for the run's owner");
+  }
   if (!credential.ok()) return credential.status();
   std::string detail;
   if (std::string denied = RuntimeRouteCheck(deps, turn, *route, *credential, detail);

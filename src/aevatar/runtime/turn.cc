@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/api_error.h"
 #include "base/crypto.h"
 #include "base/json_read.h"
 #include "base/log.h"
@@ -89,6 +90,15 @@ absl::StatusOr<WorkflowDefinition> LoadDefinition(const TurnDeps& deps, const js
 }
 
 absl::StatusOr<std::string> LoadCredential(const TurnDeps& deps, const json& state) {
+  // An unattended run: the owner's Vault-backed Agent Key, read again now.
+  if (base::StringOr(state["caller"], "credential_source", "") == "vault") {
+    if (deps.agent_keys == nullptr || !*deps.agent_keys) {
+      return base::ApiError(absl::StatusCode::kFailedPrecondition,
+                            WorkflowRuntime::kAgentKeyMissingCode,
+                            "this aevatar has no vault of Agent Keys for unattended runs");
+    }
+    return (*deps.agent_keys)(base::StringOr(state["caller"], "owner", ""));
+  }
   auto sealed = deps.store->GetSealed(state["caller"].value("credential_ref", ""));
   if (!sealed.ok()) return sealed.status();
   auto credential = OpenSealedJson(*deps.vault, *sealed, "caller credential");

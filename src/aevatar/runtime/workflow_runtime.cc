@@ -1,6 +1,7 @@
 #include "aevatar/runtime/workflow_runtime.h"
 
 #include <chrono>
+#include <limits>
 
 #include "absl/strings/ascii.h"
 #include "aevatar/admission/admission_proof.h"
@@ -57,7 +58,8 @@ absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback, absl::Mutex*
                   run_lock,
                   options_.approvals,
                   &options_.private_ssh,
-                  &options_.on_run_finished};
+                  &options_.on_run_finished,
+                  &options_.agent_keys};
     return ExecuteTurn(deps, callback);
   } catch (const std::exception&) {
     return absl::InternalError("the turn raised an exception");
@@ -146,6 +148,101 @@ absl::StatusOr<std::string> WorkflowRuntime::StartRun(const Caller& caller,
                                                       const nlohmann::json& inputs,
                                                       const nlohmann::json& proof,
                                                       const nlohmann::json& authorization_catalog) {
+  if (caller.credential.empty()) {
+    return base::ApiError(absl::StatusCode::kUnauthenticated, "CREDENTIAL_MISSING",
+                          "a durable run needs a credential for its outbound calls", 401);
+  }
+  const std::string credential_ref = base::RandomId("cred_");
+  // The credential kind (and a key's restriction, which the managed
+  // codex_exec steps check) is kept; the credential itself is sealed.
+  const nlohmann::json caller_state = {{"kind", CredentialKindName(caller.kind)},
+                                       {"credential_ref", credential_ref},
+                                       {"allowed_services", caller.allowed_services}};
+  return CreateRun(
+      caller.user_id, caller_state, definition, inputs, proof, authorization_catalog,
+      {{credential_ref, SealJson(*options_.vault, {{"credential", caller.credential}})}});
+}
+
+absl::StatusOr<std::string> WorkflowRuntime::StartVaultKeyRun(
+    const std::string& owner, const std::vector<std::string>& allowed_services,
+    const WorkflowDefinition& definition, const nlohmann::json& inputs, const nlohmann::json& proof,
+    const nlohmann::json& authorization_catalog, const nlohmann::json& trigger) {
+  if (!options_.agent_keys) {
+    return base::ApiError(absl::StatusCode::kFailedPrecondition, kAgentKeyMissingCode,
+                          "this aevatar has no vault of Agent Keys for unattended runs");
+  }
+  // Nothing is sealed: each outbound call resolves the key again
+  // (LoadCredential), so a key replaced or revoked in the vault takes effect
+  // at the run's next call.
+  const nlohmann::json caller_state = {{"kind", CredentialKindName(CredentialKind::kAgentKey)},
+                                       {"credential_source", "vault"},
+                                       {"owner", owner},
+                                       {"allowed_services", allowed_services},
+                                       {"trigger", trigger}};
+  return CreateRun(owner, caller_state, definition, inputs, proof, authorization_catalog, {});
+}
+
+absl::StatusOr<std::string> WorkflowRuntime::RecordFailedStart(const std::string& owner,
+                                                               const std::string& workflow_id,
+                                                               const std::string& outcome_code,
+                                                               const std::string& diagnostic_id,
+                                                               const nlohmann::json& trigger) {
+  const int64_t now = clock_();
+  RunRecord run;
+  run.run_id = base::RandomId("run_");
+  run.owner = owner;
+  run.workflow_id = workflow_id;
+  run.phase = "running";
+  run.created_at_ms = now;
+  run.state = {{"workflow_id", workflow_id},
+               {"caller",
+                {{"kind", CredentialKindName(CredentialKind::kAgentKey)},
+                 {"credential_source", "vault"},
+                 {"owner", owner},
+                 {"trigger", trigger}}},
+               {"steps", nlohmann::json::array()},
+               {"step_index", 0},
+               {"pending", nullptr},
+               {"stop", nullptr},
+               {"audit_intent", nullptr},
+               {"callback_id", nullptr},
+               {"started_at_ms", now}};
+  RunEvent first{0, run.run_id, now, "run.started", {{"workflow_id", workflow_id}}};
+  // Created with a callback far in the future and failed in the next commit,
+  // which removes it: the run is never delivered.
+  const std::string callback_id = base::RandomId("cb_");
+  if (auto st = store_->CreateRun(
+          run, first, Callback{callback_id, run.run_id, std::numeric_limits<int64_t>::max() / 2},
+          {});
+      !st.ok()) {
+    return st;
+  }
+  run.version = 1;
+  auto stored = store_->GetRun(run.run_id);
+  if (!stored.ok()) return stored.status();
+  stored->state["outcome_code"] = outcome_code;
+  stored->state["diagnostic_id"] = diagnostic_id;
+  stored->state["finished_at_ms"] = now;
+  TurnCommit commit;
+  commit.run_id = run.run_id;
+  commit.expected_version = stored->version;
+  commit.phase = "failed";
+  commit.state = stored->state;
+  commit.events = {{0,
+                    run.run_id,
+                    now,
+                    "run.failed",
+                    {{"outcome_code", outcome_code}, {"diagnostic_id", diagnostic_id}}}};
+  auto committed = store_->CommitTurn(commit);
+  if (!committed.ok()) return committed.status();
+  return run.run_id;
+}
+
+absl::StatusOr<std::string> WorkflowRuntime::CreateRun(
+    const std::string& owner, const nlohmann::json& caller_state,
+    const WorkflowDefinition& definition, const nlohmann::json& inputs, const nlohmann::json& proof,
+    const nlohmann::json& authorization_catalog,
+    std::vector<std::pair<std::string, std::string>> sealed) {
   auto route = SealedRoute(proof);
   if (!route.ok()) return route.status();
   // The catalog is NyxID's word, the proof aevatar's: a run starts only when
@@ -154,19 +251,14 @@ absl::StatusOr<std::string> WorkflowRuntime::StartRun(const Caller& caller,
     return base::ApiError(absl::StatusCode::kFailedPrecondition, absl::AsciiStrToUpper(denied),
                           "the authorization catalog does not grant the admitted route");
   }
-  if (caller.credential.empty()) {
-    return base::ApiError(absl::StatusCode::kUnauthenticated, "CREDENTIAL_MISSING",
-                          "a durable run needs a credential for its outbound calls", 401);
-  }
   const int64_t now = clock_();
   RunRecord run;
   run.run_id = base::RandomId("run_");
-  run.owner = caller.user_id;
+  run.owner = owner;
   run.workflow_id = definition.workflow_id;
   run.phase = "running";
   run.created_at_ms = now;
   const std::string definition_ref = base::RandomId("def_");
-  const std::string credential_ref = base::RandomId("cred_");
   nlohmann::json steps = nlohmann::json::array();
   for (const WorkflowStep& step : definition.steps) {
     steps.push_back({{"id", step.id}, {"tool", step.tool}, {"status", "pending"}});
@@ -177,12 +269,7 @@ absl::StatusOr<std::string> WorkflowRuntime::StartRun(const Caller& caller,
       {"definition_ref", definition_ref},
       {"definition_digest", definition.digest},
       {"inputs", inputs},
-      // The credential kind (and a key's restriction, which the managed
-      // codex_exec steps check) is kept; the credential itself is sealed.
-      {"caller",
-       {{"kind", CredentialKindName(caller.kind)},
-        {"credential_ref", credential_ref},
-        {"allowed_services", caller.allowed_services}}},
+      {"caller", caller_state},
       {"proof", proof},
       {"authorization_catalog", authorization_catalog},
       {"step_index", 0},
@@ -196,9 +283,7 @@ absl::StatusOr<std::string> WorkflowRuntime::StartRun(const Caller& caller,
   };
   RunEvent first{0, run.run_id, now, "run.started", {{"workflow_id", definition.workflow_id}}};
   // The protected material is committed with the run that references it.
-  const std::vector<std::pair<std::string, std::string>> sealed = {
-      {definition_ref, SealJson(*options_.vault, WorkflowToJson(definition))},
-      {credential_ref, SealJson(*options_.vault, {{"credential", caller.credential}})}};
+  sealed.push_back({definition_ref, SealJson(*options_.vault, WorkflowToJson(definition))});
   if (auto st = store_->CreateRun(run, first, Callback{callback_id, run.run_id, now}, sealed);
       !st.ok()) {
     return st;

@@ -87,6 +87,12 @@ class WorkflowRuntime {
   using PrivateSshExecutor = std::function<absl::StatusOr<nlohmann::json>(
       const std::string& credential, const CodexExecArgs& args, std::chrono::milliseconds budget)>;
 
+  // The owner's Vault-backed Agent Key (the credential vault of
+  // aevatar/codex/credential_vault.h) for an unattended run, read at each
+  // outbound call. FailedPrecondition kAgentKeyMissingCode when the vault
+  // holds none for `owner`.
+  using AgentKeyResolver = std::function<absl::StatusOr<std::string>(const std::string& owner)>;
+
   struct Options {
     int workers = 4;
     // The absolute stop-cancellation window (spec: two minutes).
@@ -113,6 +119,8 @@ class WorkflowRuntime {
     // terminal phase (succeeded | failed | stopped) and the run's seconds
     // from creation; empty: nobody listens (the service feeds /metrics).
     std::function<void(const std::string& phase, double seconds)> on_run_finished;
+    // Unattended (trigger) runs; empty: StartVaultKeyRun refuses.
+    AgentKeyResolver agent_keys;
   };
 
   // `facts` may be empty: no runtime re-read (HumanBearer runs then behave
@@ -134,6 +142,32 @@ class WorkflowRuntime {
                                        const nlohmann::json& inputs, const nlohmann::json& proof,
                                        const nlohmann::json& authorization_catalog);
 
+  // Creates an unattended run of `owner`'s saved `definition` (a schedule or
+  // webhook fired `trigger`, a small JSON object kept in the run's state).
+  // The run's credential is the owner's Vault-backed Agent Key, kind
+  // AgentKey, restricted to `allowed_services`: nothing is sealed into the
+  // run; each outbound call resolves the key from the vault again
+  // (Options::agent_keys), and runtime never reads inventory with it, so
+  // only the route `proof` seals is called (an exact v6 proof; the caller
+  // checked StartRuleForSavedPlan). Same errors as StartRun.
+  absl::StatusOr<std::string> StartVaultKeyRun(const std::string& owner,
+                                               const std::vector<std::string>& allowed_services,
+                                               const WorkflowDefinition& definition,
+                                               const nlohmann::json& inputs,
+                                               const nlohmann::json& proof,
+                                               const nlohmann::json& authorization_catalog,
+                                               const nlohmann::json& trigger);
+
+  // Records an unattended start that could not begin (no Agent Key in the
+  // vault, no exact proof, …) as a run of `workflow_id` already failed with
+  // `outcome_code` and `diagnostic_id`, so its owner finds it among the
+  // runs. Returns the run id.
+  absl::StatusOr<std::string> RecordFailedStart(const std::string& owner,
+                                                const std::string& workflow_id,
+                                                const std::string& outcome_code,
+                                                const std::string& diagnostic_id,
+                                                const nlohmann::json& trigger);
+
   // Applies NyxID facts just read for `owner` (by readiness, an admission or
   // any other source-readable read) to the authorization catalog of each of
   // the owner's live runs, as a message to each run actor: grants the facts
@@ -154,8 +188,18 @@ class WorkflowRuntime {
   static constexpr int kMaxTurnAttempts = 8;
   // The outcome of a run failed that way.
   static constexpr char kTurnFailedCode[] = "workflow_turn_failed";
+  // An unattended run whose owner has no Agent Key in the vault.
+  static constexpr char kAgentKeyMissingCode[] = "unattended_agent_key_missing";
 
  private:
+  // A new run for `owner` whose state's caller is `caller_state`, with
+  // `sealed` (ref -> sealed bytes) committed beside it.
+  absl::StatusOr<std::string> CreateRun(const std::string& owner,
+                                        const nlohmann::json& caller_state,
+                                        const WorkflowDefinition& definition,
+                                        const nlohmann::json& inputs, const nlohmann::json& proof,
+                                        const nlohmann::json& authorization_catalog,
+                                        std::vector<std::pair<std::string, std::string>> sealed);
   void DispatchLoop();
   // Claims the due callbacks this replica may run now (leasing their runs)
   // and queues those not in flight or backing off; renews the leases of the

@@ -34,7 +34,8 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> NextBatch(
     store::Database& db, const SealedColumn& column, const std::string& after) {
   auto stmt =
       db.Prepare(absl::StrCat("SELECT ", column.key, ", ", column.blob, " FROM ", column.table,
-                              " WHERE ", column.key, " > ?1 ORDER BY ", column.key, " LIMIT ?2"),
+                              " WHERE ", column.key, " > ?1 AND ", column.blob,
+                              " IS NOT NULL ORDER BY ", column.key, " LIMIT ?2"),
                  {after, kBatchRows});
   if (!stmt.ok()) return stmt.status();
   std::vector<std::pair<std::string, std::string>> rows;

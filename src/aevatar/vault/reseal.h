@@ -25,13 +25,15 @@ struct SealedColumn {
 };
 
 // Every column aevatar seals with the vault key (a store that seals a new
-// column adds it here): managed codex credentials, approvals' calls and the
+// column adds it here): managed codex credentials, approvals' calls, the
 // workflow runtime's material (definitions, caller credentials, operation
-// material).
+// material) and webhook secrets. NULL values are skipped.
 inline constexpr SealedColumn kSealedColumns[] = {
     {"codex.db", "managed_codex_credentials", "user_id", "sealed_key"},
     {"approvals.db", "approvals", "id", "sealed_call"},
     {"workflows.db", "vault", "ref", "sealed"},
+    // Webhook secrets; a cron trigger's row has none (NULL, skipped).
+    {"triggers.db", "workflow_triggers", "trigger_id", "sealed_secret"},
 };
 
 // What one pass over a column found.

@@ -137,7 +137,7 @@ absl::StatusOr<WorkflowDefinition> ValidateWorkflowTree(const nlohmann::json& tr
   if (absl::Status s = RejectRouteSelectors(tree, ""); !s.ok()) return s;
   for (const auto& [key, value] : tree.items()) {
     if (key != "workflow_id" && key != "description" && key != "inputs" && key != "steps" &&
-        !(allow_digest && key == "digest")) {
+        key != "triggers" && !(allow_digest && key == "digest")) {
       return WorkflowInvalid(JoinPath("", key), "unknown field");
     }
   }
@@ -173,6 +173,11 @@ absl::StatusOr<WorkflowDefinition> ValidateWorkflowTree(const nlohmann::json& tr
     def.steps.push_back(*std::move(step));
   }
 
+  auto triggers = ParseWorkflowTriggers(
+      tree.contains("triggers") ? tree["triggers"] : nlohmann::json(), "triggers");
+  if (!triggers.ok()) return triggers.status();
+  def.triggers = *std::move(triggers);
+
   std::string canonical;
   try {
     // Strict: text that is not UTF-8 cannot have one canonical encoding.
@@ -203,6 +208,13 @@ nlohmann::json WorkflowToJson(const WorkflowDefinition& def) {
                         {"description", def.description},
                         {"inputs", std::move(inputs)},
                         {"steps", std::move(steps)}};
+  if (!def.triggers.empty()) {
+    nlohmann::json triggers = nlohmann::json::array();
+    for (const WorkflowTrigger& trigger : def.triggers) {
+      triggers.push_back(WorkflowTriggerToJson(trigger));
+    }
+    out["triggers"] = std::move(triggers);
+  }
   if (!def.digest.empty()) out["digest"] = def.digest;
   return out;
 }

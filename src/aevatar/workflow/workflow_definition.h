@@ -85,11 +85,22 @@ struct WorkflowStep {
   std::optional<StepExpectation> expect;
 };
 
+// How a saved workflow may start unattended (docs/workflows.md, Triggers).
+struct WorkflowTrigger {
+  std::string kind;  // "cron" | "webhook"
+  // For "cron": five fields (cron_schedule.h), normalised to single spaces.
+  std::string cron;
+};
+inline constexpr size_t kMaxWorkflowTriggers = 8;
+
 struct WorkflowDefinition {
   std::string workflow_id;  // [a-z0-9-]{1,63}
   std::string description;
   std::vector<WorkflowInput> inputs;
   std::vector<WorkflowStep> steps;  // 1..kMaxWorkflowSteps, in run order
+  // 0..kMaxWorkflowTriggers, in the order written; in the canonical form
+  // (and so the digest) only when there are any.
+  std::vector<WorkflowTrigger> triggers;
   // "sha256:<64 hex>" of the canonical JSON form without the digest itself.
   std::string digest;
 };
@@ -99,7 +110,9 @@ struct WorkflowDefinition {
 // InvalidArgument with api code WORKFLOW_INVALID (malformed YAML or any
 // schema violation) or WORKFLOW_ROUTE_SELECTOR_FORBIDDEN (a key such as
 // route, route_id, user_service_id, service_id, via, target_route or
-// _nyxid_via anywhere in the workflow, or an input with such a name).
+// _nyxid_via anywhere in the workflow, or an input with such a name), or
+// WORKFLOW_TRIGGER_INVALID (a `triggers:` entry that is not `cron: EXPR`
+// with a valid five-field expression or `webhook: {}`).
 absl::StatusOr<WorkflowDefinition> ParseWorkflowYaml(const std::string& yaml_text);
 
 // Parses one YAML document into JSON with the bounds of ParseWorkflowYaml

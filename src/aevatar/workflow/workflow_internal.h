@@ -115,6 +115,12 @@ absl::StatusOr<std::vector<WorkflowInput>> ParseWorkflowInputs(const nlohmann::j
 // The canonical form of one input.
 nlohmann::json WorkflowInputToJson(const WorkflowInput& input);
 
+// Parses the "triggers" list (null -> none): WORKFLOW_TRIGGER_INVALID naming
+// the path. Defined in workflow_triggers.cc, with the canonical form.
+absl::StatusOr<std::vector<WorkflowTrigger>> ParseWorkflowTriggers(const nlohmann::json& triggers,
+                                                                   const std::string& path);
+nlohmann::json WorkflowTriggerToJson(const WorkflowTrigger& trigger);
+
 // Validates a workflow tree (from YAML or JSON) into a definition and
 // computes its digest. A "digest" key is accepted (and checked) only when
 // `allow_digest`. Defined in workflow_definition.cc.

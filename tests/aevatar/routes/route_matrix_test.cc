@@ -232,6 +232,12 @@ std::map<std::string, MatrixRow> Table() {
       {"GET /api/workflow-runs/{id}/events", Authenticated(404, 404, 403, 401)},
       {"POST /api/workflow-runs/{id}/stop", Authenticated(404, 404, 403, 401)},
       {"GET /api/audit", Authenticated(404, 404, 403, 401)},
+      // Triggers: a webhook delivery's credential is its signature (none
+      // here: 401 for everyone, whatever bearer comes along); another
+      // user's triggers are 404; only a human login fills the vault.
+      {"POST /api/hooks/{id}", Everyone(401)},
+      {"GET /api/workflows/{id}/triggers", Authenticated(404, 404, 403, 401)},
+      {"POST /api/triggers/agent-key", Authenticated(409, 409, 403, 401)},
       // Managed codex: per user (bob and vera have no credential); only a
       // human login mints the credential.
       {"POST /api/tools/codex_exec", Authenticated(409, 409, 403, 401, managed)},
@@ -309,7 +315,9 @@ TEST_F(AevatarRouteMatrix, ARestrictedKeyOnlyInvokesAndEveryOtherRouteIsAgentKey
   for (const auto& [method, pattern] : aevatar_->router().Routes()) {
     const std::string key = method + " " + pattern;
     const MatrixRow& row = table.at(key);
-    if (row.expect.at(kNone) != 401) continue;  // public: no credential is read
+    // Public (no credential is read), or a webhook (its credential is the
+    // signature, never a bearer).
+    if (row.expect.at(kNone) != 401 || key == "POST /api/hooks/{id}") continue;
     const http::Response response = As(restricted_key_, method, PathOf(pattern), row.body);
     const std::string code = json::parse(response.body, nullptr, false).value("code", "");
     if (auto it = invocations.find(key); it != invocations.end()) {

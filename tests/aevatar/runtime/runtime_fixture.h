@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "aevatar/admission/admission_proof.h"
 #include "aevatar/audit/sqlite_audit_log.h"
 #include "aevatar/runtime/authorization_catalog.h"
@@ -156,6 +157,9 @@ class RuntimeFixture : public ::testing::Test {
       };
     }
     options.approvals = approvals_;
+    if (agent_keys_) {
+      options.agent_keys = [this](const std::string& owner) { return agent_keys_(owner); };
+    }
     if (private_ssh_) {
       options.private_ssh = [this](const std::string& credential, const CodexExecArgs& args,
                                    std::chrono::milliseconds budget) {
@@ -164,7 +168,12 @@ class RuntimeFixture : public ::testing::Test {
     }
     return std::make_unique<WorkflowRuntime>(
         options, store_.get(), flaky_.get(),
-        [this](const AdmittedRoute&, const std::string&) -> std::unique_ptr<ExecutionsTransport> {
+        [this](const AdmittedRoute&,
+               const std::string& credential) -> std::unique_ptr<ExecutionsTransport> {
+          {
+            absl::MutexLock lock(&credentials_mu_);
+            transport_credentials_.push_back(credential);
+          }
           if (throwing_) {
             return std::make_unique<ThrowingTransport>([this] { thrown_at_.push_back(now_); });
           }
@@ -240,6 +249,11 @@ class RuntimeFixture : public ::testing::Test {
   // target is not configured.
   ApprovalStore* approvals_ = nullptr;
   WorkflowRuntime::PrivateSshExecutor private_ssh_;
+  // Unattended runs' Vault-backed keys (set before MakeRuntime).
+  WorkflowRuntime::AgentKeyResolver agent_keys_;
+  // The credential of every transport made, in order.
+  absl::Mutex credentials_mu_;
+  std::vector<std::string> transport_credentials_ ABSL_GUARDED_BY(credentials_mu_);
   std::unique_ptr<WorkflowStore> store_;
   std::unique_ptr<AuditLog> audit_;
   std::unique_ptr<FlakyAuditLog> flaky_;
