@@ -86,6 +86,7 @@ std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
   add("GET", "/api/info", HandleInfo);
   add("GET", "/healthz", HandleHealth);
   add("GET", "/readyz", HandleReady);
+  router->Add("GET", "/openapi.json", http::OpenApiHandler(router.get(), OpenApiFragments()));
   return router;
 }
 
