@@ -58,6 +58,12 @@ std::string LowerAscii(std::string text) {
   return text;
 }
 
+bool IsOperation(const std::string& member) {
+  static const std::set<std::string> kMethods = {"get",     "put",  "post",  "delete",
+                                                 "options", "head", "patch", "trace"};
+  return kMethods.count(member) > 0;
+}
+
 }  // namespace
 
 std::string OpenApiPathOf(std::string_view pattern) {
@@ -84,21 +90,18 @@ std::string OpenApiForRoutes(std::string_view document,
     routed.emplace(OpenApiPathOf(pattern), LowerAscii(method));
   json kept = json::object();
   for (auto& [path, item] : parsed["paths"].items()) {
-    json operations = json::object();
-    for (auto& [member, value] : item.items()) {
-      // Path-level members (parameters, summary) are not operations.
-      const bool is_operation = member == "get" || member == "put" || member == "post" ||
-                                member == "delete" || member == "patch" || member == "options" ||
-                                member == "head" || member == "trace";
-      if (!is_operation || routed.count({path, member})) operations[member] = value;
-    }
+    json members = json::object();
     bool has_operation = false;
-    for (auto& [member, value] : operations.items()) {
-      if (member != "parameters" && member != "summary" && member != "description") {
+    for (auto& [member, value] : item.items()) {
+      // Path-level members (parameters, summary) stay with any operation kept.
+      if (!IsOperation(member)) {
+        members[member] = value;
+      } else if (routed.count({path, member})) {
+        members[member] = value;
         has_operation = true;
       }
     }
-    if (has_operation) kept[path] = operations;
+    if (has_operation) kept[path] = members;
   }
   parsed["paths"] = kept;
   return parsed.dump(1);

@@ -29,7 +29,7 @@ using nlohmann::json;
 constexpr char kTestNode[] = "/opt/aevatar/test-node/node_modules";
 constexpr char kScript[] = AEVATAR_SOURCE_DIR "/tests/openapi/fuzz.mjs";
 constexpr int kSeed = 1414;
-constexpr int kExamplesPerOperation = 8;
+constexpr int kExamplesPerOperation = 24;
 constexpr int kBudgetSecsPerService = 60;
 
 bool Installed(const std::string& package) {
@@ -78,11 +78,11 @@ TEST(OpenApiFuzz, NoServiceAnswersOutsideItsDocument) {
   const ShellRun run = RunShell(dir.path(), "timeout 400 node " + std::string(kScript) +
                                                 " \"$(cat '" + dir.path() + "/config.json')\"");
   std::cout << run.out;  // the seed and the cases per service, in the test log
-  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(run.exit_code, 0) << "violations above; " << run.err;
   const std::string last = run.out.substr(run.out.rfind('\n', run.out.size() - 2) + 1);
   const json summary = json::parse(last, nullptr, false);
-  ASSERT_TRUE(summary.is_object()) << run.out << run.err;
-  EXPECT_TRUE(summary.value("ok", false)) << run.out;
+  ASSERT_TRUE(summary.is_object()) << run.err;
+  EXPECT_TRUE(summary.value("ok", false));
   const char* seed = std::getenv("AEVATAR_FUZZ_SEED");
   EXPECT_EQ(summary.value("seed", 0), seed != nullptr ? std::atoi(seed) : kSeed);
   ASSERT_EQ(summary["services"].size(), 3u);

@@ -37,6 +37,9 @@ export function Dereference(value, document, depth = 0) {
 // Values of the wrong JSON type for anything: what a broken case puts in a field.
 const kWrongValues = [12345, -1, 1.5, true, null, [], ["x"], {}, { nested: { deeper: [1] } }, "", "\u0000\u202e", "x".repeat(5000)];
 
+// Parameter values of the wrong shape: not numbers, traversal, controls, huge.
+const kWrongParams = ["abc", "-1", "1e309", "99999999999999999999", "0x10", "..", "%00", "a/b", "\u00e9\u4e2d", " ", "x".repeat(3000)];
+
 function Generate(generateSync, schema, seed) {
   return generateSync(schema, { seed, maxLength: 64, maxItems: 3, optionalsProbability: 0.5 });
 }
@@ -53,6 +56,7 @@ export function MakeCase(generateSync, operation, pathItemParams, seed, index) {
     if (param.in === "query" && !param.required && random.next() < 0.5) continue;
     let value = Generate(generateSync, param.schema ?? { type: "string" }, seed + index);
     value = typeof value === "string" ? value : JSON.stringify(value);
+    if (broken && random.next() < 0.5) value = random.pick(kWrongParams);
     if (param.in === "path" && value === "") value = "x";
     if (param.in === "header") value = value.replace(/[^\x20-\x7e]/g, "").slice(0, 200) || "x";
     const target = { path: request.path_params, query: request.query, header: request.headers }[param.in];
