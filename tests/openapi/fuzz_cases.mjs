@@ -37,6 +37,12 @@ export function Dereference(value, document, depth = 0) {
 // Values of the wrong JSON type for anything: what a broken case puts in a field.
 const kWrongValues = [12345, -1, 1.5, true, null, [], ["x"], {}, { nested: { deeper: [1] } }, "", "\u0000\u202e", "x".repeat(5000)];
 
+// Bodies no JSON serializer would write: truncated, not UTF-8, numbers
+// beyond double and int64, duplicate keys, nesting deeper than any parser limit.
+const kRawBodies = ["{", "{\"a\":", "[1,", "nul", "\u00ff\u00fe", "{\"timeout_secs\": 1e999}",
+  "{\"timeout_secs\": 99999999999999999999999}", "{\"timeout_secs\": -0.0}", "{\"a\": 1, \"a\": 2}",
+  "[".repeat(10000), "{\"a\":".repeat(3000) + "1" + "}".repeat(3000), "\"\\ud800\""];
+
 // Parameter values of the wrong shape: not numbers, traversal, controls, huge.
 const kWrongParams = ["abc", "-1", "1e309", "99999999999999999999", "0x10", "..", "%00", "a/b", "\u00e9\u4e2d", " ", "x".repeat(3000)];
 
@@ -74,23 +80,28 @@ export function MakeCase(generateSync, operation, pathItemParams, seed, index) {
   return request;
 }
 
+// Number and nesting tokens JSON.stringify never writes, put in a real field.
+const kRawValues = ["1e999", "-1e999", "99999999999999999999999", "-0.0", "1.5e3", "[".repeat(5000) + "]".repeat(5000)];
+
 // `body` broken in one place.
 function Break(body, random) {
-  const choice = random.int(4);
-  if (choice === 0 || body === null || typeof body !== "object" || Array.isArray(body)) {
-    // Not an object at all, or not JSON.
-    return random.next() < 0.5 ? random.pick(kWrongValues) : "\u0001raw:" + random.pick(["{", "{\"a\":", "[1,", "nul", "\u00ff\u00fe"]);
-  }
+  const choice = random.int(6);
+  const isObject = body !== null && typeof body === "object" && !Array.isArray(body);
+  if (choice === 0 || !isObject) return random.pick(kWrongValues);  // not the right kind of body
+  if (choice === 1) return "\u0001raw:" + random.pick(kRawBodies);  // not JSON we would write
   const keys = Object.keys(body);
   const copy = { ...body };
-  if (choice === 1 && keys.length > 0) {
+  if (choice === 2 && keys.length > 0) {
     delete copy[random.pick(keys)];
     return copy;
   }
-  if (choice === 2 && keys.length > 0) {
-    const key = random.pick(keys);
-    copy[key] = random.pick(kWrongValues);
+  if (choice === 3 && keys.length > 0) {
+    copy[random.pick(keys)] = random.pick(kWrongValues);
     return copy;
+  }
+  if (choice === 4 && keys.length > 0) {
+    copy[random.pick(keys)] = "__raw_value__";
+    return "\u0001raw:" + JSON.stringify(copy).replace('"__raw_value__"', random.pick(kRawValues));
   }
   copy[random.pick(["unexpected", "__proto__x", "constructor"])] = random.pick(kWrongValues);
   return copy;
