@@ -85,6 +85,13 @@ async function FuzzService(service, token, ajv) {
       const request = MakeCase(generateSync, operation, item.parameters, seed, index);
       const headers = { ...request.headers, Authorization: `Bearer ${token}` };
       if (request.body !== undefined) headers["Content-Type"] = "application/json";
+      // Some broken cases are broken in the envelope instead: no credential,
+      // a garbage one, or a body under another media type. Through a proxy
+      // the credential is the proxy's to refuse, in the proxy's document.
+      const ownCredential = !service.via_slug;
+      if (ownCredential && request.broken && index % 8 === 3) delete headers.Authorization;
+      if (ownCredential && request.broken && index % 8 === 5) headers.Authorization = "Bearer \u00ff.e30.";
+      if (request.broken && index % 8 === 7 && request.body !== undefined) headers["Content-Type"] = "text/plain";
       const url = UrlOf(service, path, request, via);
       let answer;
       try {

@@ -1,13 +1,18 @@
 """Validates one OpenAPI 3.1 document with openapi-spec-validator.
 
 Usage: python3 validate_document.py FILE. Exit 0 and "valid" when it passes;
-exit 1 with every error (its JSON path and message) otherwise. Run by the
-services' OpenAPI tests (tests/testing/openapi_check.h).
+exit 1 with every error (its JSON path and message) otherwise; exit 3 when
+openapi-spec-validator is not installed. Run by the services' OpenAPI tests
+(tests/testing/openapi_check.h).
 """
 import json
 import sys
 
-from openapi_spec_validator import OpenAPIV31SpecValidator
+try:
+    from openapi_spec_validator import OpenAPIV31SpecValidator
+except ImportError:
+    print("openapi_spec_validator is not installed")
+    sys.exit(3)
 
 
 def main():
