@@ -1,5 +1,6 @@
 #include "http/openapi.h"
 
+#include <cctype>
 #include <memory>
 #include <set>
 
@@ -20,7 +21,7 @@ absl::Status FragmentConflict(std::string_view source, const std::string& what) 
                                     " is already defined by another fragment");
 }
 
-// Merges `from` (one fragment) into `into`, one operation or component at a time.
+// Merges `fragment` into `into`, one operation or component at a time.
 absl::Status MergeFragment(const OpenApiFragment& fragment, json& into) {
   auto parsed = base::ParseJsonObject(fragment.json);
   if (!parsed.ok()) {
