@@ -12,6 +12,7 @@
 #include "chrono/executor.h"
 #include "chrono/metrics.h"
 #include "chrono/operation_store.h"
+#include "http/openapi.h"
 #include "http/router.h"
 #include "sandbox/runtime_env.h"
 
@@ -49,10 +50,14 @@ struct HttpApiDeps {
 //   POST /execute, POST /executions, GET /executions/{id},
 //   GET /executions/{id}/result, POST /executions/{id}/cancel,
 //   POST /codex/execute (the managed Codex runner, DESIGN §6),
-//   GET /healthz, GET /readyz, GET /metrics.
+//   GET /healthz, GET /readyz, GET /metrics, GET /openapi.json.
 // Errors are problem+json with a typed code and a diagnostic id; each request
 // logs one line with the route pattern, status and ids, never payloads.
 std::unique_ptr<http::Router> BuildHttpApi(const HttpApiOptions& options, const HttpApiDeps& deps);
+
+// The files of the executor's OpenAPI document (src/chrono/openapi/, compiled
+// in): what GET /openapi.json serves and the coverage test checks.
+std::vector<http::OpenApiFragment> OpenApiFragments();
 
 }  // namespace aevatar::chrono
 

@@ -20,6 +20,7 @@
 
 #include "chrono_harness.h"
 #include "gtest/gtest.h"
+#include "testing/openapi_check.h"
 #include "testing/poll.h"
 
 namespace aevatar::chrono {
@@ -44,6 +45,7 @@ std::map<std::string, MatrixRow> Table() {
       {"GET /readyz", Everyone(200)},
       // The matrix calls from a non-loopback address and no metrics token is set.
       {"GET /metrics", Everyone(403)},
+      {"GET /openapi.json", Everyone(200)},
   };
 }
 
@@ -97,6 +99,18 @@ TEST(ChronoRouteMatrix, EveryRouteAnswersEachAttackerAsTheTableSays) {
   RunRouteMatrix(subject, Table());
   // The attackers changed nothing of alice's.
   EXPECT_EQ(BodyOf(h.Call("GET", "/executions/" + id)).value("status", ""), "succeeded");
+}
+
+// The router and its OpenAPI document (src/chrono/openapi/) name the same
+// operations, both ways, and openapi-spec-validator accepts the document.
+TEST(ChronoOpenApi, DocumentCoversEveryRouteAndNothingElse) {
+  ChronoHarness h;
+  ASSERT_TRUE(h.Start().ok());
+  ExpectOpenApiMatchesRouter(h.router(), OpenApiFragments(), "src/chrono/openapi/");
+}
+
+TEST(ChronoOpenApi, DocumentPassesOpenApiSpecValidator) {
+  ExpectOpenApiSpecValid(OpenApiFragments());
 }
 
 }  // namespace

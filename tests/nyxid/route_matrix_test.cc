@@ -20,6 +20,7 @@
 #include "nyxid/nodes/node_hub.h"
 #include "nyxid/nodes/node_store.h"
 #include "nyxid/tokens/agent_keys.h"
+#include "testing/openapi_check.h"
 
 namespace aevatar::nyxid {
 namespace {
@@ -195,6 +196,7 @@ std::map<std::string, Row> Table() {
       {"GET /readyz", Everyone(200)},
       // The matrix calls from a non-loopback address and no metrics token is set.
       {"GET /metrics", Everyone(403)},
+      {"GET /openapi.json", Everyone(200)},
   };
   for (const char* method : {"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}) {
     table[std::string(method) + " /api/v1/proxy/{slug}/{path...}"] = proxy;
@@ -212,6 +214,17 @@ TEST_F(NyxidRouteMatrix, EveryRouteAnswersEachAttackerAsTheTableSays) {
   };
   subject.victim_ids = alice_ids_;
   testing::RunRouteMatrix(subject, Table());
+}
+
+// The router (nodes on: every route) and its OpenAPI document
+// (src/nyxid/api/openapi/) name the same operations, both ways, and
+// openapi-spec-validator accepts the document.
+TEST_F(NyxidRouteMatrix, OpenApiDocumentCoversEveryRouteAndNothingElse) {
+  testing::ExpectOpenApiMatchesRouter(*router_, OpenApiFragments(), "src/nyxid/api/openapi/");
+}
+
+TEST(NyxidOpenApi, DocumentPassesOpenApiSpecValidator) {
+  testing::ExpectOpenApiSpecValid(OpenApiFragments());
 }
 
 // The SSH route reaches a user's own host: only the user's access token or a

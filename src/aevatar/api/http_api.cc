@@ -115,6 +115,7 @@ std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
   add("GET", "/healthz", HandleHealth);
   add("GET", "/readyz", HandleReady);
   add("GET", "/metrics", HandleMetrics);
+  router->Add("GET", "/openapi.json", http::OpenApiHandler(router.get(), OpenApiFragments()));
   return router;
 }
 

@@ -8,6 +8,7 @@
 #include "aevatar/admission/ingress_auth.h"
 #include "aevatar/admission/tool_catalog.h"
 #include "aevatar/clients/nyxid_client.h"
+#include "http/openapi.h"
 #include "http/router.h"
 
 namespace aevatar::orchestrator {
@@ -86,11 +87,16 @@ struct HttpApiDeps {
 //   GET  /ui, /ui/app.js, /ui/style.css, POST /ui/login   the approvals page (ui_api.cc)
 //   POST|DELETE /mcp                              the MCP server, Streamable HTTP (mcp_api.cc)
 //   GET  /api/info                                public: the NyxID URL to log in at
-//   GET  /healthz, /readyz, /metrics (Prometheus text; loopback or the metrics token)
+//   GET  /healthz, /readyz, /openapi.json, /metrics (Prometheus text; loopback or the
+//        metrics token)
 // Errors are problem+json with a typed code, a diagnostic id and, for route
 // problems, a remediation. One log line per request, never with payloads,
 // credentials or route ids.
 std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps);
+
+// The files of aevatar's OpenAPI document (src/aevatar/api/openapi/, compiled
+// in): what GET /openapi.json serves and the coverage test checks.
+std::vector<http::OpenApiFragment> OpenApiFragments();
 
 // The /ui login's per-client throttle (HttpApiDeps::ui_login_throttle):
 // NyxID's rules, but 5 free failures per client address instead of 20, so

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "http/client.h"
+#include "http/openapi.h"
 #include "http/router.h"
 #include "nyxid/store/nyxid_store.h"
 #include "nyxid/tokens/authenticator.h"
@@ -64,11 +65,15 @@ struct HttpApiDeps {
 //   nodes and SSH services: POST /api/v1/nodes/register-token,
 //   POST /api/v1/nodes/register, GET /api/v1/nodes, DELETE /api/v1/nodes/{id},
 //   GET /api/v1/nodes/ws, POST /api/v1/ssh-services,
-//   POST /api/v1/ssh/{service}/exec.
+//   POST /api/v1/ssh/{service}/exec; GET /openapi.json.
 // Errors are problem+json with a typed code and a diagnostic id; each request
 // logs one line (route pattern, status, code, diagnostic id, credential
 // kind), never a credential, body or route id.
 std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps);
+
+// The files of NyxID's OpenAPI document (src/nyxid/api/openapi/, compiled
+// in): what GET /openapi.json serves and the coverage test checks.
+std::vector<http::OpenApiFragment> OpenApiFragments();
 
 }  // namespace aevatar::nyxid
 

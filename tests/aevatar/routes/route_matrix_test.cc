@@ -32,6 +32,7 @@
 #include <memory>
 #include <string>
 
+#include "aevatar/api/http_api.h"
 #include "aevatar/api/service.h"
 #include "aevatar_stack.h"
 #include "base/clock.h"
@@ -39,6 +40,7 @@
 #include "gtest/gtest.h"
 #include "nyxid/tokens/signing_keys.h"
 #include "nyxid/tokens/token_service.h"
+#include "testing/openapi_check.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -274,6 +276,7 @@ std::map<std::string, MatrixRow> Table() {
       {"DELETE /mcp", Authenticated(404, 404, 404, 401)},
       // The matrix calls from a non-loopback address and no metrics token is set.
       {"GET /metrics", Everyone(403)},
+      {"GET /openapi.json", Everyone(200)},
   };
 }
 
@@ -287,6 +290,17 @@ TEST_F(AevatarRouteMatrix, EveryRouteAnswersEachAttackerAsTheTableSays) {
   };
   subject.victim_ids = {run_id_, approval_id_, "alice-plan", alice_id_, mount_id_};
   RunRouteMatrix(subject, Table());
+}
+
+// The router (workflows and approvals on: every route) and its OpenAPI
+// document (src/aevatar/api/openapi/) name the same operations, both ways,
+// and openapi-spec-validator accepts the document.
+TEST_F(AevatarRouteMatrix, OpenApiDocumentCoversEveryRouteAndNothingElse) {
+  ExpectOpenApiMatchesRouter(aevatar_->router(), OpenApiFragments(), "src/aevatar/api/openapi/");
+}
+
+TEST(AevatarOpenApi, DocumentPassesOpenApiSpecValidator) {
+  ExpectOpenApiSpecValid(OpenApiFragments());
 }
 
 // The restricted key, route by route from the router itself: it lists the
