@@ -36,6 +36,10 @@ foreach(service chrono-sandbox nyxid aevatar)
   install(FILES ${packaging_dir}/config/${service}.toml DESTINATION /etc/aevatar
           PERMISSIONS ${file_mode} COMPONENT ${service})
 endforeach()
+# The bundled skills `aevatar up` (next to the binary: ../share/aevatar/skills)
+# and aevatar.toml's bundled-skills-dir publish to the skill registry.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/skills/ DESTINATION share/aevatar/skills
+        FILE_PERMISSIONS ${file_mode} COMPONENT aevatar)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION share/doc/aevatar-doc
         PERMISSIONS ${file_mode} COMPONENT doc)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION share/doc/aevatar-doc/docs
