@@ -268,8 +268,8 @@ TEST_F(AevatarFailClosed, RouteRejectionsUseTheSpecsCategoryAndLogOnlyIdCategory
   EXPECT_EQ(line.value("category", ""), "code_execution_route_missing");
   for (const auto& [key, value] : line.items()) {
     static const std::set<std::string> kAllowed = {
-        "accessible", "active", "canonical", "category", "diagnostic_id",
-        "eligible",   "event",  "level",     "tag",      "ts"};
+        "accessible", "active",     "canonical", "category", "diagnostic_id", "eligible", "event",
+        "level",      "request_id", "tag",       "ts"};
     EXPECT_EQ(kAllowed.count(key), 1u) << "the rejection log line carries " << key;
   }
 }

@@ -105,9 +105,9 @@ TEST(AevatarUp, WithAStoreKeepsEveryServicesStateInOneDatabase) {
                     return absl::OkStatus();
                   })
                   .ok());
-  EXPECT_EQ(components,
-            (std::vector<std::string>{"aevatar.approvals", "aevatar.audit", "aevatar.codex",
-                                      "aevatar.workflows", "chrono", "nyxid"}));
+  EXPECT_EQ(components, (std::vector<std::string>{
+                            "aevatar.approvals", "aevatar.audit", "aevatar.codex", "aevatar.skills",
+                            "aevatar.triggers", "aevatar.workflows", "chrono", "nyxid"}));
   // No database left in the state directory.
   EXPECT_FALSE(std::filesystem::exists(state + "/nyxid/nyxid.db"));
   EXPECT_FALSE(std::filesystem::exists(state + "/aevatar/workflows.db"));
