@@ -21,6 +21,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "aevatar/mcp/mcp_protocol.h"
 #include "cli/aevatar_session.h"
 #include "http/client.h"
@@ -160,6 +161,33 @@ class StdioRelay {
   std::string version_ ABSL_GUARDED_BY(session_mu_);
 };
 
+// Counts the requests relaying on their own threads, bounded: a host that
+// writes faster than aevatar answers waits (stdin is not read meanwhile).
+class InFlight {
+ public:
+  void Enter() {
+    absl::MutexLock lock(&mu_);
+    mu_.Await(absl::Condition(this, &InFlight::HasRoom));
+    ++count_;
+  }
+  void Leave() {
+    absl::MutexLock lock(&mu_);
+    --count_;
+  }
+  // Waits until none is relaying, or `limit` passed.
+  void AwaitNone(absl::Duration limit) {
+    absl::MutexLock lock(&mu_);
+    mu_.AwaitWithTimeout(absl::Condition(this, &InFlight::IsNone), limit);
+  }
+
+ private:
+  static constexpr int kMax = 64;
+  bool HasRoom() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return count_ < kMax; }
+  bool IsNone() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return count_ == 0; }
+  absl::Mutex mu_;
+  int count_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
 // The session, with an Agent Key from the environment in place of a login.
 absl::StatusOr<AevatarSession> McpSession(const std::string& url) {
   const char* agent_key = std::getenv("AEVATAR_AGENT_KEY");
@@ -193,6 +221,7 @@ int RunMcpCommand(const McpOptions& options) {
     return 1;
   }
   StdioRelay relay(*session);
+  InFlight in_flight;
   std::string line;
   while (std::getline(std::cin, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -204,13 +233,21 @@ int RunMcpCommand(const McpOptions& options) {
     }
     const bool request = message->kind == RpcMessage::Kind::kRequest;
     if (request && message->method != "initialize") {
-      // Detached: `relay` lives until _Exit below, and a finished call leaves
-      // nothing to join.
-      std::thread([&relay, line, id = message->id] { relay.Relay(line, id, false); }).detach();
+      // Detached: `relay` and `in_flight` live until _Exit below, and a
+      // finished call leaves nothing to join.
+      in_flight.Enter();
+      std::thread([&relay, &in_flight, line, id = message->id] {
+        relay.Relay(line, id, false);
+        in_flight.Leave();
+      }).detach();
     } else {
       relay.Relay(line, request ? message->id : json(), message->method == "initialize");
     }
   }
+  // End of input: answers on their way get a moment to arrive (a host may
+  // close stdin right after its last request); runs still going after that
+  // are cancelled with the session.
+  in_flight.AwaitNone(absl::Seconds(5));
   relay.Close();
   std::fflush(stdout);
   // Calls still relaying end with the session; nothing is left to write.

@@ -113,6 +113,8 @@ CLI::App* AddAevatarServeCommand(CLI::App& app, orchestrator::ServiceConfig& con
   serve->add_option("--run-lease-ms", config.run_lease_ms,
                     "How long a replica's lease of a workflow run lasts unrenewed: the takeover "
                     "time after a replica dies (default 15000)");
+  serve->add_option("--workflow-workers", config.workflow_workers,
+                    "Workflow turns delivered at once by this replica (default 16, 1..256)");
   serve->add_option("--vault-key-file", config.vault_key_file,
                     "The vault key (32 bytes, 0600) outside the state directory; default: "
                     "$AEVATAR_VAULT_KEY (64 hex digits), else STATE_DIR/vault.key");

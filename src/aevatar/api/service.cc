@@ -57,6 +57,9 @@ class Service : public AevatarService {
     }
     if (absl::Status st = os::MakeDirectories(config.state_dir, 0700); !st.ok()) return st;
     if (config.run_lease_ms < 300) return absl::InvalidArgumentError("--run-lease-ms < 300");
+    if (config.workflow_workers < 1 || config.workflow_workers > 256) {
+      return absl::InvalidArgumentError("--workflow-workers is outside 1..256");
+    }
     // Before anything listens: an unreachable database fails the start.
     auto backend = StoreBackend::Open(config.store, config.state_dir);
     if (!backend.ok()) return backend.status();
@@ -201,6 +204,7 @@ class Service : public AevatarService {
                          : backend_->shared()       ? ""
                                                     : "local";
     options.lease_ms = config.run_lease_ms;
+    options.workers = config.workflow_workers;
     options.vault = keyring_;
     options.on_run_finished = [this](const std::string& phase, double seconds) {
       metrics_.CountRunFinished(phase, seconds);

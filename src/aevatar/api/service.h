@@ -30,6 +30,10 @@ struct ServiceConfig {
   // them over (workflow_runtime.h).
   std::string replica_id;
   int64_t run_lease_ms = 15'000;
+  // Workflow turns delivered at once (workflow_runtime.h): a turn mostly
+  // waits on NyxID and chrono-sandbox, so more workers than cores keep a
+  // large batch of runs moving.
+  int workflow_workers = 16;
   // The vault key's file outside the state directory (vault_key_source.h);
   // empty: $AEVATAR_VAULT_KEY, else <state_dir>/vault.key.
   std::string vault_key_file;

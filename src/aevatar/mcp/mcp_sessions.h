@@ -2,6 +2,7 @@
 #define AEVATAR_AEVATAR_MCP_MCP_SESSIONS_H_
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -10,6 +11,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 
 namespace aevatar::orchestrator {
 
@@ -20,11 +23,19 @@ namespace aevatar::orchestrator {
 //
 // Sessions live in this process only: a client that reaches another replica
 // (or this one after a restart) gets 404 and initializes again, as the
-// protocol prescribes. At most `max_sessions` are kept; opening one more
-// forgets the least recently used. Thread-safe.
+// protocol prescribes.
+//
+// Room is made per caller first, so that one caller cannot close another's
+// sessions (and cancel its runs) by opening many: a caller holding
+// `max_per_user` sessions loses its own least recently used one. When the
+// process holds `max_sessions`, sessions idle longer than `idle_ttl` go,
+// then the least recently used session without a call in flight, and only
+// then the least recently used of the caller holding the most. Thread-safe.
 class McpSessions {
  public:
-  explicit McpSessions(size_t max_sessions = 4096);
+  explicit McpSessions(size_t max_sessions = 4096, size_t max_per_user = 32,
+                       absl::Duration idle_ttl = absl::Hours(1),
+                       std::function<absl::Time()> now = absl::Now);
 
   // A call in flight: `cancelled` is notified once by Cancel or Close.
   struct Call {
@@ -55,15 +66,24 @@ class McpSessions {
   struct Session {
     std::string user_id;
     std::string protocol_version;
-    uint64_t last_used = 0;
+    uint64_t last_used = 0;  // the order of use, for LRU
+    absl::Time last_seen;    // the time of use, for the idle TTL
     std::map<std::string, std::shared_ptr<Call>> calls;
   };
+  using SessionMap = std::map<std::string, Session>;
   Session* FindLocked(const std::string& id, const std::string& user_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Makes room for one more session of `user_id` (see the class comment).
+  void MakeRoomLocked(const std::string& user_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Cancels the session's calls and forgets it.
+  void EvictLocked(SessionMap::iterator session) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const size_t max_sessions_;
+  const size_t max_per_user_;
+  const absl::Duration idle_ttl_;
+  const std::function<absl::Time()> now_;
   mutable absl::Mutex mu_;
-  std::map<std::string, Session> sessions_ ABSL_GUARDED_BY(mu_);
+  SessionMap sessions_ ABSL_GUARDED_BY(mu_);
   uint64_t clock_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

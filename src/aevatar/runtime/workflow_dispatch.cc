@@ -101,21 +101,21 @@ void WorkflowRuntime::DispatchOnce(int64_t now) {
               {{"code", base::ApiCode(due.status())}});
     return;
   }
-  std::vector<std::string> backing_off;
+  std::vector<std::string> unwanted;
   {
     absl::MutexLock lock(&mu_);  // workers wake when ready_ fills (their condition)
     for (const Callback& callback : *due) {
       if (in_flight_.count(callback.run_id)) continue;  // its turn holds the lease
-      if (BackingOff(callback.run_id, now)) {
-        backing_off.push_back(callback.run_id);
+      if (stopping_) {
+        // Stop() began while this claim ran: no worker will deliver it.
+        unwanted.push_back(callback.run_id);
         continue;
       }
       in_flight_.insert(callback.run_id);
       ready_.push_back(callback);
     }
   }
-  // Not run here now: another replica may retry it sooner.
-  for (const std::string& run_id : backing_off) {
+  for (const std::string& run_id : unwanted) {
     (void)store_->ReleaseRunLease(run_id, options_.replica_id);
   }
 }
@@ -137,36 +137,15 @@ void WorkflowRuntime::RenewLeases(int64_t now) {
   }
 }
 
-bool WorkflowRuntime::BackingOff(const std::string& run_id, int64_t now) {
-  auto it = failed_turns_.find(run_id);
-  if (it == failed_turns_.end()) return false;
-  if (it->second > now) return true;
-  failed_turns_.erase(it);
-  return false;
-}
-
 void WorkflowRuntime::DrainDueForTest() {
   for (int round = 0; round < 1000; ++round) {
     const int64_t now = clock_();
     auto due = store_->ClaimDueCallbacks(options_.replica_id, now, options_.lease_ms, 64);
     if (!due.ok()) return;
-    std::vector<Callback> ready;
-    std::vector<std::string> backing_off;
-    {
-      absl::MutexLock lock(&mu_);
-      for (const Callback& callback : *due) {
-        if (BackingOff(callback.run_id, now)) {
-          backing_off.push_back(callback.run_id);
-        } else {
-          ready.push_back(callback);
-        }
-      }
-    }
-    for (const std::string& run_id : backing_off) {
-      (void)store_->ReleaseRunLease(run_id, options_.replica_id);
-    }
-    if (ready.empty()) return;
-    for (const Callback& callback : ready) Deliver(callback);
+    // A run backing off from a failed turn is leased until its retry: the
+    // claim skips it.
+    if (due->empty()) return;
+    for (const Callback& callback : *due) Deliver(callback);
   }
 }
 

@@ -74,23 +74,27 @@ void WorkflowRuntime::Deliver(const Callback& callback) {
   const absl::Status status = GuardedTurn(callback, run_lock.get());
   int attempts = 0;
   {
-    // Before the lease goes: a dispatcher that claims the run's next
-    // callback in between must find it neither in flight (it would skip
-    // the callback and strand the fresh lease) nor without its backoff.
+    // Before the lease changes: a dispatcher that claims the run's next
+    // callback after a release must not find it in flight (it would skip
+    // the callback and strand the fresh lease). Until then the run's lease
+    // is this replica's, which no claim here takes.
     absl::MutexLock state_lock(&mu_);
     in_flight_.erase(callback.run_id);
     poked_ = true;  // a worker is free: the dispatcher may claim again now
-    if (status.ok()) {
-      turn_failures_.erase(callback.run_id);
-    } else {
-      attempts = ++turn_failures_[callback.run_id];
-      // The callback stays due; its retries are spaced out with bounded backoff.
-      failed_turns_[callback.run_id] = clock_() + BackoffMs(attempts);
-    }
+    attempts = status.ok() ? 0 : ++turn_failures_[callback.run_id];
+    if (status.ok()) turn_failures_.erase(callback.run_id);
   }
-  // Any replica may run the next callback at once; a failure to release
-  // only delays that until the lease expires.
-  (void)store_->ReleaseRunLease(callback.run_id, options_.replica_id);
+  if (status.ok()) {
+    // Any replica may run the next callback at once; a failure to release
+    // only delays that until the lease expires.
+    (void)store_->ReleaseRunLease(callback.run_id, options_.replica_id);
+  } else {
+    // The callback stays due; the lease is held through the retry's bounded
+    // backoff, so no replica claims the run before then, and a run backing
+    // off never takes a claim slot from runs that are due.
+    (void)store_->RenewRunLease(callback.run_id, options_.replica_id, clock_(),
+                                BackoffMs(attempts));
+  }
   if (status.ok()) return;
   const std::string diagnostic_id = http::NewDiagnosticId();
   // The status code only: a message might quote what the turn was reading.
@@ -103,7 +107,6 @@ void WorkflowRuntime::Deliver(const Callback& callback) {
   if (absl::Status failed = FailRunTyped(callback.run_id, diagnostic_id); failed.ok()) {
     absl::MutexLock state_lock(&mu_);
     turn_failures_.erase(callback.run_id);
-    failed_turns_.erase(callback.run_id);
   }
 }
 
@@ -235,6 +238,7 @@ absl::StatusOr<std::string> WorkflowRuntime::RecordFailedStart(const std::string
                     {{"outcome_code", outcome_code}, {"diagnostic_id", diagnostic_id}}}};
   auto committed = store_->CommitTurn(commit);
   if (!committed.ok()) return committed.status();
+  if (options_.on_run_finished) options_.on_run_finished("failed", 0.0);
   return run.run_id;
 }
 

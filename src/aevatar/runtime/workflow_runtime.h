@@ -219,8 +219,6 @@ class WorkflowRuntime {
   absl::StatusOr<bool> ObserveFactsLocked(const std::string& run_id, const NyxidFacts& facts);
   // RequestStop's one attempt, under the run's lock.
   absl::StatusOr<int64_t> RequestStopLocked(const std::string& run_id, const std::string& owner);
-  // Whether `run_id` waits out a failed turn's backoff at `now`.
-  bool BackingOff(const std::string& run_id, int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The lock of one run actor: one turn (or message) at a time per run.
   std::shared_ptr<absl::Mutex> RunLock(const std::string& run_id) ABSL_LOCKS_EXCLUDED(mu_);
   // Wakes the dispatcher now (a run was created or stopped).
@@ -248,9 +246,8 @@ class WorkflowRuntime {
   std::set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);
   std::deque<Callback> ready_ ABSL_GUARDED_BY(mu_);  // oldest claim first
   std::map<std::string, std::shared_ptr<absl::Mutex>> run_locks_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, int64_t> failed_turns_ ABSL_GUARDED_BY(mu_);  // run -> retry time
-  std::map<std::string, int> turn_failures_ ABSL_GUARDED_BY(mu_);     // run -> consecutive
-  int64_t leases_renewed_at_ms_ = 0;                                  // the dispatcher thread's own
+  std::map<std::string, int> turn_failures_ ABSL_GUARDED_BY(mu_);  // run -> consecutive
+  int64_t leases_renewed_at_ms_ = 0;                               // the dispatcher thread's own
   std::vector<std::thread> threads_;
 };
 

@@ -136,5 +136,32 @@ steps:
   }
 }
 
+TEST_F(MalformedReplyTest, ARunBackingOffTakesNoClaimFromADueRun) {
+  throwing_ = true;
+  const std::string backing_off = Start();
+  // Until its first exchange throws: it backs off for 1 s.
+  for (int tick = 0; tick < 50 && thrown_at_.empty(); ++tick) {
+    runtime_->DrainDueForTest();
+    if (thrown_at_.empty()) now_ += 100;
+  }
+  ASSERT_EQ(thrown_at_.size(), 1u);
+  throwing_ = false;
+  const std::string healthy = Start();
+  // One claim slot (a replica with one free worker): the run that is due
+  // gets it, though the one backing off has been due for longer.
+  auto claimed = store_->ClaimDueCallbacks("another-replica", now_, 15'000, 1);
+  ASSERT_TRUE(claimed.ok()) << claimed.status();
+  ASSERT_EQ(claimed->size(), 1u);
+  EXPECT_EQ((*claimed)[0].run_id, healthy);
+  ASSERT_TRUE(store_->ReleaseRunLease(healthy, "another-replica").ok());
+  // After its backoff, the first run is claimed again.
+  now_ += BackoffMs(1);
+  auto later = store_->ClaimDueCallbacks("another-replica", now_, 15'000, 2);
+  ASSERT_TRUE(later.ok()) << later.status();
+  bool retried = false;
+  for (const Callback& callback : *later) retried = retried || callback.run_id == backing_off;
+  EXPECT_TRUE(retried);
+}
+
 }  // namespace
 }  // namespace aevatar::orchestrator
