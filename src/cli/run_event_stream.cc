@@ -51,6 +51,7 @@ void SseParser::Feed(std::string_view chunk, const std::function<void(const SseE
       if (has_field_) on_event(pending_);
       pending_ = SseEvent{};
       has_field_ = false;
+      has_data_ = false;
       continue;
     }
     if (line.front() == ':') continue;  // a comment (keep-alive)
@@ -63,8 +64,9 @@ void SseParser::Feed(std::string_view chunk, const std::function<void(const SseE
     } else if (field == "id") {
       pending_.id = value;
     } else if (field == "data") {
-      if (has_field_ && !pending_.data.empty()) pending_.data += '\n';
+      if (has_data_) pending_.data += '\n';
       pending_.data += value;
+      has_data_ = true;
     } else {
       continue;
     }

@@ -41,6 +41,7 @@ class SseParser {
   std::string buffer_;
   SseEvent pending_;
   bool has_field_ = false;
+  bool has_data_ = false;  // a data line came: the next one joins with "\n"
 };
 
 inline constexpr int kMaxReconnects = 10;

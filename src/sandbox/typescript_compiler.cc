@@ -69,9 +69,11 @@ absl::StatusOr<std::string> TypeScriptCompiler::Identity(SandboxedRun sandboxed)
   auto probe = sandboxed(spec, EsbuildPlan({"--version"}));
   if (!probe.ok()) return probe.status();
   if (probe->verdict != Verdict::kOk || probe->stdout_data.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat("TypeScript needs esbuild at ", kEsbuildPath,
-                                                      ", which did not report its version (exit ",
-                                                      probe->exit_code, ")"));
+    // The service's fault (esbuild missing, or the probe cut short), not
+    // the caller's: a 5xx, and the next run probes again.
+    return absl::UnavailableError(absl::StrCat("TypeScript needs esbuild at ", kEsbuildPath,
+                                               ", which did not report its version (exit ",
+                                               probe->exit_code, ")"));
   }
   std::string identity = absl::StrCat("esbuild ", absl::StripAsciiWhitespace(probe->stdout_data));
   for (const char* flag : kCompileFlags) absl::StrAppend(&identity, " ", flag);

@@ -17,6 +17,8 @@ absl::StatusOr<PrivateSshGate> GatePrivateSsh(ApprovalStore& store, const std::s
                                               const CodexExecArgs& args,
                                               const std::string& approval_id, int64_t now_ms) {
   const nlohmann::json call = PrivateSshCall(args);
+  // An empty owner would count every owner's approvals (CountPending's "").
+  if (owner.empty()) return absl::InternalError("an approval needs its owner");
   if (approval_id.empty()) {
     auto pending = store.CountPending(owner, now_ms);
     if (!pending.ok()) return pending.status();
