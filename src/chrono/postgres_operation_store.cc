@@ -53,6 +53,10 @@ ALTER TABLE chrono_operations ADD COLUMN lease_expires_at_ms BIGINT NOT NULL DEF
 CREATE INDEX chrono_operations_leases ON chrono_operations (lease_expires_at_ms)
   WHERE status = 'running';
 )sql"},
+    // ListOwned pages an owner's operations newest first without sorting them all.
+    {3, R"sql(
+CREATE INDEX chrono_operations_by_owner ON chrono_operations (owner, created_at_ms, id);
+)sql"},
 };
 
 // Every SELECT reads, and the insert binds, the columns in this order.

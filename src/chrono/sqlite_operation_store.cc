@@ -52,6 +52,10 @@ CREATE INDEX operations_expiry ON operations (expired, expires_at_ms);
     {2, R"sql(
 ALTER TABLE operations ADD COLUMN lease_expires_at_ms INTEGER NOT NULL DEFAULT 0;
 )sql"},
+    // ListOwned pages an owner's operations newest first without sorting them all.
+    {3, R"sql(
+CREATE INDEX operations_by_owner ON operations (owner, created_at_ms, id);
+)sql"},
 };
 
 // Every SELECT reads, and the insert binds, the columns in this order.

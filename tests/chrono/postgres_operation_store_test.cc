@@ -171,7 +171,7 @@ TEST(PostgresOperationStore, TwoStoresMigratingOneEmptyDatabaseAtOnceBothSucceed
     ASSERT_TRUE(stores[1].ok()) << stores[1].status();
     absl::StatusOr<std::unique_ptr<store::PgPool>> pool = store::PgPool::Connect(url);
     ASSERT_TRUE(pool.ok());
-    EXPECT_EQ(store::PgSchemaVersion(**pool, "chrono").value_or(-1), 2);
+    EXPECT_EQ(store::PgSchemaVersion(**pool, "chrono").value_or(-1), 3);
     ASSERT_TRUE((*stores[0])->CreateOrGet(NewOperation("op_1", "o", "k")).ok());
     EXPECT_TRUE((*stores[1])->Get("op_1").ok());
   }

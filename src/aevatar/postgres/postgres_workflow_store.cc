@@ -60,6 +60,10 @@ CREATE TABLE aevatar_vault (
   sealed BYTEA NOT NULL
 );
 )sql"},
+    // ListRuns pages an owner's runs newest first without sorting them all.
+    {2, R"sql(
+CREATE INDEX aevatar_runs_by_owner_created ON aevatar_runs (owner, created_at_ms, run_id);
+)sql"},
 };
 
 std::vector<std::string> FirstColumn(const pqxx::result& rows) {

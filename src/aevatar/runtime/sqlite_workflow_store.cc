@@ -69,6 +69,10 @@ CREATE INDEX runs_by_owner ON runs (owner, phase);
 ALTER TABLE runs ADD COLUMN lease_owner TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN lease_until_ms INTEGER NOT NULL DEFAULT 0;
 )sql"},
+    // ListRuns pages an owner's runs newest first without sorting them all.
+    {4, R"sql(
+CREATE INDEX runs_by_owner_created ON runs (owner, created_at_ms, run_id);
+)sql"},
 };
 
 // The first column (a run id) of every row `stmt` yields.

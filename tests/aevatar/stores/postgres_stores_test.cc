@@ -73,7 +73,7 @@ TEST(PostgresStores, ReplicasMigratingOneEmptyDatabaseAtOnceBothSucceed) {
     EXPECT_TRUE(opened[1].ok()) << opened[1];
     auto pool = store::PgPool::Connect(url, 1);
     ASSERT_TRUE(pool.ok());
-    EXPECT_EQ(store::PgSchemaVersion(**pool, "aevatar.workflows").value_or(-1), 1);
+    EXPECT_EQ(store::PgSchemaVersion(**pool, "aevatar.workflows").value_or(-1), 2);
     EXPECT_EQ(store::PgSchemaVersion(**pool, "aevatar.audit").value_or(-1), 1);
   }
 }
