@@ -27,12 +27,23 @@ bool IsLoopbackAddress(const std::string& address) {
          absl::StartsWith(address, "::ffff:127.");
 }
 
+// Whether `request` came through a proxy, such as NyxID's route proxy to an
+// upstream on 127.0.0.1: then a loopback peer says nothing of who asked.
+bool CameThroughAProxy(const http::Request& request) {
+  for (const char* header : {"Via", "Forwarded", "X-Forwarded-For", "X-NyxID-Delegation-Token"}) {
+    if (request.headers.Get(header).has_value()) return true;
+  }
+  return false;
+}
+
 absl::Status CheckMetricsAccess(const http::Request& request, const std::string& token) {
   if (token.empty()) {
-    if (IsLoopbackAddress(request.remote_address)) return absl::OkStatus();
+    if (IsLoopbackAddress(request.remote_address) && !CameThroughAProxy(request)) {
+      return absl::OkStatus();
+    }
     return base::ApiError(absl::StatusCode::kPermissionDenied, "METRICS_FORBIDDEN",
-                          "/metrics is served to loopback peers only unless a metrics token "
-                          "is configured",
+                          "/metrics is served to loopback peers only (not through a proxy) "
+                          "unless a metrics token is configured",
                           403);
   }
   constexpr std::string_view kBearer = "Bearer ";

@@ -118,6 +118,16 @@ TEST(MetricsAccess, WithoutATokenOnlyLoopbackPeersRead) {
   EXPECT_FALSE(CheckMetricsAccess(RequestFrom(""), "").ok());
 }
 
+TEST(MetricsAccess, WithoutATokenALoopbackPeerThatIsAProxyIsRefused) {
+  // NyxID's route proxy reaches an upstream on 127.0.0.1 for any caller.
+  for (const char* header : {"Via", "Forwarded", "X-Forwarded-For", "X-NyxID-Delegation-Token"}) {
+    http::Request request = RequestFrom("127.0.0.1");
+    request.headers.Set(header, "1.1 nyxid");
+    const absl::Status proxied = CheckMetricsAccess(request, "");
+    EXPECT_EQ(base::ApiCode(proxied), "METRICS_FORBIDDEN") << header;
+  }
+}
+
 TEST(MetricsAccess, WithATokenEveryPeerNeedsIt) {
   const std::string token = "metrics-token-123";
   EXPECT_TRUE(CheckMetricsAccess(RequestFrom("10.1.2.3", "Bearer " + token), token).ok());

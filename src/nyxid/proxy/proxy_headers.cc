@@ -54,6 +54,9 @@ http::Headers UpstreamRequestHeaders(const http::Headers& caller,
     }
     out.Add(name, value);
   }
+  // RFC 9110 §7.6.3; it also tells an upstream on loopback that the peer
+  // it sees is this proxy, not the caller (/metrics refuses such requests).
+  out.Add("Via", "1.1 nyxid");
   if (credentials.authorization) out.Set("Authorization", "Bearer " + *credentials.authorization);
   if (credentials.delegation_token) out.Set(kDelegationHeader, *credentials.delegation_token);
   return out;

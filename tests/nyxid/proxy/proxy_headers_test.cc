@@ -36,6 +36,8 @@ TEST(ProxyHeaders, CallerHopByHopAndNyxidHeadersAreDropped) {
         "X-NyxID-Delegation-Token", "X-NyxID-Anything"}) {
     EXPECT_FALSE(out.Get(dropped).has_value()) << dropped;
   }
+  // The proxy names itself to the upstream.
+  EXPECT_EQ(out.Get("Via"), "1.1 nyxid");
 }
 
 TEST(ProxyHeaders, PolicyAddsTheCallersCredentialAndAFreshDelegationToken) {
