@@ -24,7 +24,7 @@ struct ExecOptions {
 
 int RunExec(const NyxidGlobalOptions& global, const ExecOptions& options) {
   auto session = ResolveNyxidSession(global);
-  if (!session.ok()) return ReportNyxidError(session.status());
+  if (!session.ok()) return ReportNyxidError(session.status(), global.json());
   const std::string input{std::istreambuf_iterator<char>(std::cin),
                           std::istreambuf_iterator<char>()};
   const std::string command = options.command.empty()
@@ -35,7 +35,7 @@ int RunExec(const NyxidGlobalOptions& global, const ExecOptions& options) {
   auto result =
       NyxidCall(*session, "POST", "/api/v1/ssh/" + http::PercentEncode(options.service) + "/exec",
                 body, std::chrono::seconds(options.timeout_secs + 60));
-  if (!result.ok()) return ReportNyxidError(result.status());
+  if (!result.ok()) return ReportNyxidError(result.status(), global.json());
   std::cout << result->dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   const int64_t code = base::IntOr(*result, "exit_code", 1);
   return code >= 0 && code <= 255 ? static_cast<int>(code) : 1;
