@@ -70,6 +70,7 @@ void AddJsonFlags(CLI::App& command, aevatar::cli::NyxidGlobalOptions& global) {
   }
   for (CLI::App* sub : subs) AddJsonFlags(*sub, global);
 }
+
 }  // namespace
 
 int main(int argc, char** argv) {

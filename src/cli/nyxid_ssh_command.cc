@@ -1,8 +1,9 @@
 // `nyxid ssh exec --service S --principal P [--timeout-secs N] [-- COMMAND]`:
 // one call of an SSH service's route, the prompt on stdin. NyxID (and the
 // node, and the host's wrapper) run only the Aevatar command profile; any
-// other COMMAND is refused. Prints NyxID's raw SSH result and exits with
-// the remote exit code.
+// other COMMAND is refused. Prints NyxID's SSH result, one JSON document
+// {"exit_code", "timed_out", "stdout", "stderr"}, with or without --json, and
+// exits with the remote exit code; with --json a failure is a problem object.
 #include <iostream>
 #include <iterator>
 
