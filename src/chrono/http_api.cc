@@ -85,7 +85,9 @@ http::Response HandleReady(const ApiContext& ctx, http::Request&, RequestNote& n
 }
 
 http::Response HandleMetrics(const ApiContext& ctx, http::Request& request, RequestNote& note) {
-  if (absl::Status st = metrics::CheckMetricsAccess(request, ctx.options.metrics_token); !st.ok()) {
+  if (absl::Status st = metrics::CheckMetricsReadable(request, ctx.options.metrics_token,
+                                                      ctx.deps.metrics != nullptr);
+      !st.ok()) {
     return Problem(st, note);
   }
   return metrics::MetricsResponse(

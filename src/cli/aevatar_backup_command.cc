@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "CLI/CLI.hpp"
+#include "cli/server_replies.h"
 #include "cli/state_backup.h"
 
 namespace aevatar::cli {
@@ -37,9 +38,11 @@ void PrintManifest(const BackupManifest& manifest) {
   }
 }
 
-int Fail(std::string_view command, const absl::Status& status, std::string_view fallback) {
-  std::cerr << "aevatar " << command << ": " << BackupErrorCode(status, fallback) << ": "
-            << status.message() << "\n";
+int Fail(std::string_view command, const absl::Status& status, std::string_view fallback,
+         bool as_json) {
+  const std::string code = BackupErrorCode(status, fallback);
+  std::cerr << "aevatar " << command << ": " << code << ": " << status.message() << "\n";
+  if (as_json) std::cout << LocalProblemObject(code, std::string(status.message())).dump() << "\n";
   return 1;
 }
 
@@ -53,6 +56,8 @@ BackupCommands AddBackupCommands(CLI::App& app, BackupOptions& options) {
       ->required();
   commands.backup->add_option("--state-dir", options.state_dir,
                               "The state directory (default .state, as aevatar up)");
+  commands.backup->add_flag("--json", options.json,
+                            "Print the backup's manifest (manifest.json) as the one JSON document");
   commands.backup->footer(kBackupFooter);
   commands.restore =
       app.add_subcommand("restore", "Put a backup back into a state directory (services stopped)");
@@ -60,6 +65,8 @@ BackupCommands AddBackupCommands(CLI::App& app, BackupOptions& options) {
       ->required();
   commands.restore->add_option("--state-dir", options.state_dir,
                                "The state directory (default .state, as aevatar up)");
+  commands.restore->add_flag("--json", options.json,
+                             "Print the restored backup's manifest as the one JSON document");
   commands.restore->footer(kRestoreFooter);
   return commands;
 }
@@ -67,7 +74,11 @@ BackupCommands AddBackupCommands(CLI::App& app, BackupOptions& options) {
 int RunBackupCommand(const BackupCommands& commands, const BackupOptions& options) {
   if (commands.backup->parsed()) {
     auto manifest = TakeBackup(options.state_dir, options.to);
-    if (!manifest.ok()) return Fail("backup", manifest.status(), kBackupFailed);
+    if (!manifest.ok()) return Fail("backup", manifest.status(), kBackupFailed, options.json);
+    if (options.json) {
+      std::cout << ManifestJson(*manifest) << "\n";
+      return 0;
+    }
     std::cout << "backed up " << options.state_dir << " to " << options.to << ":\n";
     PrintManifest(*manifest);
     std::cout << "NOT copied (keep these separately; see " << options.to << "/" << kManifestName
@@ -81,7 +92,11 @@ int RunBackupCommand(const BackupCommands& commands, const BackupOptions& option
     return 0;
   }
   auto manifest = RestoreBackup(options.from, options.state_dir);
-  if (!manifest.ok()) return Fail("restore", manifest.status(), kRestoreFailed);
+  if (!manifest.ok()) return Fail("restore", manifest.status(), kRestoreFailed, options.json);
+  if (options.json) {
+    std::cout << ManifestJson(*manifest) << "\n";
+    return 0;
+  }
   std::cout << "restored " << options.from << " (taken " << manifest->created_at << ") into "
             << options.state_dir << ":\n";
   PrintManifest(*manifest);

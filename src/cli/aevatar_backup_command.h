@@ -17,6 +17,7 @@ struct BackupOptions {
   std::string state_dir = ".state";  // `aevatar up`'s default
   std::string to;                    // backup: a new or empty directory
   std::string from;                  // restore: a backup directory
+  bool json = false;                 // print the manifest (or a problem object) as JSON
 };
 
 struct BackupCommands {

@@ -22,6 +22,7 @@ struct VaultOptions {
   std::string state_dir;  // the key is <state_dir>/vault.key (the embedded default)
   std::string new_key_file;
   int wait_secs = 300;  // 0: stage and return
+  bool json = false;    // one JSON document on stdout: {"key_file", "staged", "rotated"}
 };
 
 CLI::App* AddVaultCommand(CLI::App& app, VaultOptions& options);

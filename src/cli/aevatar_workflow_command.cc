@@ -86,6 +86,31 @@ int ListRuns(const AevatarSession& session, const WorkflowOptions& options) {
   return 0;
 }
 
+// A saved workflow's schedules and webhooks (GET /api/workflows/{id}/triggers).
+// The text form leaves webhook secrets off the terminal; --json prints the
+// server's answer, secrets included, for whoever signs deliveries.
+int ListTriggers(const AevatarSession& session, const WorkflowOptions& options) {
+  auto r = CallAevatar(session, "GET",
+                       "/api/workflows/" + http::PercentEncode(options.workflow_id) + "/triggers");
+  if (r.status != 200) return PrintProblem(r);
+  const json answer = ParsedOrNull(r.body);
+  if (options.json) {
+    std::cout << answer.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
+    return 0;
+  }
+  const json& triggers = base::ArrayOrEmpty(answer, "triggers");
+  if (triggers.empty()) std::cout << "no triggers\n";
+  for (const json& trigger : triggers) {
+    if (base::StringOr(trigger, "kind", "") == "cron") {
+      std::cout << "cron     " << base::StringOr(trigger, "cron", "") << "\n";
+    } else {
+      std::cout << "webhook  " << base::StringOr(trigger, "hook_id", "") << "  POST "
+                << base::StringOr(trigger, "url", "") << "  (secret: --json)\n";
+    }
+  }
+  return 0;
+}
+
 // The body of POST /api/workflow-runs from the options, or a usage error.
 absl::StatusOr<json> RunBody(const WorkflowOptions& options) {
   json body = {{"inputs", json::object()}, {"wait", options.wait}};
@@ -127,7 +152,7 @@ CLI::App* Example(CLI::App* command, const std::string& example) {
 }  // namespace
 
 bool WorkflowCommands::parsed() const {
-  for (const CLI::App* command : {save, run, stop, show, list, watch}) {
+  for (const CLI::App* command : {save, run, stop, show, list, watch, triggers}) {
     if (command != nullptr && command->parsed()) return true;
   }
   return false;
@@ -175,8 +200,13 @@ WorkflowCommands AddWorkflowCommand(CLI::App& app, WorkflowOptions& options) {
       workflow->add_subcommand("watch", "Follow a run's events to its end (from the start)"),
       "aevatar workflow watch run_0123abcd");
   commands.watch->add_option("run_id", options.run_id, "Run id")->required();
-  for (CLI::App* command :
-       {commands.save, commands.run, commands.stop, commands.show, commands.list, commands.watch}) {
+  commands.triggers =
+      Example(workflow->add_subcommand("triggers", "A saved workflow's schedules and webhooks"),
+              "aevatar workflow triggers nightly-report --json");
+  commands.triggers->add_option("workflow_id", options.workflow_id, "Saved workflow id")
+      ->required();
+  for (CLI::App* command : {commands.save, commands.run, commands.stop, commands.show,
+                            commands.list, commands.watch, commands.triggers}) {
     command->add_flag("--json", options.json, "Print the server's JSON");
   }
   return commands;
@@ -202,6 +232,7 @@ int RunWorkflowCommand(const WorkflowCommands& commands, const WorkflowOptions& 
   }
   if (commands.run->parsed()) return StartRun(*session, options);
   if (commands.list->parsed()) return ListRuns(*session, options);
+  if (commands.triggers->parsed()) return ListTriggers(*session, options);
   if (commands.watch->parsed()) return FollowRun(*session, options.run_id, "", options.json);
   const std::string path = "/api/workflow-runs/" + http::PercentEncode(options.run_id);
   if (commands.stop->parsed()) {

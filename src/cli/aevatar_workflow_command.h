@@ -12,7 +12,7 @@ namespace aevatar::cli {
 
 // `aevatar workflow save FILE | run ID|--file FILE [--input K=V]... [--wait stream]
 //  | stop RUN | show RUN | list [--status S] [--workflow W] [--limit N] [--cursor C]
-//  | watch RUN`, each with --json.
+//  | watch RUN | triggers WORKFLOW_ID`, each with --json.
 struct WorkflowOptions {
   std::string url;
   std::string file;
@@ -35,6 +35,7 @@ struct WorkflowCommands {
   CLI::App* show = nullptr;
   CLI::App* list = nullptr;
   CLI::App* watch = nullptr;
+  CLI::App* triggers = nullptr;
   // Whether one of them was given.
   bool parsed() const;
 };

@@ -40,7 +40,7 @@ std::string ReadPassword(bool prompt) {
 
 int RunLogin(const NyxidGlobalOptions& global, LoginOptions options) {
   auto url = ResolveNyxidUrl(global);
-  if (!url.ok()) return ReportNyxidError(url.status());
+  if (!url.ok()) return ReportNyxidError(url.status(), global.json());
   if (options.username.empty()) {
     std::cerr << "Username: " << std::flush;
     std::getline(std::cin, options.username);
@@ -48,12 +48,23 @@ int RunLogin(const NyxidGlobalOptions& global, LoginOptions options) {
   const std::string password = ReadPassword(!options.password_stdin);
   auto response = NyxidCall({*url, ""}, "POST", "/api/v1/auth/login",
                             nlohmann::json{{"username", options.username}, {"password", password}});
-  if (!response.ok()) return ReportNyxidError(response.status());
+  if (!response.ok()) return ReportNyxidError(response.status(), global.json());
   const std::string token = base::StringOr(*response, "access_token", "");
   const int64_t expires_in = base::IntOr(*response, "expires_in", 0);
-  if (token.empty()) return ReportNyxidError(absl::InternalError("the broker sent no token"));
+  if (token.empty())
+    return ReportNyxidError(absl::InternalError("the broker sent no token"), global.json());
   if (absl::Status st = SaveNyxidLogin(*url, token, base::NowUnixSecs() + expires_in); !st.ok()) {
-    return ReportNyxidError(st);
+    return ReportNyxidError(st, global.json());
+  }
+  if (global.json()) {
+    // Never the token: it stays in the 0600 session file.
+    std::cout << nlohmann::json{{"url", *url},
+                                {"username", options.username},
+                                {"expires_at", base::NowUnixSecs() + expires_in},
+                                {"session", NyxidConfigDir() + "/session.json"}}
+                     .dump()
+              << "\n";
+    return 0;
   }
   std::cout << "Logged in to " << *url << " as " << options.username << "\n";
   return 0;
@@ -61,9 +72,9 @@ int RunLogin(const NyxidGlobalOptions& global, LoginOptions options) {
 
 int RunWhoami(const NyxidGlobalOptions& global) {
   auto session = ResolveNyxidSession(global);
-  if (!session.ok()) return ReportNyxidError(session.status());
+  if (!session.ok()) return ReportNyxidError(session.status(), global.json());
   auto me = NyxidCall(*session, "GET", "/api/v1/me");
-  if (!me.ok()) return ReportNyxidError(me.status());
+  if (!me.ok()) return ReportNyxidError(me.status(), global.json());
   if (global.output == "json") {
     std::cout << me->dump(2) << "\n";
     return 0;

@@ -16,11 +16,11 @@ struct CreateOptions {
 
 int RunCreate(const NyxidGlobalOptions& global, const CreateOptions& options) {
   auto session = ResolveNyxidSession(global);
-  if (!session.ok()) return ReportNyxidError(session.status());
+  if (!session.ok()) return ReportNyxidError(session.status(), global.json());
   nlohmann::json body = {{"label", options.label}};
   if (!options.allowed_services.empty()) body["allowed_services"] = options.allowed_services;
   auto key = NyxidCall(*session, "POST", "/api/v1/agent-keys", body);
-  if (!key.ok()) return ReportNyxidError(key.status());
+  if (!key.ok()) return ReportNyxidError(key.status(), global.json());
   if (global.output == "json") {
     std::cout << key->dump(2) << "\n";
     return 0;
@@ -33,9 +33,9 @@ int RunCreate(const NyxidGlobalOptions& global, const CreateOptions& options) {
 
 int RunList(const NyxidGlobalOptions& global) {
   auto session = ResolveNyxidSession(global);
-  if (!session.ok()) return ReportNyxidError(session.status());
+  if (!session.ok()) return ReportNyxidError(session.status(), global.json());
   auto keys = NyxidCall(*session, "GET", "/api/v1/agent-keys");
-  if (!keys.ok()) return ReportNyxidError(keys.status());
+  if (!keys.ok()) return ReportNyxidError(keys.status(), global.json());
   if (global.output == "json") {
     std::cout << base::ArrayOrEmpty(*keys, "agent_keys")
                      .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
@@ -61,9 +61,13 @@ int RunList(const NyxidGlobalOptions& global) {
 
 int RunRevoke(const NyxidGlobalOptions& global, const std::string& id) {
   auto session = ResolveNyxidSession(global);
-  if (!session.ok()) return ReportNyxidError(session.status());
+  if (!session.ok()) return ReportNyxidError(session.status(), global.json());
   auto revoked = NyxidCall(*session, "DELETE", "/api/v1/agent-keys/" + id);
-  if (!revoked.ok()) return ReportNyxidError(revoked.status());
+  if (!revoked.ok()) return ReportNyxidError(revoked.status(), global.json());
+  if (global.json()) {
+    std::cout << nlohmann::json{{"id", id}, {"revoked", true}}.dump() << "\n";
+    return 0;
+  }
   std::cout << "Revoked " << id << "\n";
   return 0;
 }

@@ -13,9 +13,9 @@ namespace {
 
 int RunAuditList(const NyxidGlobalOptions& global, int64_t after) {
   auto session = ResolveNyxidSession(global);
-  if (!session.ok()) return ReportNyxidError(session.status());
+  if (!session.ok()) return ReportNyxidError(session.status(), global.json());
   auto page = NyxidCall(*session, "GET", "/api/v1/admin/audit?after=" + std::to_string(after));
-  if (!page.ok()) return ReportNyxidError(page.status());
+  if (!page.ok()) return ReportNyxidError(page.status(), global.json());
   if (global.output == "json") {
     std::cout << page->dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return 0;

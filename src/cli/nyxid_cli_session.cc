@@ -7,7 +7,9 @@
 #include <iostream>
 #include <sstream>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "base/api_error.h"
 #include "base/json_read.h"
 #include "cli/server_replies.h"
 #include "os/atomic_file.h"
@@ -16,6 +18,8 @@ namespace aevatar::cli {
 namespace {
 
 constexpr char kSessionFile[] = "session.json";
+// The Status payload holding the broker's problem as ProblemObject's JSON.
+constexpr char kProblemPayload[] = "type.aevatar/cli.problem";
 
 std::string Env(const char* name) {
   const char* value = std::getenv(name);
@@ -104,9 +108,12 @@ absl::StatusOr<nlohmann::json> NyxidCall(const NyxidSession& session, const std:
         absl::StrCat("cannot reach ", session.url, ": ", std::string(response.status().message())));
   }
   if (response->status >= 400) {
-    return absl::Status(
+    absl::Status error(
         response->status == 401 ? absl::StatusCode::kUnauthenticated : absl::StatusCode::kUnknown,
         ProblemSummary(response->status, response->body));
+    error.SetPayload(kProblemPayload,
+                     absl::Cord(ProblemObject(response->status, response->body).dump()));
+    return error;
   }
   if (response->body.empty()) return nlohmann::json::object();
   // Every answer this CLI asks for is an object; callers read its members
@@ -117,8 +124,17 @@ absl::StatusOr<nlohmann::json> NyxidCall(const NyxidSession& session, const std:
   return doc;
 }
 
-int ReportNyxidError(const absl::Status& status) {
+int ReportNyxidError(const absl::Status& status, bool as_json) {
   std::cerr << "nyxid: " << status.message() << "\n";
+  if (!as_json) return 1;
+  nlohmann::json problem;
+  if (auto payload = status.GetPayload(kProblemPayload); payload.has_value()) {
+    problem = base::ParseJsonObject(std::string(*payload)).value_or(nlohmann::json());
+  }
+  if (!problem.is_object()) {
+    problem = LocalProblemObject(base::ApiCode(status), std::string(status.message()));
+  }
+  std::cout << problem.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return 1;
 }
 

@@ -21,7 +21,9 @@ namespace aevatar::cli {
 
 struct NyxidGlobalOptions {
   std::string url;
-  std::string output = "table";  // "table" or "json"
+  std::string output = "table";  // "table" or "json" (`--json`)
+  // True when the command prints one JSON document (`--json`/`--output json`).
+  bool json() const { return output == "json"; }
 };
 
 struct NyxidSession {
@@ -48,14 +50,18 @@ absl::StatusOr<NyxidSession> ResolveNyxidSession(const NyxidGlobalOptions& optio
 // One JSON exchange with the broker (`timeout`, 15 s unless given). Returns the answer, a
 // JSON object (an empty body is {}); an answer that is not an object is
 // Internal. A problem+json answer becomes an error "CODE: detail (HTTP n,
-// diagnostic_id …)".
+// diagnostic_id …)", carrying the problem (ProblemObject) for `--json`.
 absl::StatusOr<nlohmann::json> NyxidCall(
     const NyxidSession& session, const std::string& method, const std::string& path,
     const std::optional<nlohmann::json>& body = std::nullopt,
     std::chrono::milliseconds timeout = std::chrono::seconds(15));
 
-// Prints `status` as "nyxid: <message>" on stderr; returns the exit code 1.
-int ReportNyxidError(const absl::Status& status);
+// Prints `status` as "nyxid: <message>" on stderr; with `as_json` also one
+// JSON problem object on stdout, so a `--json` caller always gets a document:
+// the broker's problem (code, detail, status, diagnostic_id) when the error
+// came from it, else {"code": base::ApiCode, "detail", "diagnostic_id": null}
+// for a failure on this side. Returns the exit code 1.
+int ReportNyxidError(const absl::Status& status, bool as_json = false);
 
 }  // namespace aevatar::cli
 

@@ -40,7 +40,7 @@ void AddNyxidAgentKeyCommands(CLI::App& app, NyxidGlobalOptions& global, int& ex
 // nyxid node register-token|register|list|delete, node ssh-credentials
 // add|rotate-host-key|list, node daemon run|start|status|stop|install
 void AddNyxidNodeCommands(CLI::App& app, NyxidGlobalOptions& global, int& exit_code);
-void AddNyxidNodeDaemonCommands(CLI::App& nodes, int& exit_code);
+void AddNyxidNodeDaemonCommands(CLI::App& nodes, NyxidGlobalOptions& global, int& exit_code);
 // The node profile: `flag`, else $NYXID_PROFILE, else "default".
 std::string NodeProfileName(const std::string& flag);
 

@@ -53,16 +53,22 @@ const std::vector<aevatar::cli::CommandExample> kNyxidExamples = {
     {"ssh exec", "nyxid ssh exec --service build-box --principal deploy --timeout-secs 600"},
 };
 
-// Every command with `--output table|json` also takes `--json` (the same
-// as --output json), like the other binaries' commands.
+// Every command that runs (a leaf) takes `--json`: one JSON document on
+// stdout, errors included (ReportNyxidError). Where the command has
+// `--output table|json`, it is the same as --output json. `serve` and `node
+// daemon run` already have theirs: JSON log lines (AddLogFormatFlag).
 void AddJsonFlags(CLI::App& command, aevatar::cli::NyxidGlobalOptions& global) {
-  if (command.get_option_no_throw("--output") != nullptr) {
+  const std::vector<CLI::App*> subs = command.get_subcommands([](CLI::App*) { return true; });
+  const bool leaf = subs.empty() && command.get_parent() != nullptr;
+  if (leaf && command.get_option_no_throw("--json") == nullptr) {
+    const bool has_output = command.get_option_no_throw("--output") != nullptr;
     command.add_flag_callback(
-        "--json", [&global] { global.output = "json"; }, "Same as --output json");
+        "--json", [&global] { global.output = "json"; },
+        has_output ? "Same as --output json"
+                   : "Print one JSON document on stdout (an error: a problem object with code "
+                     "and diagnostic_id)");
   }
-  for (CLI::App* sub : command.get_subcommands([](CLI::App*) { return true; })) {
-    AddJsonFlags(*sub, global);
-  }
+  for (CLI::App* sub : subs) AddJsonFlags(*sub, global);
 }
 
 }  // namespace

@@ -41,22 +41,29 @@ struct CredentialOptions {
   int port = 22;
 };
 
-int NodeFail(const std::string& message) {
-  std::cerr << "nyxid: " << message << "\n";
-  return 1;
+// A failure on this side: "nyxid: MESSAGE" on stderr (and, with `as_json`,
+// a problem object on stdout; ReportNyxidError).
+int NodeFail(const std::string& message, bool as_json) {
+  return ReportNyxidError(absl::FailedPreconditionError(message), as_json);
 }
 
 // A typed failure says its code first, as NyxID's own errors do.
-int NodeFail(const absl::Status& status) {
-  return NodeFail(base::ApiCode(status) + ": " + std::string(status.message()));
+int NodeFail(const absl::Status& status, bool as_json) {
+  return ReportNyxidError(
+      absl::Status(status.code(), base::ApiCode(status) + ": " + std::string(status.message())),
+      as_json);
+}
+
+void PrintJson(const nlohmann::json& document) {
+  std::cout << document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 int RunRegisterToken(const NyxidGlobalOptions& global, const RegisterOptions& options) {
   auto session = ResolveNyxidSession(global);
-  if (!session.ok()) return ReportNyxidError(session.status());
+  if (!session.ok()) return ReportNyxidError(session.status(), global.json());
   auto token = NyxidCall(*session, "POST", "/api/v1/nodes/register-token",
                          nlohmann::json{{"name", options.name}});
-  if (!token.ok()) return ReportNyxidError(token.status());
+  if (!token.ok()) return ReportNyxidError(token.status(), global.json());
   if (global.output == "json") {
     std::cout << token->dump() << "\n";
   } else {
@@ -76,32 +83,34 @@ std::string HttpBaseOf(const std::string& ws_url) {
   return path == std::string::npos ? base : base.substr(0, path);
 }
 
-int RunRegister(const std::string& profile_name, const RegisterOptions& options) {
+int RunRegister(const std::string& profile_name, const RegisterOptions& options, bool as_json) {
   if (options.keychain) {
-    return NodeFail(
-        "KEYCHAIN_UNAVAILABLE: this build has no keychain backend; use --encrypted-file (the "
-        "credentials are sealed under a key kept outside the profile)");
+    return NodeFail(base::ApiError(absl::StatusCode::kFailedPrecondition, "KEYCHAIN_UNAVAILABLE",
+                                   "this build has no keychain backend; use --encrypted-file (the "
+                                   "credentials are sealed under a key kept outside the profile)"),
+                    as_json);
   }
   if (!node::IsProfileName(profile_name))
-    return NodeFail("--profile must be 1 to 32 of [a-z0-9_-]");
+    return NodeFail("--profile must be 1 to 32 of [a-z0-9_-]", as_json);
   if (!absl::StartsWith(options.url, "ws://") && !absl::StartsWith(options.url, "wss://")) {
     return NodeFail(
-        "--url must be NyxID's node endpoint, wss://HOST:PORT/api/v1/nodes/ws (ws:// without TLS)");
+        "--url must be NyxID's node endpoint, wss://HOST:PORT/api/v1/nodes/ws (ws:// without TLS)",
+        as_json);
   }
   // The node secret and every relayed command travel on this connection.
   auto endpoint = http::ParseHttpUrl(HttpBaseOf(options.url));
-  if (!endpoint.ok()) return NodeFail(std::string(endpoint.status().message()));
+  if (!endpoint.ok()) return NodeFail(std::string(endpoint.status().message()), as_json);
   if (!endpoint->tls && !http::IsLoopbackHost(endpoint->host)) {
-    return NodeFail("--url: ws:// is only for a NyxID on this host; use wss:// (TLS)");
+    return NodeFail("--url: ws:// is only for a NyxID on this host; use wss:// (TLS)", as_json);
   }
   if (node::LoadNodeProfile(profile_name).ok()) {
-    return NodeFail("profile \"" + profile_name + "\" exists; choose another --profile");
+    return NodeFail("profile \"" + profile_name + "\" exists; choose another --profile", as_json);
   }
   NyxidSession anonymous{HttpBaseOf(options.url), ""};
   anonymous.tls.ca_file = options.ca_file;
   auto registered = NyxidCall(anonymous, "POST", "/api/v1/nodes/register",
                               nlohmann::json{{"token", options.token}});
-  if (!registered.ok()) return ReportNyxidError(registered.status());
+  if (!registered.ok()) return ReportNyxidError(registered.status(), as_json);
   node::NodeProfile profile;
   profile.name = profile_name;
   profile.dir = node::NodeProfileDir(profile_name);
@@ -112,10 +121,18 @@ int RunRegister(const std::string& profile_name, const RegisterOptions& options)
   node::NodeSecrets secrets;
   secrets.node_secret = base::StringOr(*registered, "node_secret", "");
   if (profile.node_id.empty() || secrets.node_secret.empty()) {
-    return NodeFail("NyxID's answer lacks node_id or node_secret");
+    return NodeFail("NyxID's answer lacks node_id or node_secret", as_json);
   }
   if (absl::Status st = node::CreateNodeProfile(profile, secrets); !st.ok()) {
-    return NodeFail(std::string(st.message()));
+    return NodeFail(std::string(st.message()), as_json);
+  }
+  if (as_json) {
+    // Never the node secret: it stays sealed in the profile.
+    PrintJson({{"node_id", profile.node_id},
+               {"name", profile.node_name},
+               {"profile", profile_name},
+               {"dir", profile.dir}});
+    return 0;
   }
   std::cout << "registered node " << profile.node_name << " (" << profile.node_id << ") as profile "
             << profile_name << " in " << profile.dir << "\n"
@@ -125,9 +142,9 @@ int RunRegister(const std::string& profile_name, const RegisterOptions& options)
 
 int RunNodeList(const NyxidGlobalOptions& global) {
   auto session = ResolveNyxidSession(global);
-  if (!session.ok()) return ReportNyxidError(session.status());
+  if (!session.ok()) return ReportNyxidError(session.status(), global.json());
   auto nodes = NyxidCall(*session, "GET", "/api/v1/nodes");
-  if (!nodes.ok()) return ReportNyxidError(nodes.status());
+  if (!nodes.ok()) return ReportNyxidError(nodes.status(), global.json());
   if (global.output == "json") {
     std::cout << nlohmann::json{{"nodes", base::ArrayOrEmpty(*nodes, "nodes")}}.dump(2) << "\n";
     return 0;
@@ -143,40 +160,56 @@ int RunNodeList(const NyxidGlobalOptions& global) {
 
 int RunNodeDelete(const NyxidGlobalOptions& global, const std::string& id) {
   auto session = ResolveNyxidSession(global);
-  if (!session.ok()) return ReportNyxidError(session.status());
+  if (!session.ok()) return ReportNyxidError(session.status(), global.json());
   auto deleted = NyxidCall(*session, "DELETE", "/api/v1/nodes/" + http::PercentEncode(id));
-  if (!deleted.ok()) return ReportNyxidError(deleted.status());
+  if (!deleted.ok()) return ReportNyxidError(deleted.status(), global.json());
+  if (global.json()) {
+    PrintJson({{"id", id}, {"deleted", true}});
+    return 0;
+  }
   std::cout << "deleted node " << id << "\n";
   return 0;
 }
 
-int RunCredentialAdd(const std::string& profile_name, const CredentialOptions& options) {
+int RunCredentialAdd(const std::string& profile_name, const CredentialOptions& options,
+                     bool as_json) {
   auto profile = node::LoadNodeProfile(profile_name);
-  if (!profile.ok()) return NodeFail(std::string(profile.status().message()));
+  if (!profile.ok()) return NodeFail(std::string(profile.status().message()), as_json);
   auto secrets = node::LoadNodeSecrets(*profile);
-  if (!secrets.ok()) return NodeFail(std::string(secrets.status().message()));
+  if (!secrets.ok()) return NodeFail(std::string(secrets.status().message()), as_json);
   std::string key;
   if (!ReadWholeFile(options.key_file, key) || key.size() > kMaxKeyFileBytes) {
-    return NodeFail("--key-file cannot be read (or is larger than 64 KiB)");
+    return NodeFail("--key-file cannot be read (or is larger than 64 KiB)", as_json);
   }
   if (!absl::StrContains(key, "PRIVATE KEY-----")) {
-    return NodeFail(
-        "--key-file must be an OpenSSH private key (the dedicated key for this target)");
+    return NodeFail("--key-file must be an OpenSSH private key (the dedicated key for this target)",
+                    as_json);
   }
   // The pin comes first: a key is only ever used against a pinned host.
   auto pinned = node::PinHostKey(*profile, options.host, options.port, /*rotate=*/false);
-  if (!pinned.ok()) return NodeFail(pinned.status());
+  if (!pinned.ok()) return NodeFail(pinned.status(), as_json);
   std::erase_if(secrets->ssh, [&](const node::SshCredential& c) {
     return c.service == options.service && c.principal == options.principal;
   });
   secrets->ssh.push_back(
       {options.service, options.principal, options.host, options.port, std::move(key)});
   if (absl::Status st = node::SaveNodeSecrets(*profile, *secrets); !st.ok()) {
-    return NodeFail(std::string(st.message()));
+    return NodeFail(std::string(st.message()), as_json);
+  }
+  const bool allowed = profile->AllowsTarget(options.host, options.port);
+  if (as_json) {
+    // Never the key: where it is held and the pinned host key only.
+    PrintJson({{"service", options.service},
+               {"principal", options.principal},
+               {"host", options.host},
+               {"port", options.port},
+               {"host_key", *pinned},
+               {"allowed_target", allowed}});
+    return 0;
   }
   std::cout << "the node holds the key for " << options.principal << " on service "
             << options.service << "; host key pinned (" << *pinned << ")\n";
-  if (!profile->AllowsTarget(options.host, options.port)) {
+  if (!allowed) {
     std::cout << "note: " << options.host << ":" << options.port
               << " is not in [ssh].allowed_targets of " << profile->dir
               << "/config.toml; add it, then restart the daemon\n";
@@ -184,21 +217,35 @@ int RunCredentialAdd(const std::string& profile_name, const CredentialOptions& o
   return 0;
 }
 
-int RunRotateHostKey(const std::string& profile_name, const CredentialOptions& options) {
+int RunRotateHostKey(const std::string& profile_name, const CredentialOptions& options,
+                     bool as_json) {
   auto profile = node::LoadNodeProfile(profile_name);
-  if (!profile.ok()) return NodeFail(std::string(profile.status().message()));
+  if (!profile.ok()) return NodeFail(std::string(profile.status().message()), as_json);
   auto pinned = node::PinHostKey(*profile, options.host, options.port, /*rotate=*/true);
-  if (!pinned.ok()) return NodeFail(pinned.status());
+  if (!pinned.ok()) return NodeFail(pinned.status(), as_json);
+  if (as_json) {
+    PrintJson({{"host", options.host}, {"port", options.port}, {"host_key", *pinned}});
+    return 0;
+  }
   std::cout << "host key of " << options.host << ":" << options.port << " pinned anew (" << *pinned
             << ")\n";
   return 0;
 }
 
-int RunCredentialList(const std::string& profile_name) {
+int RunCredentialList(const std::string& profile_name, bool as_json) {
   auto profile = node::LoadNodeProfile(profile_name);
-  if (!profile.ok()) return NodeFail(std::string(profile.status().message()));
+  if (!profile.ok()) return NodeFail(std::string(profile.status().message()), as_json);
   auto secrets = node::LoadNodeSecrets(*profile);
-  if (!secrets.ok()) return NodeFail(std::string(secrets.status().message()));
+  if (!secrets.ok()) return NodeFail(std::string(secrets.status().message()), as_json);
+  if (as_json) {
+    nlohmann::json held = nlohmann::json::array();
+    for (const node::SshCredential& c : secrets->ssh) {
+      held.push_back(
+          {{"service", c.service}, {"principal", c.principal}, {"host", c.host}, {"port", c.port}});
+    }
+    PrintJson({{"credentials", held}});
+    return 0;
+  }
   for (const node::SshCredential& c : secrets->ssh) {
     std::cout << c.service << "\t" << c.principal << "\t" << c.host << ":" << c.port << "\n";
   }
@@ -247,8 +294,8 @@ void AddNyxidNodeCommands(CLI::App& app, NyxidGlobalOptions& global, int& exit_c
   auto* keychain = reg_cmd->add_flag("--keychain", reg.keychain, "keep secrets in a keychain");
   reg_cmd->add_flag("--encrypted-file", reg.encrypted_file, "keep secrets sealed in a file")
       ->excludes(keychain);
-  reg_cmd->callback([&exit_code, reg_ptr, profile_ptr] {
-    exit_code = RunRegister(NodeProfileName(*profile_ptr), *reg_ptr);
+  reg_cmd->callback([&global, &exit_code, reg_ptr, profile_ptr] {
+    exit_code = RunRegister(NodeProfileName(*profile_ptr), *reg_ptr, global.json());
   });
 
   CLI::App* list = nodes->add_subcommand("list", "your nodes, online or not");
@@ -269,21 +316,22 @@ void AddNyxidNodeCommands(CLI::App& app, NyxidGlobalOptions& global, int& exit_c
   add->add_option("--key-file", cred.key_file, "the dedicated private key")->required();
   add->add_option("--host", cred.host, "the target's host")->required();
   add->add_option("--port", cred.port, "the target's port")->check(CLI::Range(1, 65535));
-  add->callback([&exit_code, cred_ptr, profile_ptr] {
-    exit_code = RunCredentialAdd(NodeProfileName(*profile_ptr), *cred_ptr);
+  add->callback([&global, &exit_code, cred_ptr, profile_ptr] {
+    exit_code = RunCredentialAdd(NodeProfileName(*profile_ptr), *cred_ptr, global.json());
   });
   CLI::App* rotate =
       creds->add_subcommand("rotate-host-key", "pin the target's current host key anew");
   rotate->add_option("--host", cred.host, "the target's host")->required();
   rotate->add_option("--port", cred.port, "the target's port")->check(CLI::Range(1, 65535));
-  rotate->callback([&exit_code, cred_ptr, profile_ptr] {
-    exit_code = RunRotateHostKey(NodeProfileName(*profile_ptr), *cred_ptr);
+  rotate->callback([&global, &exit_code, cred_ptr, profile_ptr] {
+    exit_code = RunRotateHostKey(NodeProfileName(*profile_ptr), *cred_ptr, global.json());
   });
   CLI::App* held = creds->add_subcommand("list", "the keys held (never their contents)");
-  held->callback(
-      [&exit_code, profile_ptr] { exit_code = RunCredentialList(NodeProfileName(*profile_ptr)); });
+  held->callback([&global, &exit_code, profile_ptr] {
+    exit_code = RunCredentialList(NodeProfileName(*profile_ptr), global.json());
+  });
 
-  AddNyxidNodeDaemonCommands(*nodes, exit_code);
+  AddNyxidNodeDaemonCommands(*nodes, global, exit_code);
 }
 
 }  // namespace aevatar::cli

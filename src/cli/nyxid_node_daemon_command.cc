@@ -18,6 +18,7 @@
 #include "base/json_read.h"
 #include "base/log.h"
 #include "cli/nyxid_commands.h"
+#include "cli/operator_flags.h"
 #include "cli/wait_for_signal.h"
 #include "nyxid/node_agent/node_daemon.h"
 #include "nyxid/node_agent/node_profile.h"
@@ -32,11 +33,20 @@ namespace node = nyxid::node;
 struct DaemonOptions {
   std::string profile;
   std::string log_level = "info";
+  bool json = false;  // `--json`: one JSON document on stdout (`run`: JSON log lines)
 };
 
-int DaemonFail(const std::string& message) {
-  std::cerr << "nyxid: " << message << "\n";
-  return 1;
+int DaemonFail(const DaemonOptions& options, const std::string& message) {
+  return ReportNyxidError(absl::FailedPreconditionError(message), options.json);
+}
+
+// `--json`'s document, or `text` for a terminal.
+void Report(const DaemonOptions& options, const nlohmann::json& document, const std::string& text) {
+  if (options.json) {
+    std::cout << document.dump() << "\n";
+  } else {
+    std::cout << text;
+  }
 }
 
 // The daemon's pid when one holds the profile's lock, else 0.
@@ -65,15 +75,15 @@ base::LogLevel LevelOf(const std::string& name) {
 
 int RunForeground(const DaemonOptions& options) {
   auto profile = node::LoadNodeProfile(options.profile);
-  if (!profile.ok()) return DaemonFail(std::string(profile.status().message()));
+  if (!profile.ok()) return DaemonFail(options, std::string(profile.status().message()));
   os::UniqueFd lock(::open(profile->PidPath().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
   if (lock.get() < 0 || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
-    return DaemonFail("a daemon already runs for profile " + options.profile);
+    return DaemonFail(options, "a daemon already runs for profile " + options.profile);
   }
   const std::string pid = std::to_string(::getpid()) + "\n";
   if (::ftruncate(lock.get(), 0) != 0 ||
       ::pwrite(lock.get(), pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
-    return DaemonFail("cannot write " + profile->PidPath());
+    return DaemonFail(options, "cannot write " + profile->PidPath());
   }
   base::ConfigureLog(LevelOf(options.log_level), 2);
   BlockStopSignals();
@@ -95,15 +105,17 @@ int RunForeground(const DaemonOptions& options) {
 // waits up to 10 s for it to come online.
 int RunStart(const DaemonOptions& options) {
   auto profile = node::LoadNodeProfile(options.profile);
-  if (!profile.ok()) return DaemonFail(std::string(profile.status().message()));
+  if (!profile.ok()) return DaemonFail(options, std::string(profile.status().message()));
   if (pid_t pid = RunningDaemon(*profile)) {
-    std::cout << "the daemon of profile " << options.profile << " already runs (pid " << pid
-              << ")\n";
+    Report(options,
+           {{"profile", options.profile}, {"pid", pid}, {"state", "running"}, {"started", false}},
+           "the daemon of profile " + options.profile + " already runs (pid " +
+               std::to_string(pid) + ")\n");
     return 0;
   }
   (void)::unlink(profile->StatePath().c_str());
   const pid_t first = ::fork();
-  if (first < 0) return DaemonFail("fork failed");
+  if (first < 0) return DaemonFail(options, "fork failed");
   if (first == 0) {
     ::setsid();
     if (::fork() != 0) ::_exit(0);
@@ -122,25 +134,35 @@ int RunStart(const DaemonOptions& options) {
   for (int i = 0; i < 100; ++i) {
     const nlohmann::json state = ReadState(*profile);
     if (base::StringOr(state, "state", "") == "online") {
-      std::cout << "the daemon of profile " << options.profile << " is online (pid "
-                << base::IntOr(state, "pid", 0) << ")\n";
+      const int64_t pid = base::IntOr(state, "pid", 0);
+      Report(options,
+             {{"profile", options.profile}, {"pid", pid}, {"state", "online"}, {"started", true}},
+             "the daemon of profile " + options.profile + " is online (pid " + std::to_string(pid) +
+                 ")\n");
       return 0;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   const nlohmann::json state = ReadState(*profile);
   if (RunningDaemon(*profile) == 0) {
-    return DaemonFail("the daemon did not start; see " + profile->LogPath());
+    return DaemonFail(options, "the daemon did not start; see " + profile->LogPath());
   }
-  std::cout << "the daemon runs but is not online yet: " << base::StringOr(state, "state", "?")
-            << " (" << base::StringOr(state, "last_error", "no error yet")
-            << "); it keeps retrying\n";
+  const std::string now = base::StringOr(state, "state", "?");
+  const std::string last_error = base::StringOr(state, "last_error", "");
+  Report(options,
+         {{"profile", options.profile},
+          {"pid", RunningDaemon(*profile)},
+          {"state", now},
+          {"started", true},
+          {"last_error", last_error}},
+         "the daemon runs but is not online yet: " + now + " (" +
+             (last_error.empty() ? "no error yet" : last_error) + "); it keeps retrying\n");
   return 0;
 }
 
 int RunStatus(const DaemonOptions& options) {
   auto profile = node::LoadNodeProfile(options.profile);
-  if (!profile.ok()) return DaemonFail(std::string(profile.status().message()));
+  if (!profile.ok()) return DaemonFail(options, std::string(profile.status().message()));
   const pid_t pid = RunningDaemon(*profile);
   nlohmann::json state = ReadState(*profile);
   nlohmann::json out = {{"profile", options.profile},
@@ -155,10 +177,11 @@ int RunStatus(const DaemonOptions& options) {
 
 int RunStop(const DaemonOptions& options) {
   auto profile = node::LoadNodeProfile(options.profile);
-  if (!profile.ok()) return DaemonFail(std::string(profile.status().message()));
+  if (!profile.ok()) return DaemonFail(options, std::string(profile.status().message()));
   const pid_t pid = RunningDaemon(*profile);
   if (pid == 0) {
-    std::cout << "the daemon of profile " << options.profile << " is not running\n";
+    Report(options, {{"profile", options.profile}, {"was_running", false}, {"running", false}},
+           "the daemon of profile " + options.profile + " is not running\n");
     return 0;
   }
   ::kill(pid, SIGTERM);
@@ -166,7 +189,8 @@ int RunStop(const DaemonOptions& options) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   if (RunningDaemon(*profile) != 0) ::kill(pid, SIGKILL);
-  std::cout << "stopped the daemon of profile " << options.profile << "\n";
+  Report(options, {{"profile", options.profile}, {"was_running", true}, {"running", false}},
+         "stopped the daemon of profile " + options.profile + "\n");
   return 0;
 }
 
@@ -174,17 +198,18 @@ int RunStop(const DaemonOptions& options) {
 // without it).
 int RunInstall(const DaemonOptions& options) {
   auto profile = node::LoadNodeProfile(options.profile);
-  if (!profile.ok()) return DaemonFail(std::string(profile.status().message()));
+  if (!profile.ok()) return DaemonFail(options, std::string(profile.status().message()));
   struct stat st {};
   if (::stat("/run/systemd/system", &st) != 0) {
-    std::cout << "systemd does not run on this host: no unit written. Run the daemon with: "
-                 "nyxid node daemon start --profile "
-              << options.profile << "\n";
+    Report(options, {{"profile", options.profile}, {"systemd", false}, {"unit", nullptr}},
+           "systemd does not run on this host: no unit written. Run the daemon with: nyxid node "
+           "daemon start --profile " +
+               options.profile + "\n");
     return 0;
   }
   char self[4096] = {};
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n <= 0) return DaemonFail("cannot find this program's path");
+  if (n <= 0) return DaemonFail(options, "cannot find this program's path");
   const bool root = ::geteuid() == 0;
   const char* home = std::getenv("HOME");
   const std::string dir =
@@ -199,19 +224,20 @@ int RunInstall(const DaemonOptions& options) {
       "\nWantedBy=" +
       (root ? "multi-user.target" : "default.target") + "\n";
   if (absl::Status made = os::MakeDirectories(dir, 0755); !made.ok()) {
-    return DaemonFail(std::string(made.message()));
+    return DaemonFail(options, std::string(made.message()));
   }
   if (absl::Status written = os::WriteFileAtomically(dir + "/" + unit, text, 0644); !written.ok()) {
-    return DaemonFail(std::string(written.message()));
+    return DaemonFail(options, std::string(written.message()));
   }
-  std::cout << "wrote " << dir << "/" << unit << "\nenable it: systemctl "
-            << (root ? "" : "--user ") << "enable --now " << unit << "\n";
+  Report(options, {{"profile", options.profile}, {"systemd", true}, {"unit", dir + "/" + unit}},
+         "wrote " + dir + "/" + unit + "\nenable it: systemctl " + (root ? "" : "--user ") +
+             "enable --now " + unit + "\n");
   return 0;
 }
 
 }  // namespace
 
-void AddNyxidNodeDaemonCommands(CLI::App& nodes, int& exit_code) {
+void AddNyxidNodeDaemonCommands(CLI::App& nodes, NyxidGlobalOptions& global, int& exit_code) {
   CLI::App* daemon = nodes.add_subcommand("daemon", "the node's connection to NyxID");
   daemon->require_subcommand(1);
   auto options = std::make_shared<DaemonOptions>();
@@ -229,9 +255,13 @@ void AddNyxidNodeDaemonCommands(CLI::App& nodes, int& exit_code) {
                         "profile name (default $NYXID_PROFILE or default)");
     command->add_option("--log-level", options->log_level, "debug, info, warn or error")
         ->check(CLI::IsMember({"debug", "info", "warn", "error"}));
-    command->callback([&exit_code, options, run = what.second] {
+    // `run` is a foreground server: its --json is JSON log lines (the default
+    // shape; AddLogFormatFlag). The others print one JSON document.
+    if (std::string_view(name) == "run") AddLogFormatFlag(command);
+    command->callback([&global, &exit_code, options, run = what.second] {
       DaemonOptions resolved = *options;
       resolved.profile = NodeProfileName(options->profile);
+      resolved.json = global.json();
       exit_code = run(resolved);
     });
   }

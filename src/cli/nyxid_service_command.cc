@@ -19,9 +19,9 @@ std::string Text(const nlohmann::json& key, std::string_view field) {
 
 int RunServiceList(const NyxidGlobalOptions& global) {
   auto session = ResolveNyxidSession(global);
-  if (!session.ok()) return ReportNyxidError(session.status());
+  if (!session.ok()) return ReportNyxidError(session.status(), global.json());
   auto keys = NyxidCall(*session, "GET", "/api/v1/keys");
-  if (!keys.ok()) return ReportNyxidError(keys.status());
+  if (!keys.ok()) return ReportNyxidError(keys.status(), global.json());
   if (global.output == "json") {
     std::cout << base::ArrayOrEmpty(*keys, "keys")
                      .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
@@ -61,7 +61,7 @@ int RunAddSsh(const NyxidGlobalOptions& global, const AddSshOptions& options) {
     return 1;
   }
   auto session = ResolveNyxidSession(global);
-  if (!session.ok()) return ReportNyxidError(session.status());
+  if (!session.ok()) return ReportNyxidError(session.status(), global.json());
   const nlohmann::json body = {{"label", options.label},
                                {"host", options.host},
                                {"port", options.port},
@@ -69,7 +69,7 @@ int RunAddSsh(const NyxidGlobalOptions& global, const AddSshOptions& options) {
                                {"principals", options.principals},
                                {"node_key", true}};
   auto service = NyxidCall(*session, "POST", "/api/v1/ssh-services", body);
-  if (!service.ok()) return ReportNyxidError(service.status());
+  if (!service.ok()) return ReportNyxidError(service.status(), global.json());
   if (global.output == "json") {
     std::cout << service->dump(2) << "\n";
   } else {

@@ -12,11 +12,15 @@ namespace {
 
 int RunLogout(const NyxidGlobalOptions& global) {
   auto session = ResolveNyxidSession(global);
-  if (!session.ok()) return ReportNyxidError(session.status());
+  if (!session.ok()) return ReportNyxidError(session.status(), global.json());
   auto done = NyxidCall(*session, "POST", "/api/v1/auth/logout");
   // The local session goes even when the broker cannot be told.
   std::remove((NyxidConfigDir() + "/session.json").c_str());
-  if (!done.ok()) return ReportNyxidError(done.status());
+  if (!done.ok()) return ReportNyxidError(done.status(), global.json());
+  if (global.json()) {
+    std::cout << nlohmann::json{{"logged_out", true}, {"url", session->url}}.dump() << "\n";
+    return 0;
+  }
   std::cout << "Logged out: every token of this account is revoked\n";
   return 0;
 }
@@ -24,7 +28,7 @@ int RunLogout(const NyxidGlobalOptions& global) {
 // Two lines on stdin: the current password, then the new one.
 int RunPasswd(const NyxidGlobalOptions& global) {
   auto session = ResolveNyxidSession(global);
-  if (!session.ok()) return ReportNyxidError(session.status());
+  if (!session.ok()) return ReportNyxidError(session.status(), global.json());
   std::string current;
   std::string next;
   std::cerr << "Current password, then the new one (a line each): " << std::flush;
@@ -32,17 +36,29 @@ int RunPasswd(const NyxidGlobalOptions& global) {
   std::getline(std::cin, next);
   auto changed = NyxidCall(*session, "POST", "/api/v1/auth/password",
                            nlohmann::json{{"current_password", current}, {"new_password", next}});
-  if (!changed.ok()) return ReportNyxidError(changed.status());
+  if (!changed.ok()) return ReportNyxidError(changed.status(), global.json());
   std::remove((NyxidConfigDir() + "/session.json").c_str());
+  if (global.json()) {
+    std::cout << nlohmann::json{{"password_changed", true}, {"logged_out", true}}.dump() << "\n";
+    return 0;
+  }
   std::cout << "Password changed: every token of this account is revoked; log in again\n";
   return 0;
 }
 
 int RunRotate(const NyxidGlobalOptions& global) {
   auto session = ResolveNyxidSession(global);
-  if (!session.ok()) return ReportNyxidError(session.status());
+  if (!session.ok()) return ReportNyxidError(session.status(), global.json());
   auto rotated = NyxidCall(*session, "POST", "/api/v1/admin/signing-keys/rotate");
-  if (!rotated.ok()) return ReportNyxidError(rotated.status());
+  if (!rotated.ok()) return ReportNyxidError(rotated.status(), global.json());
+  if (global.json()) {
+    // Key ids only: the broker never sends key material here.
+    std::cout << nlohmann::json{{"kid", base::StringOr(*rotated, "kid", "")},
+                                {"previous_kid", base::StringOr(*rotated, "previous_kid", "")}}
+                     .dump()
+              << "\n";
+    return 0;
+  }
   std::cout << "Signing with " << base::StringOr(*rotated, "kid", "") << "; "
             << base::StringOr(*rotated, "previous_kid", "")
             << " stays published until the tokens it signed expire\n";

@@ -1,8 +1,9 @@
 // `nyxid ssh exec --service S --principal P [--timeout-secs N] [-- COMMAND]`:
 // one call of an SSH service's route, the prompt on stdin. NyxID (and the
 // node, and the host's wrapper) run only the Aevatar command profile; any
-// other COMMAND is refused. Prints NyxID's raw SSH result and exits with
-// the remote exit code.
+// other COMMAND is refused. Prints NyxID's SSH result, one JSON document
+// {"exit_code", "timed_out", "stdout", "stderr"}, with or without --json, and
+// exits with the remote exit code; with --json a failure is a problem object.
 #include <iostream>
 #include <iterator>
 
@@ -24,7 +25,7 @@ struct ExecOptions {
 
 int RunExec(const NyxidGlobalOptions& global, const ExecOptions& options) {
   auto session = ResolveNyxidSession(global);
-  if (!session.ok()) return ReportNyxidError(session.status());
+  if (!session.ok()) return ReportNyxidError(session.status(), global.json());
   const std::string input{std::istreambuf_iterator<char>(std::cin),
                           std::istreambuf_iterator<char>()};
   const std::string command = options.command.empty()
@@ -35,7 +36,7 @@ int RunExec(const NyxidGlobalOptions& global, const ExecOptions& options) {
   auto result =
       NyxidCall(*session, "POST", "/api/v1/ssh/" + http::PercentEncode(options.service) + "/exec",
                 body, std::chrono::seconds(options.timeout_secs + 60));
-  if (!result.ok()) return ReportNyxidError(result.status());
+  if (!result.ok()) return ReportNyxidError(result.status(), global.json());
   std::cout << result->dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   const int64_t code = base::IntOr(*result, "exit_code", 1);
   return code >= 0 && code <= 255 ? static_cast<int>(code) : 1;

@@ -7,14 +7,22 @@
 namespace aevatar::cli {
 
 void AddLogFormatFlag(CLI::App* command) {
+  CLI::Option* format =
+      command
+          ->add_option_function<std::string>(
+              "--log-format",
+              [](const std::string& format) {
+                base::SetLogFormat(format == "text" ? base::LogFormat::kText
+                                                    : base::LogFormat::kJson);
+              },
+              "json (default: one JSON object per line) or text (one readable line per event)")
+          ->check(CLI::IsMember({"json", "text"}));
+  // A server prints no result document: its `--json` is its log's shape.
   command
-      ->add_option_function<std::string>(
-          "--log-format",
-          [](const std::string& format) {
-            base::SetLogFormat(format == "text" ? base::LogFormat::kText : base::LogFormat::kJson);
-          },
-          "json (default: one JSON object per line) or text (one readable line per event)")
-      ->check(CLI::IsMember({"json", "text"}));
+      ->add_flag_callback(
+          "--json", [] { base::SetLogFormat(base::LogFormat::kJson); },
+          "Same as --log-format json: every log line (stderr) one JSON object")
+      ->excludes(format);
 }
 
 void AddOperatorFlags(CLI::App* serve, std::string* metrics_token) {

@@ -20,7 +20,9 @@ namespace aevatar::cli {
 void AddOperatorFlags(CLI::App* serve, std::string* metrics_token);
 
 // Adds only `--log-format json|text` (for `aevatar up`, whose three services
-// share one process and one log).
+// share one process and one log, and `nyxid node daemon run`). Both adders
+// also add `--json`, the same as --log-format json: a foreground server
+// prints no result document, so its machine-readable output is its log.
 void AddLogFormatFlag(CLI::App* command);
 
 }  // namespace aevatar::cli

@@ -52,6 +52,22 @@ std::string ProblemSummary(int http_status, std::string_view body) {
                       problem->diagnostic_id, ")");
 }
 
+nlohmann::json ProblemObject(int http_status, std::string_view body) {
+  auto problem = base::ParseProblemJson(body);
+  nlohmann::json object = {
+      {"code", "HTTP_ERROR"}, {"detail", ""}, {"status", http_status}, {"diagnostic_id", nullptr}};
+  if (!problem.ok()) return object;
+  if (!problem->code.empty()) object["code"] = problem->code;
+  object["detail"] = problem->detail;
+  if (!problem->diagnostic_id.empty()) object["diagnostic_id"] = problem->diagnostic_id;
+  if (!problem->remediation.empty()) object["remediation"] = problem->remediation;
+  return object;
+}
+
+nlohmann::json LocalProblemObject(std::string code, std::string detail) {
+  return {{"code", std::move(code)}, {"detail", std::move(detail)}, {"diagnostic_id", nullptr}};
+}
+
 int ExecExitCode(const nlohmann::json& result) {
   if (base::BoolOr(result, "timed_out", false)) return kTimedOutExitCode;
   const int64_t code = base::IntOr(result, "exit_code", 1);

@@ -27,6 +27,17 @@ std::string DescribeProblem(int http_status, std::string_view body);
 // that are carried in a Status message (nyxid's client commands).
 std::string ProblemSummary(int http_status, std::string_view body);
 
+// The problem of an error reply as one JSON object for `--json` output:
+// {"code", "detail", "status", "diagnostic_id"} and "remediation" when there
+// is one, each read through base::ParseProblemJson (so only sanitised values
+// pass). A body that is not problem+json gives code "HTTP_ERROR", an empty
+// detail and a null diagnostic_id.
+nlohmann::json ProblemObject(int http_status, std::string_view body);
+
+// The problem object of a failure on the CLI's own side (no server was
+// asked, so no diagnostic id): {"code", "detail", "diagnostic_id": null}.
+nlohmann::json LocalProblemObject(std::string code, std::string detail);
+
 // The exit code of `aevatar exec` for a code_execute result: 124 when the
 // program timed out, else its exit code when that is an integer in 0..255,
 // else 1.

@@ -56,6 +56,16 @@ absl::Status CheckMetricsAccess(const http::Request& request, const std::string&
                         "/metrics needs the configured metrics token as a bearer credential", 401);
 }
 
+absl::Status CheckMetricsReadable(const http::Request& request, const std::string& token,
+                                  bool kept) {
+  if (absl::Status st = CheckMetricsAccess(request, token); !st.ok()) return st;
+  if (!kept) {
+    return base::ApiError(absl::StatusCode::kUnavailable, "METRICS_UNAVAILABLE",
+                          "this server keeps no metrics", 503);
+  }
+  return absl::OkStatus();
+}
+
 http::Response MetricsResponse(std::string text) {
   http::Response response;
   response.body = std::move(text);

@@ -42,6 +42,14 @@ bool IsLoopbackAddress(const std::string& address);
 // configured and the peer is not loopback).
 absl::Status CheckMetricsAccess(const http::Request& request, const std::string& token);
 
+// What every service's GET /metrics checks before rendering: OK when
+// `request` may read (CheckMetricsAccess) and the server keeps metrics
+// (`kept`); else CheckMetricsAccess's error, or 503 METRICS_UNAVAILABLE when
+// the server keeps none. Access is checked first, so an unauthorised caller
+// learns nothing about the server.
+absl::Status CheckMetricsReadable(const http::Request& request, const std::string& token,
+                                  bool kept);
+
 // The 200 answer carrying `text` with the exposition format's content type.
 http::Response MetricsResponse(std::string text);
 

@@ -15,10 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool IsNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-}
-
 bool IsDirectory(const fs::path& path) {
   std::error_code ec;
   return fs::is_directory(path, ec);
@@ -31,18 +27,6 @@ absl::Status Missing(const RuntimeEnv& env, std::string_view what) {
 }
 
 }  // namespace
-
-absl::Status ValidateRuntimeName(std::string_view name) {
-  const bool plain = !name.empty() && name.size() <= 64 &&
-                     std::all_of(name.begin(), name.end(), IsNameChar) && name[0] != '.' &&
-                     name[0] != '_' && name[0] != '-';
-  if (!plain) {
-    return absl::InvalidArgumentError(
-        "a runtime name is 1 to 64 characters of a-z, 0-9, '.', '_' and '-', starting with a "
-        "letter or digit");
-  }
-  return absl::OkStatus();
-}
 
 absl::StatusOr<RuntimeEnv> ParseRuntimeFlag(std::string_view text, bool root_required) {
   const size_t equals = text.find('=');

@@ -28,6 +28,7 @@
 
 #include "absl/status/statusor.h"
 #include "sandbox/run_spec.h"
+#include "sandbox/runtime_name.h"  // ValidateRuntimeName, re-exported for its callers
 
 namespace aevatar::sandbox {
 
@@ -40,10 +41,6 @@ struct RuntimeEnv {
   Language language = Language::kPython;
   std::string root;  // absolute host directory; never shown to callers
 };
-
-// Returns InvalidArgument unless `name` is 1..64 characters of [a-z0-9._-]
-// starting with a letter or digit.
-absl::Status ValidateRuntimeName(std::string_view name);
 
 // Parses the `--runtime` flag's value "NAME=LANGUAGE:ROOT" (ROOT may hold
 // ':'). With `root_required` false, "NAME=LANGUAGE" is accepted too (a

@@ -28,6 +28,26 @@ TEST(DescribeProblem, MembersOfTheWrongTypeNeverAbortTheCli) {
             "TOKEN_EXPIRED: expired (HTTP 401, diagnostic_id diag_2)");
 }
 
+TEST(ProblemObject, KeepsOnlyTheSanitisedFieldsOfTheReply) {
+  EXPECT_EQ(ProblemObject(404, R"({"code":"AGENT_KEY_NOT_FOUND","detail":"no such key",
+                                   "diagnostic_id":"diag_3","extra":"dropped"})"),
+            (json{{"code", "AGENT_KEY_NOT_FOUND"},
+                  {"detail", "no such key"},
+                  {"status", 404},
+                  {"diagnostic_id", "diag_3"}}));
+  // Not problem+json, or members of the wrong type: still a problem object.
+  EXPECT_EQ(
+      ProblemObject(502, "<html>bad gateway</html>"),
+      (json{{"code", "HTTP_ERROR"}, {"detail", ""}, {"status", 502}, {"diagnostic_id", nullptr}}));
+  const json odd = ProblemObject(500, R"({"code":"a b","detail":7,"diagnostic_id":"x\ny"})");
+  EXPECT_EQ(odd["code"], "HTTP_ERROR");
+  EXPECT_TRUE(odd["diagnostic_id"].is_null());
+  EXPECT_EQ(LocalProblemObject("FAILED_PRECONDITION", "not logged in"),
+            (json{{"code", "FAILED_PRECONDITION"},
+                  {"detail", "not logged in"},
+                  {"diagnostic_id", nullptr}}));
+}
+
 TEST(ExecExitCode, FollowsTheResultAndDefaultsToFailure) {
   EXPECT_EQ(ExecExitCode(json{{"exit_code", 3}}), 3);
   EXPECT_EQ(ExecExitCode(json{{"exit_code", 0}, {"timed_out", true}}), 124);

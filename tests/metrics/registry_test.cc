@@ -139,6 +139,17 @@ TEST(MetricsAccess, WithATokenEveryPeerNeedsIt) {
   }
 }
 
+TEST(MetricsAccess, ReadableNeedsAccessFirstThenKeptMetrics) {
+  EXPECT_TRUE(CheckMetricsReadable(RequestFrom("127.0.0.1"), "", /*kept=*/true).ok());
+  const absl::Status none = CheckMetricsReadable(RequestFrom("127.0.0.1"), "", /*kept=*/false);
+  EXPECT_EQ(base::ApiCode(none), "METRICS_UNAVAILABLE");
+  EXPECT_EQ(base::HttpStatusFor(none), 503);
+  // A peer that may not read learns nothing about whether metrics are kept.
+  const absl::Status remote = CheckMetricsReadable(RequestFrom("10.1.2.3"), "", /*kept=*/false);
+  EXPECT_EQ(base::ApiCode(remote), "METRICS_FORBIDDEN");
+  EXPECT_EQ(base::HttpStatusFor(remote), 403);
+}
+
 TEST(HttpMetrics, CountsRequestsByRouteAndStatusWithLatency) {
   Registry registry;
   HttpMetrics http(registry, "svc");

@@ -71,13 +71,10 @@ http::Response HandleReady(const HttpApiDeps& deps, http::Request&, RequestNote&
 }
 
 http::Response HandleMetrics(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
-  if (absl::Status st = metrics::CheckMetricsAccess(request, deps.metrics_token); !st.ok()) {
+  if (absl::Status st =
+          metrics::CheckMetricsReadable(request, deps.metrics_token, deps.metrics != nullptr);
+      !st.ok()) {
     return Problem(st, note);
-  }
-  if (deps.metrics == nullptr) {
-    return Problem(base::ApiError(absl::StatusCode::kUnavailable, "METRICS_UNAVAILABLE",
-                                  "this server keeps no metrics", 503),
-                   note);
   }
   int64_t pending = -1;
   if (deps.approvals != nullptr) {

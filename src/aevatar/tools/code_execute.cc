@@ -8,6 +8,7 @@
 #include "base/api_error.h"
 #include "base/log.h"
 #include "base/problem_json.h"
+#include "sandbox/runtime_name.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -27,19 +28,6 @@ bool ValidEnvName(const std::string& name) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
   }
   return !absl::StartsWithIgnoreCase(name, "NYXID_") && !absl::StartsWith(name, "LD_");
-}
-
-// The executor's rule for runtime names (sandbox::ValidateRuntimeName).
-bool ValidRuntimeName(const std::string& name) {
-  if (name.empty() || name.size() > 64 || name[0] == '.' || name[0] == '_' || name[0] == '-') {
-    return false;
-  }
-  for (char c : name) {
-    const bool ok =
-        (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -73,7 +61,8 @@ absl::StatusOr<CodeExecuteArgs> ParseCodeExecuteArgs(std::string_view body) {
       return BadRequest("INVALID_FIELD_TYPE", "field 'runtime' must be a string");
     }
     args.runtime = runtime->get<std::string>();
-    if (!ValidRuntimeName(args.runtime)) {
+    // The executor's own rule, so a name it would refuse never travels.
+    if (!sandbox::ValidateRuntimeName(args.runtime).ok()) {
       return BadRequest("UNKNOWN_RUNTIME",
                         "field 'runtime' must be a runtime's name (1-64 of a-z 0-9 . _ -); leave "
                         "it out for the language's default");

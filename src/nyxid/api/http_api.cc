@@ -103,13 +103,10 @@ http::Response HandleReady(const HttpApiDeps& deps, http::Request&, RequestNote&
 }
 
 http::Response HandleMetrics(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
-  if (absl::Status st = metrics::CheckMetricsAccess(request, deps.metrics_token); !st.ok()) {
+  if (absl::Status st =
+          metrics::CheckMetricsReadable(request, deps.metrics_token, deps.metrics != nullptr);
+      !st.ok()) {
     return Problem(st, note);
-  }
-  if (deps.metrics == nullptr) {
-    return Problem(base::ApiError(absl::StatusCode::kUnavailable, "METRICS_UNAVAILABLE",
-                                  "this server keeps no metrics", 503),
-                   note);
   }
   return metrics::MetricsResponse(deps.metrics->Render());
 }
