@@ -13,6 +13,7 @@
 #include "aevatar_stack.h"
 #include "base/api_error.h"
 #include "gtest/gtest.h"
+#include "store/sqlite_db.h"
 #include "testing/shell_run.h"
 
 namespace aevatar::testing {
@@ -231,6 +232,23 @@ TEST_F(AevatarSkills, TriggersInASkillAreRefusedAtPublishAndAtUse) {
       << used.body;
   // Nothing was mounted: alice has no such workflow and no trigger.
   EXPECT_EQ(Call("GET", "/api/workflows/skill-hello/triggers").status, 404);
+}
+
+// The store refuses to record a mount's end state (a trigger planted in
+// the SQLite file fails the write): the caller gets the store's 5xx, never a
+// 202 "done" for a mount a poller would read as `mounting` forever.
+TEST_F(AevatarSkills, AMountWhoseEndStateIsNotRecordedIsAnError) {
+  ASSERT_EQ(Call("POST", "/api/skills", HelloSkill("1.0.0")).status, 201);
+  auto db = store::Database::Open(stack_->dir() + "/aevatar/skills.db");
+  ASSERT_TRUE(db.ok()) << db.status();
+  ASSERT_TRUE(db->Exec("CREATE TRIGGER refuse_mount_end BEFORE INSERT ON skill_mounts "
+                       "WHEN NEW.state <> 'mounting' BEGIN SELECT RAISE(ABORT, 'planted'); END")
+                  .ok());
+  auto used =
+      Call("POST", "/api/skills/use", {{"skill", "hello-skill@1.0.0"}, {"mount_workflows", true}});
+  EXPECT_EQ(used.status, 500) << used.body;
+  EXPECT_EQ(JsonOf(used).value("code", ""), "SKILL_MOUNT_NOT_RECORDED") << used.body;
+  EXPECT_FALSE(JsonOf(used).value("diagnostic_id", "").empty()) << used.body;
 }
 
 TEST_F(AevatarSkills, TheBundledDurableCheckRunsFromItsMountedSkill) {

@@ -114,10 +114,21 @@ json MountJson(const SkillMount& m) {
   return model;
 }
 
+// A mount's state that could not be stored: a typed 5xx (503 when the store
+// is unavailable, so a retry may succeed), whatever the store's own code.
+absl::Status MountNotRecorded(const absl::Status& error) {
+  const bool transient = absl::IsUnavailable(error);
+  return base::ApiError(transient ? absl::StatusCode::kUnavailable : absl::StatusCode::kInternal,
+                        "SKILL_MOUNT_NOT_RECORDED",
+                        "the mount's state could not be stored; use the skill again",
+                        transient ? 503 : 500);
+}
+
 // Mounts `skill`'s workflows for `caller`, recording each step in the mount
 // so a reader sees how far it got; a workflow that cannot be saved fails the
-// mount with its typed error (the ones before it stay saved). An error only
-// when the mount could not be recorded at all.
+// mount with its typed error (the ones before it stay saved). An error
+// (SKILL_MOUNT_NOT_RECORDED) when its start or its end state could not be
+// recorded.
 absl::StatusOr<SkillMount> Mount(const HttpApiDeps& deps, const Caller& caller,
                                  const SkillVersion& skill, RequestNote& note) {
   SkillMount mount;
@@ -142,7 +153,8 @@ absl::StatusOr<SkillMount> Mount(const HttpApiDeps& deps, const Caller& caller,
       mount.error_detail = std::string(error.message());
     }
     mount.updated_at_ms = base::NowUnixMs();
-    return deps.skills->PutMount(mount);
+    absl::Status stored = deps.skills->PutMount(mount);
+    return stored.ok() ? stored : MountNotRecorded(stored);
   };
   if (absl::Status st = record("mounting", absl::OkStatus()); !st.ok()) return st;
   for (size_t i = 0; i < skill.workflows.size(); ++i) {
