@@ -9,8 +9,11 @@
 #include <set>
 #include <thread>
 
+#include "aevatar/skills/skill_store.h"
 #include "aevatar_stack.h"
+#include "base/api_error.h"
 #include "gtest/gtest.h"
+#include "store/sqlite_db.h"
 #include "testing/shell_run.h"
 
 namespace aevatar::testing {
@@ -152,6 +155,13 @@ TEST_F(AevatarSkills, VersionsAreImmutableAndPinsRefuseAnotherDigest) {
   auto squat = Call("POST", "/api/skills", HelloSkill("9.0.0"), bob_);
   EXPECT_EQ(squat.status, 403) << squat.body;
   EXPECT_EQ(JsonOf(squat).value("code", ""), "SKILL_NAME_OWNED");
+  // Names starting aevatar- are the bundled skills', published or not yet.
+  json reserved = HelloSkill("1.0.0");
+  reserved["skill_yaml"] = "name: aevatar-next-sample\nversion: 1.0.0\ndescription: mine\n";
+  auto claimed = Call("POST", "/api/skills", reserved, bob_);
+  EXPECT_EQ(claimed.status, 403) << claimed.body;
+  EXPECT_EQ(JsonOf(claimed).value("code", ""), "SKILL_NAME_RESERVED");
+  EXPECT_EQ(Call("GET", "/api/skills/aevatar-next-sample").status, 404);
 
   // NAME alone is the latest release; a pin of another digest is refused.
   const json latest = JsonOf(Call("POST", "/api/skills/use", {{"skill", "hello-skill"}}));
@@ -191,6 +201,56 @@ TEST_F(AevatarSkills, VersionsAreImmutableAndPinsRefuseAnotherDigest) {
 }
 
 // The durable code_execute canary, run from the mounted bundled skill.
+// A skill's workflow with `triggers:` is refused at publish; a version stored
+// before that rule (put in the store directly here) is refused at use as no
+// longer valid, naming the rule, and is not called corrupt.
+TEST_F(AevatarSkills, TriggersInASkillAreRefusedAtPublishAndAtUse) {
+  const std::string triggered = std::string(kHelloWorkflow) + "triggers:\n  - cron: '* * * * *'\n";
+  json bundle = HelloSkill("1.0.0");
+  bundle["assets"]["skill-hello.yaml"] = triggered;
+  auto published = Call("POST", "/api/skills", bundle, bob_);
+  EXPECT_EQ(published.status, 400) << published.body;
+  EXPECT_EQ(JsonOf(published).value("code", ""), "SKILL_TRIGGERS_FORBIDDEN");
+
+  auto store = orchestrator::OpenSqliteSkillStore(stack_->dir() + "/aevatar/skills.db");
+  ASSERT_TRUE(store.ok()) << store.status();
+  orchestrator::SkillVersion old;
+  old.name = "old-scheduled";
+  old.version = "1.0.0";
+  old.description = "published before skills could not carry triggers";
+  old.bundle.manifest_yaml = "name: old-scheduled\nversion: 1.0.0\ndescription: old\n";
+  old.bundle.assets["skill-hello.yaml"] = triggered;
+  old.digest = orchestrator::SkillDigest(old.bundle);
+  old.publisher = "bob-user-id";
+  old.published_at_ms = 1000;
+  ASSERT_TRUE((*store)->Publish(old).ok());
+  auto used =
+      Call("POST", "/api/skills/use", {{"skill", "old-scheduled"}, {"mount_workflows", true}});
+  EXPECT_EQ(used.status, 409) << used.body;
+  EXPECT_EQ(JsonOf(used).value("code", ""), "SKILL_NO_LONGER_VALID");
+  EXPECT_NE(JsonOf(used).value("detail", "").find("SKILL_TRIGGERS_FORBIDDEN"), std::string::npos)
+      << used.body;
+  // Nothing was mounted: alice has no such workflow and no trigger.
+  EXPECT_EQ(Call("GET", "/api/workflows/skill-hello/triggers").status, 404);
+}
+
+// The store refuses to record a mount's end state (a trigger planted in
+// the SQLite file fails the write): the caller gets the store's 5xx, never a
+// 202 "done" for a mount a poller would read as `mounting` forever.
+TEST_F(AevatarSkills, AMountWhoseEndStateIsNotRecordedIsAnError) {
+  ASSERT_EQ(Call("POST", "/api/skills", HelloSkill("1.0.0")).status, 201);
+  auto db = store::Database::Open(stack_->dir() + "/aevatar/skills.db");
+  ASSERT_TRUE(db.ok()) << db.status();
+  ASSERT_TRUE(db->Exec("CREATE TRIGGER refuse_mount_end BEFORE INSERT ON skill_mounts "
+                       "WHEN NEW.state <> 'mounting' BEGIN SELECT RAISE(ABORT, 'planted'); END")
+                  .ok());
+  auto used =
+      Call("POST", "/api/skills/use", {{"skill", "hello-skill@1.0.0"}, {"mount_workflows", true}});
+  EXPECT_EQ(used.status, 500) << used.body;
+  EXPECT_EQ(JsonOf(used).value("code", ""), "SKILL_MOUNT_NOT_RECORDED") << used.body;
+  EXPECT_FALSE(JsonOf(used).value("diagnostic_id", "").empty()) << used.body;
+}
+
 TEST_F(AevatarSkills, TheBundledDurableCheckRunsFromItsMountedSkill) {
   const json mount =
       Mount({{"skill", "aevatar-code-execute-durable-check"}, {"mount_workflows", true}});

@@ -145,6 +145,17 @@ TEST_F(AevatarTriggers, SignedWebhookRunsWithTheVaultAgentKeyAndRefusalsAreTyped
 
   // The same delivery again, a wrong secret, a stale one, none, an unknown hook.
   ExpectProblem(Deliver(hook_id, second, signature), 409, "WEBHOOK_REPLAYED");
+  // Re-spelled, it is still the same delivery: another scheme appended,
+  // spaces, the entries reordered or repeated.
+  const std::string mac = signature.substr(signature.find("v1="));
+  const std::string t = signature.substr(0, signature.find(','));
+  for (const std::string& respelled :
+       {signature + ",v0=x", " " + signature + " ", mac + "," + t, signature + "," + mac}) {
+    ExpectProblem(Deliver(hook_id, second, respelled), 409, "WEBHOOK_REPLAYED");
+  }
+  // `t` with a leading zero is not a spelling the parser accepts.
+  ExpectProblem(Deliver(hook_id, second, "t=0" + t.substr(2) + "," + mac), 401,
+                kWebhookSignatureInvalid);
   ExpectProblem(Deliver(hook_id, body, SignWebhook("whsec_wrong", NowSeconds(), body)), 401,
                 kWebhookSignatureInvalid);
   ExpectProblem(Deliver(hook_id, body, SignWebhook(secret, NowSeconds() - 600, body)), 401,
@@ -154,8 +165,11 @@ TEST_F(AevatarTriggers, SignedWebhookRunsWithTheVaultAgentKeyAndRefusalsAreTyped
                 "WEBHOOK_NOT_FOUND");
   // A signed body of the wrong shape is a typed 400, never a 500.
   const std::string bad = R"({"inputs": 5})";
-  ExpectProblem(Deliver(hook_id, bad, SignWebhook(secret, NowSeconds(), bad)), 400,
-                "INVALID_FIELD_TYPE");
+  const std::string bad_signature = SignWebhook(secret, NowSeconds(), bad);
+  ExpectProblem(Deliver(hook_id, bad, bad_signature), 400, "INVALID_FIELD_TYPE");
+  // A refused delivery is not remembered: sent again it is refused for its
+  // body again, not as a replay.
+  ExpectProblem(Deliver(hook_id, bad, bad_signature), 400, "INVALID_FIELD_TYPE");
   // The secret never reaches the log.
   EXPECT_EQ(stack_->aevatar().ReadLog().find(secret), std::string::npos);
 }

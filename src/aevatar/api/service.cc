@@ -121,9 +121,17 @@ class Service : public AevatarService {
     scheduler_ = std::make_unique<TriggerScheduler>(
         triggers_.get(),
         [deps](const TriggerRecord& trigger, int64_t slot_ms) {
-          (void)FireTrigger(
+          auto fired = FireTrigger(
               deps, trigger, nlohmann::json::object(),
               {{"kind", "cron"}, {"trigger_id", trigger.trigger_id}, {"slot_ms", slot_ms}});
+          // Never a silent skip: a slot that started nothing and recorded
+          // no failed run is at least a log line.
+          if (!fired.ok()) {
+            base::Log(base::LogLevel::kError, "trigger.fire_failed", trigger.trigger_id,
+                      {{"trigger_id", trigger.trigger_id},
+                       {"slot_ms", slot_ms},
+                       {"code", base::ApiCode(fired.status())}});
+          }
         },
         base::NowUnixMs);
     scheduler_->Start();

@@ -2,6 +2,7 @@
 // list and show skills, and `use_skill` with mount_workflows, which saves
 // each of a skill's workflows for the caller through the same admission as
 // POST /api/workflows (SaveAdmittedWorkflow).
+#include "absl/strings/str_cat.h"
 #include "aevatar/api/api_support.h"
 #include "aevatar/api/workflow_admission.h"
 #include "aevatar/skills/skill_bundle.h"
@@ -18,16 +19,29 @@ namespace {
 
 using nlohmann::json;
 
-// A stored version, checked again: its bundle validates and hashes to the
-// digest it was published with (a row altered in the database is refused).
+// A stored version, checked again: its bundle hashes to the digest it was
+// published with (else 500 SKILL_STORE_CORRUPT: a row altered in the
+// database) and still validates (else 409 SKILL_NO_LONGER_VALID naming the
+// rule's code: the rules grew stricter since it was published).
 absl::StatusOr<SkillVersion> VerifiedVersion(const HttpApiDeps& deps, const std::string& name,
                                              const std::string& version) {
   auto stored = deps.skills->GetVersion(name, version);
   if (!stored.ok()) return stored.status();
-  auto checked = ValidateSkillBundle(stored->bundle);
-  if (!checked.ok() || checked->digest != stored->digest) {
+  // A reserved name a user claimed before names were reserved is not used.
+  if (IsReservedSkillName(name) && stored->publisher != kBundledPublisher) {
+    return SkillNameReserved(name);
+  }
+  if (SkillDigest(stored->bundle) != stored->digest) {
     return base::ApiError(absl::StatusCode::kDataLoss, "SKILL_STORE_CORRUPT",
                           "the stored skill no longer matches its digest", 500);
+  }
+  auto checked = ValidateSkillBundle(stored->bundle);
+  if (!checked.ok()) {
+    return base::ApiError(
+        absl::StatusCode::kFailedPrecondition, "SKILL_NO_LONGER_VALID",
+        absl::StrCat(name, "@", version, " no longer validates (", base::ApiCode(checked.status()),
+                     ": ", checked.status().message(), "); publish a new version"),
+        409);
   }
   checked->publisher = stored->publisher;
   checked->published_at_ms = stored->published_at_ms;
@@ -100,10 +114,21 @@ json MountJson(const SkillMount& m) {
   return model;
 }
 
+// A mount's state that could not be stored: a typed 5xx (503 when the store
+// is unavailable, so a retry may succeed), whatever the store's own code.
+absl::Status MountNotRecorded(const absl::Status& error) {
+  const bool transient = absl::IsUnavailable(error);
+  return base::ApiError(transient ? absl::StatusCode::kUnavailable : absl::StatusCode::kInternal,
+                        "SKILL_MOUNT_NOT_RECORDED",
+                        "the mount's state could not be stored; use the skill again",
+                        transient ? 503 : 500);
+}
+
 // Mounts `skill`'s workflows for `caller`, recording each step in the mount
 // so a reader sees how far it got; a workflow that cannot be saved fails the
-// mount with its typed error (the ones before it stay saved). An error only
-// when the mount could not be recorded at all.
+// mount with its typed error (the ones before it stay saved). An error
+// (SKILL_MOUNT_NOT_RECORDED) when its start or its end state could not be
+// recorded.
 absl::StatusOr<SkillMount> Mount(const HttpApiDeps& deps, const Caller& caller,
                                  const SkillVersion& skill, RequestNote& note) {
   SkillMount mount;
@@ -128,25 +153,33 @@ absl::StatusOr<SkillMount> Mount(const HttpApiDeps& deps, const Caller& caller,
       mount.error_detail = std::string(error.message());
     }
     mount.updated_at_ms = base::NowUnixMs();
-    return deps.skills->PutMount(mount);
+    absl::Status stored = deps.skills->PutMount(mount);
+    return stored.ok() ? stored : MountNotRecorded(stored);
   };
   if (absl::Status st = record("mounting", absl::OkStatus()); !st.ok()) return st;
   for (size_t i = 0; i < skill.workflows.size(); ++i) {
     const SkillWorkflow& w = skill.workflows[i];
     auto definition = ParseWorkflowYaml(skill.bundle.assets.at(w.file));
+    // A second guard behind publish: a mount never installs the
+    // publisher's triggers on the mounter's Agent Key.
+    if (definition.ok() && !definition->triggers.empty()) {
+      definition = SkillTriggersForbidden(w.file);
+    }
     absl::StatusOr<SavedWorkflow> saved =
         definition.ok() ? SaveAdmittedWorkflow(deps, caller, *definition, note)
                         : absl::StatusOr<SavedWorkflow>(definition.status());
     if (!saved.ok()) {
       mount.workflows[i]["state"] = "failed";
       note.code = base::ApiCode(saved.status());
-      (void)record("failed", saved.status());  // the answer carries the state either way
+      // A mount left at `mounting` would be polled forever: an unrecorded
+      // end state is the caller's error, not a 202.
+      if (absl::Status st = record("failed", saved.status()); !st.ok()) return st;
       return mount;
     }
     mount.workflows[i]["state"] = "mounted";
     mount.workflows[i]["admission_slug"] = saved->admission_proof.value("slug", "");
   }
-  (void)record("mounted", absl::OkStatus());
+  if (absl::Status st = record("mounted", absl::OkStatus()); !st.ok()) return st;
   return mount;
 }
 

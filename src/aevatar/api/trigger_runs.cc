@@ -82,26 +82,24 @@ absl::Status CheckVaultKey(const HttpApiDeps& deps, const std::string& owner,
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::StatusOr<json> SyncTriggers(const HttpApiDeps& deps, const std::string& owner,
-                                  const WorkflowDefinition& definition, int64_t now_ms) {
-  json views = json::array();
-  if (deps.triggers == nullptr) return views;
-  auto stored = deps.triggers->TriggersOf(owner, definition.workflow_id);
-  if (!stored.ok()) return stored.status();
+// The records `definition` declares, given the stored ones (see SyncTriggers);
+// fresh[i] says whether next[i] is created now.
+std::vector<TriggerRecord> PlanTriggers(const std::vector<TriggerRecord>& stored,
+                                        const std::string& owner,
+                                        const WorkflowDefinition& definition, int64_t now_ms,
+                                        std::vector<bool>& fresh) {
   std::vector<TriggerRecord> old_hooks;
-  for (const TriggerRecord& t : *stored) {
+  for (const TriggerRecord& t : stored) {
     if (t.kind == "webhook") old_hooks.push_back(t);
   }
   std::vector<TriggerRecord> next;
-  std::vector<bool> fresh;
+  fresh.clear();
   size_t hooks_seen = 0;
   for (const WorkflowTrigger& declared : definition.triggers) {
     TriggerRecord record;
     bool created = true;
     if (declared.kind == "cron") {
-      for (const TriggerRecord& t : *stored) {
+      for (const TriggerRecord& t : stored) {
         if (t.kind == "cron" && t.cron == declared.cron) {
           bool taken = false;
           for (const TriggerRecord& n : next) taken = taken || n.trigger_id == t.trigger_id;
@@ -131,11 +129,24 @@ absl::StatusOr<json> SyncTriggers(const HttpApiDeps& deps, const std::string& ow
     next.push_back(record);
     fresh.push_back(created);
   }
-  if (absl::Status st = deps.triggers->ReplaceTriggers(owner, definition.workflow_id, next);
-      !st.ok()) {
-    return st;
-  }
-  for (size_t i = 0; i < next.size(); ++i) views.push_back(TriggerView(next[i], fresh[i]));
+  return next;
+}
+
+}  // namespace
+
+absl::StatusOr<json> SyncTriggers(const HttpApiDeps& deps, const std::string& owner,
+                                  const WorkflowDefinition& definition, int64_t now_ms) {
+  json views = json::array();
+  if (deps.triggers == nullptr) return views;
+  // Read, match and replace in one store transaction: two saves at once
+  // apply in turn, so neither drops a webhook whose secret the other showed.
+  std::vector<bool> fresh;
+  auto next = deps.triggers->ReconcileTriggers(
+      owner, definition.workflow_id, [&](const std::vector<TriggerRecord>& stored) {
+        return PlanTriggers(stored, owner, definition, now_ms, fresh);
+      });
+  if (!next.ok()) return next.status();
+  for (size_t i = 0; i < next->size(); ++i) views.push_back(TriggerView((*next)[i], fresh[i]));
   return views;
 }
 

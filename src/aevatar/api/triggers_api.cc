@@ -9,6 +9,7 @@
 #include "base/clock.h"
 #include "base/crypto.h"
 #include "base/json_read.h"
+#include "base/log.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -58,24 +59,35 @@ http::Response HandleHook(const HttpApiDeps& deps, http::Request& request, Reque
         base::ApiError(absl::StatusCode::kNotFound, "WEBHOOK_NOT_FOUND", "no such webhook"), note);
   }
   const TriggerRecord& trigger = **hook;
-  if (absl::Status st = VerifyWebhookSignature(*signature, trigger.secret, request.body);
-      !st.ok()) {
-    return Problem(st, note);
-  }
+  auto delivery_key = VerifyWebhookSignature(*signature, trigger.secret, request.body);
+  if (!delivery_key.ok()) return Problem(delivery_key.status(), note);
   note.credential_kind = "WebhookSignature";
-  auto first = deps.triggers->ClaimDelivery(trigger.hook_id, base::Sha256Hex(signature->header),
-                                            now_ms, kDeliveryMemoryMs);
+  // A body refused here is refused before the delivery is remembered.
+  auto inputs = HookInputs(request.body);
+  if (!inputs.ok()) return Problem(inputs.status(), note);
+  // Keyed on (t, the MAC that matched), not the header text: a replay
+  // re-spelled (another scheme appended, spaces, order) is still a replay.
+  const std::string delivery_digest = base::Sha256Hex(*delivery_key);
+  auto first =
+      deps.triggers->ClaimDelivery(trigger.hook_id, delivery_digest, now_ms, kDeliveryMemoryMs);
   if (!first.ok()) return Problem(first.status(), note);
   if (!*first) {
     return Problem(base::ApiError(absl::StatusCode::kAlreadyExists, "WEBHOOK_REPLAYED",
                                   "this delivery was already received", 409),
                    note);
   }
-  auto inputs = HookInputs(request.body);
-  if (!inputs.ok()) return Problem(inputs.status(), note);
   auto fired = FireTrigger(deps, trigger, *inputs,
                            {{"kind", "webhook"}, {"trigger_id", trigger.trigger_id}});
-  if (!fired.ok()) return Problem(fired.status(), note);
+  if (!fired.ok()) {
+    // Nothing was started or recorded: forget the delivery so the sender's
+    // retry fires it instead of being refused as a replay.
+    if (absl::Status released = deps.triggers->ReleaseDelivery(trigger.hook_id, delivery_digest);
+        !released.ok()) {
+      base::Log(base::LogLevel::kWarn, "trigger.delivery_release_failed", note.diagnostic_id,
+                {{"trigger_id", trigger.trigger_id}, {"code", base::ApiCode(released)}});
+    }
+    return Problem(fired.status(), note);
+  }
   return Json(202, *fired);
 }
 

@@ -48,35 +48,31 @@ class PostgresTriggerStore final : public TriggerStore {
 
   absl::Status ReplaceTriggers(const std::string& owner, const std::string& workflow_id,
                                const std::vector<TriggerRecord>& triggers) override {
-    for (const TriggerRecord& t : triggers) {
-      if (t.owner != owner || t.workflow_id != workflow_id) {
-        return absl::InvalidArgumentError("a trigger of another workflow");
-      }
-    }
+    if (absl::Status st = OfWorkflow(owner, workflow_id, triggers); !st.ok()) return st;
     return pool_->Transact([&](pqxx::work& tx) {
-      pqxx::result stored = tx.exec_params(
-          "SELECT trigger_id FROM aevatar_workflow_triggers WHERE owner = $1 AND workflow_id = $2",
-          owner, workflow_id);
-      for (const pqxx::row& row : stored) {
-        const std::string id = row[0].as<std::string>();
-        bool kept = false;
-        for (const TriggerRecord& t : triggers) kept = kept || t.trigger_id == id;
-        if (!kept)
-          tx.exec_params("DELETE FROM aevatar_workflow_triggers WHERE trigger_id = $1", id);
-      }
-      for (const TriggerRecord& t : triggers) {
-        const std::string sealed =
-            t.kind == "webhook" ? SealHookSecret(*vault_, t.hook_id, t.secret) : "";
-        tx.exec_params(
-            "INSERT INTO aevatar_workflow_triggers (trigger_id, owner, workflow_id, kind, cron, "
-            "hook_id, sealed_secret, created_at_ms, last_slot_ms) VALUES ($1, $2, $3, $4, $5, "
-            "NULLIF($6, ''), CASE WHEN $4 = 'webhook' THEN $7::bytea END, $8, $9) "
-            "ON CONFLICT (trigger_id) DO NOTHING",
-            t.trigger_id, owner, workflow_id, t.kind, t.cron, t.hook_id, pqxx::binarystring(sealed),
-            t.created_at_ms, t.last_slot_ms);
-      }
+      LockWorkflow(tx, owner, workflow_id);
+      ReplaceIn(tx, owner, workflow_id, triggers);
       return absl::OkStatus();
     });
+  }
+
+  absl::StatusOr<std::vector<TriggerRecord>> ReconcileTriggers(const std::string& owner,
+                                                               const std::string& workflow_id,
+                                                               const TriggerPlan& plan) override {
+    return pool_->TransactFor<std::vector<TriggerRecord>>(
+        [&](pqxx::work& tx) -> absl::StatusOr<std::vector<TriggerRecord>> {
+          LockWorkflow(tx, owner, workflow_id);
+          auto stored =
+              Rows(tx.exec_params(std::string(kSelect) + "WHERE owner = $1 AND workflow_id = $2 "
+                                                         "ORDER BY created_at_ms, trigger_id",
+                                  owner, workflow_id),
+                   /*open_secrets=*/true);
+          if (!stored.ok()) return stored.status();
+          std::vector<TriggerRecord> next = plan(*stored);
+          if (absl::Status st = OfWorkflow(owner, workflow_id, next); !st.ok()) return st;
+          ReplaceIn(tx, owner, workflow_id, next);
+          return next;
+        });
   }
 
   absl::StatusOr<std::vector<TriggerRecord>> TriggersOf(const std::string& owner,
@@ -129,7 +125,61 @@ class PostgresTriggerStore final : public TriggerStore {
     });
   }
 
+  absl::Status ReleaseDelivery(const std::string& hook_id,
+                               const std::string& signature_digest) override {
+    return pool_->Transact([&](pqxx::work& tx) {
+      tx.exec_params(
+          "DELETE FROM aevatar_webhook_deliveries WHERE hook_id = $1 AND signature_digest = $2",
+          hook_id, signature_digest);
+      return absl::OkStatus();
+    });
+  }
+
  private:
+  static absl::Status OfWorkflow(const std::string& owner, const std::string& workflow_id,
+                                 const std::vector<TriggerRecord>& triggers) {
+    for (const TriggerRecord& t : triggers) {
+      if (t.owner != owner || t.workflow_id != workflow_id) {
+        return absl::InvalidArgumentError("a trigger of another workflow");
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // Orders the writers of one workflow's triggers until `tx` ends: a
+  // transaction-scoped advisory lock on the (owner, workflow) pair, which
+  // also covers a workflow with no rows yet (a row lock could not).
+  static void LockWorkflow(pqxx::work& tx, const std::string& owner,
+                           const std::string& workflow_id) {
+    tx.exec_params("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                   "aevatar.triggers\n" + owner + "\n" + workflow_id);
+  }
+
+  // ReplaceTriggers' writes, inside `tx`.
+  void ReplaceIn(pqxx::work& tx, const std::string& owner, const std::string& workflow_id,
+                 const std::vector<TriggerRecord>& triggers) {
+    pqxx::result stored = tx.exec_params(
+        "SELECT trigger_id FROM aevatar_workflow_triggers WHERE owner = $1 AND workflow_id = $2",
+        owner, workflow_id);
+    for (const pqxx::row& row : stored) {
+      const std::string id = row[0].as<std::string>();
+      bool kept = false;
+      for (const TriggerRecord& t : triggers) kept = kept || t.trigger_id == id;
+      if (!kept) tx.exec_params("DELETE FROM aevatar_workflow_triggers WHERE trigger_id = $1", id);
+    }
+    for (const TriggerRecord& t : triggers) {
+      const std::string sealed =
+          t.kind == "webhook" ? SealHookSecret(*vault_, t.hook_id, t.secret) : "";
+      tx.exec_params(
+          "INSERT INTO aevatar_workflow_triggers (trigger_id, owner, workflow_id, kind, cron, "
+          "hook_id, sealed_secret, created_at_ms, last_slot_ms) VALUES ($1, $2, $3, $4, $5, "
+          "NULLIF($6, ''), CASE WHEN $4 = 'webhook' THEN $7::bytea END, $8, $9) "
+          "ON CONFLICT (trigger_id) DO NOTHING",
+          t.trigger_id, owner, workflow_id, t.kind, t.cron, t.hook_id, pqxx::binarystring(sealed),
+          t.created_at_ms, t.last_slot_ms);
+    }
+  }
+
   absl::StatusOr<std::vector<TriggerRecord>> Read(const std::string& sql, const std::string& a,
                                                   const std::string& b = "") {
     return pool_->TransactFor<std::vector<TriggerRecord>>(

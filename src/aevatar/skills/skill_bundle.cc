@@ -95,6 +95,7 @@ absl::StatusOr<SkillVersion> ValidateSkillBundle(const SkillBundle& bundle) {
     }
     auto workflow = ParseWorkflowYaml(yaml);
     if (!workflow.ok()) return InAsset(file, workflow.status());
+    if (!workflow->triggers.empty()) return SkillTriggersForbidden(file);
     if (!ids.insert(workflow->workflow_id).second) {
       return SkillInvalid("assets/" + file + ": another asset has the same workflow_id");
     }
@@ -103,6 +104,17 @@ absl::StatusOr<SkillVersion> ValidateSkillBundle(const SkillBundle& bundle) {
   skill.bundle = bundle;
   skill.digest = SkillDigest(bundle);
   return skill;
+}
+
+absl::Status SkillTriggersForbidden(const std::string& file) {
+  return base::ApiError(absl::StatusCode::kInvalidArgument, "SKILL_TRIGGERS_FORBIDDEN",
+                        "assets/" + file +
+                            ": a skill's workflow may not declare triggers (a mount would run "
+                            "the publisher's schedule or webhook on the mounter's Agent Key)");
+}
+
+bool IsReservedSkillName(std::string_view name) {
+  return name.substr(0, std::string_view(kReservedSkillPrefix).size()) == kReservedSkillPrefix;
 }
 
 std::string SkillDigest(const SkillBundle& bundle) {

@@ -49,6 +49,19 @@ struct SkillVersion {
 // skills/ folder (bundled_skills.h): no NyxID user id has this form.
 inline constexpr char kBundledPublisher[] = "aevatar:bundled";
 
+// Skill names starting with this belong to kBundledPublisher alone, whether
+// or not this aevatar publishes bundled skills: no user can claim one first
+// and have others mount their workflows under a bundled name.
+inline constexpr char kReservedSkillPrefix[] = "aevatar-";
+
+// Whether `name` is reserved for kBundledPublisher.
+bool IsReservedSkillName(std::string_view name);
+
+// 400 SKILL_TRIGGERS_FORBIDDEN for asset `file`: a skill's workflows carry no
+// `triggers:` (a mount would install the publisher's unattended runs on the
+// mounter's Agent Key); refused at publish and again at mount.
+absl::Status SkillTriggersForbidden(const std::string& file);
+
 // Validates `bundle`: the manifest is one YAML mapping with exactly the
 // string keys name ([a-z0-9-]{1,63}, starting with a letter), version
 // (ParseSemVer) and description (1..1024 characters), at most
@@ -56,7 +69,8 @@ inline constexpr char kBundledPublisher[] = "aevatar:bundled";
 // [a-z0-9][a-z0-9._-]{0,63}.yaml, each a valid workflow (ParseWorkflowYaml),
 // with distinct workflow ids. Returns the version with name, version,
 // description, digest, bundle and workflows set (not publisher or time).
-// InvalidArgument with api code SKILL_INVALID, SKILL_VERSION_INVALID, or the
+// InvalidArgument with api code SKILL_INVALID, SKILL_VERSION_INVALID,
+// SKILL_TRIGGERS_FORBIDDEN (a workflow declares `triggers:`), or the
 // workflow's own code with the asset's file name in the detail.
 absl::StatusOr<SkillVersion> ValidateSkillBundle(const SkillBundle& bundle);
 

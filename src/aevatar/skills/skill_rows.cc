@@ -38,6 +38,9 @@ absl::StatusOr<json> MountWorkflowsFromColumn(const std::string& text) {
 
 absl::StatusOr<PublishOutcome> DecidePublish(const StoredSkillFacts& stored,
                                              const SkillVersion& skill) {
+  if (IsReservedSkillName(skill.name) && skill.publisher != kBundledPublisher) {
+    return SkillNameReserved(skill.name);
+  }
   if (stored.name_owner && *stored.name_owner != skill.publisher) {
     return base::Forbidden("SKILL_NAME_OWNED",
                            "skill " + skill.name + " belongs to another publisher");
@@ -48,6 +51,12 @@ absl::StatusOr<PublishOutcome> DecidePublish(const StoredSkillFacts& stored,
                         skill.name + "@" + skill.version + " is published with digest " +
                             *stored.version_digest +
                             "; a published version never changes: publish a new version");
+}
+
+absl::Status SkillNameReserved(const std::string& name) {
+  return base::Forbidden("SKILL_NAME_RESERVED", "skill " + name + ": names starting with " +
+                                                    kReservedSkillPrefix +
+                                                    " are reserved for aevatar's bundled skills");
 }
 
 absl::Status SkillNotFound(const std::string& name, const std::string& version) {

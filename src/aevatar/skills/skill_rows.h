@@ -31,10 +31,14 @@ struct StoredSkillFacts {
 };
 
 // The publish rule (SkillStore::Publish) given those facts: kCreated (insert
-// the version), kUnchanged, 403 SKILL_NAME_OWNED or 409
+// the version), kUnchanged, 403 SKILL_NAME_RESERVED (a reserved name from
+// anyone but kBundledPublisher), 403 SKILL_NAME_OWNED or 409
 // SKILL_VERSION_IMMUTABLE.
 absl::StatusOr<PublishOutcome> DecidePublish(const StoredSkillFacts& stored,
                                              const SkillVersion& skill);
+
+// 403 SKILL_NAME_RESERVED: `name` is reserved for the bundled skills.
+absl::Status SkillNameReserved(const std::string& name);
 
 // 404 SKILL_NOT_FOUND / SKILL_MOUNT_NOT_FOUND.
 absl::Status SkillNotFound(const std::string& name, const std::string& version);

@@ -52,42 +52,27 @@ class SqliteTriggerStore final : public TriggerStore {
     absl::MutexLock lock(&mu_);
     auto tx = store::Transaction::Begin(db_);
     if (!tx.ok()) return tx.status();
-    auto existing = ReadLocked(std::string(kColumns) + "WHERE owner = ?1 AND workflow_id = ?2",
-                               {owner, workflow_id}, /*open_secrets=*/false);
-    if (!existing.ok()) return existing.status();
-    for (const TriggerRecord& old : *existing) {
-      bool kept = false;
-      for (const TriggerRecord& t : triggers) kept = kept || t.trigger_id == old.trigger_id;
-      if (kept) continue;
-      auto removed =
-          db_.Run("DELETE FROM workflow_triggers WHERE trigger_id = ?1", {old.trigger_id});
-      if (!removed.ok()) return removed.status();
-    }
-    for (const TriggerRecord& t : triggers) {
-      if (t.owner != owner || t.workflow_id != workflow_id) {
-        return absl::InvalidArgumentError("a trigger of another workflow");
-      }
-      const std::string sealed =
-          t.kind == "webhook" ? SealHookSecret(*vault_, t.hook_id, t.secret) : "";
-      auto stmt = db_.Prepare(
-          "INSERT INTO workflow_triggers (trigger_id, owner, workflow_id, kind, cron, hook_id, "
-          "sealed_secret, created_at_ms, last_slot_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
-          "ON CONFLICT (trigger_id) DO NOTHING",
-          {t.trigger_id, owner, workflow_id, t.kind, t.cron, t.hook_id, store::Blob(sealed),
-           t.created_at_ms, t.last_slot_ms});
-      if (!stmt.ok()) return stmt.status();
-      if (t.kind != "webhook") {
-        (void)stmt->BindNull(6);
-        (void)stmt->BindNull(7);
-      }
-      if (absl::Status st = stmt->Run(); !st.ok()) {
-        if (absl::IsAlreadyExists(st) || absl::IsFailedPrecondition(st)) {
-          return absl::AlreadyExistsError("the hook id is taken");
-        }
-        return st;
-      }
-    }
+    if (absl::Status st = ReplaceLocked(owner, workflow_id, triggers); !st.ok()) return st;
     return tx->Commit();
+  }
+
+  absl::StatusOr<std::vector<TriggerRecord>> ReconcileTriggers(const std::string& owner,
+                                                               const std::string& workflow_id,
+                                                               const TriggerPlan& plan) override {
+    // The mutex orders this process's reconciles; BEGIN IMMEDIATE takes
+    // SQLite's write lock before the read, ordering other processes'.
+    absl::MutexLock lock(&mu_);
+    auto tx = store::Transaction::Begin(db_);
+    if (!tx.ok()) return tx.status();
+    auto stored = ReadLocked(std::string(kColumns) +
+                                 "WHERE owner = ?1 AND workflow_id = ?2 ORDER BY created_at_ms, "
+                                 "trigger_id",
+                             {owner, workflow_id}, /*open_secrets=*/true);
+    if (!stored.ok()) return stored.status();
+    std::vector<TriggerRecord> next = plan(*stored);
+    if (absl::Status st = ReplaceLocked(owner, workflow_id, next); !st.ok()) return st;
+    if (absl::Status st = tx->Commit(); !st.ok()) return st;
+    return next;
   }
 
   absl::StatusOr<std::vector<TriggerRecord>> TriggersOf(const std::string& owner,
@@ -144,7 +129,58 @@ class SqliteTriggerStore final : public TriggerStore {
     return *inserted == 1;
   }
 
+  absl::Status ReleaseDelivery(const std::string& hook_id,
+                               const std::string& signature_digest) override {
+    absl::MutexLock lock(&mu_);
+    auto removed =
+        db_.Run("DELETE FROM webhook_deliveries WHERE hook_id = ?1 AND signature_digest = ?2",
+                {hook_id, signature_digest});
+    return removed.status();
+  }
+
  private:
+  // ReplaceTriggers' writes, inside the caller's transaction.
+  absl::Status ReplaceLocked(const std::string& owner, const std::string& workflow_id,
+                             const std::vector<TriggerRecord>& triggers)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    auto existing = ReadLocked(std::string(kColumns) + "WHERE owner = ?1 AND workflow_id = ?2",
+                               {owner, workflow_id}, /*open_secrets=*/false);
+    if (!existing.ok()) return existing.status();
+    for (const TriggerRecord& old : *existing) {
+      bool kept = false;
+      for (const TriggerRecord& t : triggers) kept = kept || t.trigger_id == old.trigger_id;
+      if (kept) continue;
+      auto removed =
+          db_.Run("DELETE FROM workflow_triggers WHERE trigger_id = ?1", {old.trigger_id});
+      if (!removed.ok()) return removed.status();
+    }
+    for (const TriggerRecord& t : triggers) {
+      if (t.owner != owner || t.workflow_id != workflow_id) {
+        return absl::InvalidArgumentError("a trigger of another workflow");
+      }
+      const std::string sealed =
+          t.kind == "webhook" ? SealHookSecret(*vault_, t.hook_id, t.secret) : "";
+      auto stmt = db_.Prepare(
+          "INSERT INTO workflow_triggers (trigger_id, owner, workflow_id, kind, cron, hook_id, "
+          "sealed_secret, created_at_ms, last_slot_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+          "ON CONFLICT (trigger_id) DO NOTHING",
+          {t.trigger_id, owner, workflow_id, t.kind, t.cron, t.hook_id, store::Blob(sealed),
+           t.created_at_ms, t.last_slot_ms});
+      if (!stmt.ok()) return stmt.status();
+      if (t.kind != "webhook") {
+        (void)stmt->BindNull(6);
+        (void)stmt->BindNull(7);
+      }
+      if (absl::Status st = stmt->Run(); !st.ok()) {
+        if (absl::IsAlreadyExists(st) || absl::IsFailedPrecondition(st)) {
+          return absl::AlreadyExistsError("the hook id is taken");
+        }
+        return st;
+      }
+    }
+    return absl::OkStatus();
+  }
+
   absl::StatusOr<std::vector<TriggerRecord>> ReadLocked(const std::string& sql,
                                                         std::initializer_list<store::Value> values,
                                                         bool open_secrets)

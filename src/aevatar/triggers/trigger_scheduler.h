@@ -35,8 +35,8 @@ class TriggerScheduler {
   using Clock = std::function<int64_t()>;  // Unix ms
   using Fire = std::function<void(const TriggerRecord& trigger, int64_t slot_ms)>;
 
-  // `tick_ms`: how often the thread looks (default 1 s; an operator knob,
-  // aevatar serve --trigger-tick-ms).
+  // `tick_ms`: how often the thread looks (default 1 s, what aevatar serve
+  // uses; no flag or setting changes it).
   TriggerScheduler(TriggerStore* store, Fire fire, Clock clock, int64_t tick_ms = 1000);
   ~TriggerScheduler();
 

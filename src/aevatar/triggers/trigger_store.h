@@ -2,6 +2,7 @@
 #define AEVATAR_AEVATAR_TRIGGERS_TRIGGER_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +45,21 @@ class TriggerStore {
   virtual absl::Status ReplaceTriggers(const std::string& owner, const std::string& workflow_id,
                                        const std::vector<TriggerRecord>& triggers) = 0;
 
+  // Given a workflow's stored triggers (webhooks with their secrets, oldest
+  // first), the triggers it should have (ReplaceTriggers' rules).
+  using TriggerPlan =
+      std::function<std::vector<TriggerRecord>(const std::vector<TriggerRecord>& stored)>;
+
+  // Reads the triggers of (owner, workflow_id), gives them to `plan` and
+  // stores its answer as ReplaceTriggers does, in one transaction that no
+  // other reconcile of the same workflow overlaps (other replicas too): two
+  // concurrent saves apply one after the other, the later one planning from
+  // the earlier one's result, so neither drops a webhook the other created.
+  // `plan` runs once, inside the transaction: it must not call the store.
+  // Returns what was stored; errors as ReplaceTriggers.
+  virtual absl::StatusOr<std::vector<TriggerRecord>> ReconcileTriggers(
+      const std::string& owner, const std::string& workflow_id, const TriggerPlan& plan) = 0;
+
   // The triggers of (owner, workflow_id), webhooks with their secrets.
   virtual absl::StatusOr<std::vector<TriggerRecord>> TriggersOf(const std::string& owner,
                                                                 const std::string& workflow_id) = 0;
@@ -66,6 +82,11 @@ class TriggerStore {
   virtual absl::StatusOr<bool> ClaimDelivery(const std::string& hook_id,
                                              const std::string& signature_digest, int64_t now_ms,
                                              int64_t keep_ms) = 0;
+
+  // Forgets delivery `signature_digest` of `hook_id` (claimed, then not
+  // fired: the sender's retry must be accepted). OK when it was not there.
+  virtual absl::Status ReleaseDelivery(const std::string& hook_id,
+                                       const std::string& signature_digest) = 0;
 };
 
 // A store in the SQLite file at `path` (created 0600; ":memory:" for tests),

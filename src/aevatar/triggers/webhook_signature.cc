@@ -40,13 +40,13 @@ absl::StatusOr<WebhookSignature> ParseWebhookSignature(std::string_view header_t
   if (header.empty()) return Invalid("the X-Aevatar-Signature header is missing");
   if (header.size() > kMaxHeaderBytes) return Invalid("the signature header is too long");
   WebhookSignature signature;
-  signature.header = std::string(header);
   bool have_time = false;
   for (absl::string_view part : absl::StrSplit(header, ',')) {
     part = absl::StripAsciiWhitespace(part);
     if (absl::ConsumePrefix(&part, "t=")) {
-      if (have_time || part.empty() || part.size() > 12 || part[0] == '-' || part[0] == '+' ||
-          !absl::SimpleAtoi(part, &signature.timestamp)) {
+      // Digits only, no leading zero: one spelling per timestamp.
+      if (have_time || part.empty() || part.size() > 12 || part[0] < '0' || part[0] > '9' ||
+          (part[0] == '0' && part.size() > 1) || !absl::SimpleAtoi(part, &signature.timestamp)) {
         return Invalid("the signature header needs one t=<unix seconds>");
       }
       have_time = true;
@@ -68,8 +68,8 @@ absl::StatusOr<WebhookSignature> ParseWebhookSignature(std::string_view header_t
   return signature;
 }
 
-absl::Status VerifyWebhookSignature(const WebhookSignature& signature, std::string_view secret,
-                                    std::string_view body) {
+absl::StatusOr<std::string> VerifyWebhookSignature(const WebhookSignature& signature,
+                                                   std::string_view secret, std::string_view body) {
   const std::string expected = Mac(secret, signature.timestamp, body);
   bool matched = false;
   // Every entry is compared (no early exit), each in constant time.
@@ -77,7 +77,7 @@ absl::Status VerifyWebhookSignature(const WebhookSignature& signature, std::stri
     matched = base::ConstantTimeEquals(mac, expected) || matched;
   }
   if (!matched) return Invalid("the signature does not match");
-  return absl::OkStatus();
+  return absl::StrCat("t=", signature.timestamp, ",v1=", expected);
 }
 
 std::string SignWebhook(std::string_view secret, int64_t timestamp, std::string_view body) {

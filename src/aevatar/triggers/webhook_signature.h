@@ -14,10 +14,11 @@
 //
 // The secret is the hook's secret exactly as shown to its owner (the text
 // "whsec_…"), the body the raw request bytes. A delivery is accepted within
-// kWebhookReplayWindowSeconds of `t` either way (clock skew); a signature
-// seen once is refused afterwards (the caller's replay store). Comparison is
+// kWebhookReplayWindowSeconds of `t` either way (clock skew); a delivery
+// seen once is refused afterwards (the caller's replay store, keyed on the
+// delivery key below, never on the header's spelling). Comparison is
 // constant-time. Several v1= entries may be given (a sender rotating
-// secrets); one must match.
+// secrets); one must match. `t` is decimal without leading zeros.
 namespace aevatar::orchestrator {
 
 inline constexpr char kWebhookSignatureHeader[] = "X-Aevatar-Signature";
@@ -30,7 +31,6 @@ inline constexpr char kWebhookSignatureStale[] = "WEBHOOK_SIGNATURE_STALE";
 // What a well-formed header says, before the secret is known.
 struct WebhookSignature {
   int64_t timestamp = 0;          // unix seconds
-  std::string header;             // the header as sent (its digest keys the replay store)
   std::vector<std::string> macs;  // the v1= values, lowercase hex, 64 characters each
 };
 
@@ -42,9 +42,13 @@ absl::StatusOr<WebhookSignature> ParseWebhookSignature(std::string_view header,
                                                        int64_t now_seconds);
 
 // Whether one of the signature's MACs is HMAC-SHA256(secret, t "." body),
-// compared in constant time: OK or 401 WEBHOOK_SIGNATURE_INVALID.
-absl::Status VerifyWebhookSignature(const WebhookSignature& signature, std::string_view secret,
-                                    std::string_view body);
+// compared in constant time. Returns the delivery key, "t=<t>,v1=<the MAC
+// that matched>": the same for every spelling of one delivery's header
+// (extra schemes, spaces, order, repeated entries), so the replay store
+// keyed on it refuses a re-spelled replay. 401 WEBHOOK_SIGNATURE_INVALID
+// when no MAC matches.
+absl::StatusOr<std::string> VerifyWebhookSignature(const WebhookSignature& signature,
+                                                   std::string_view secret, std::string_view body);
 
 // The header value a sender computes (tests, docs examples).
 std::string SignWebhook(std::string_view secret, int64_t timestamp, std::string_view body);

@@ -86,6 +86,22 @@ TEST(SkillBundle, RefusesBadAssets) {
   EXPECT_EQ(CodeOf(route), "WORKFLOW_ROUTE_SELECTOR_FORBIDDEN");
 }
 
+// A mount saves the skill's workflows as the mounter's: a schedule or a
+// webhook in one would run the publisher's workflow unattended on the
+// mounter's Agent Key.
+TEST(SkillBundle, RefusesWorkflowsThatDeclareTriggers) {
+  for (const char* trigger : {"cron: '* * * * *'", "webhook: {}"}) {
+    SkillBundle bundle = Bundle();
+    bundle.assets["hello-check.yaml"] =
+        std::string(kHelloWorkflow) + "triggers:\n  - " + trigger + "\n";
+    auto refused = ValidateSkillBundle(bundle);
+    ASSERT_FALSE(refused.ok()) << trigger;
+    EXPECT_EQ(base::ApiCode(refused.status()), "SKILL_TRIGGERS_FORBIDDEN");
+    EXPECT_EQ(base::HttpStatusFor(refused.status()), 400);
+    EXPECT_NE(refused.status().message().find("assets/hello-check.yaml"), std::string_view::npos);
+  }
+}
+
 TEST(SkillBundle, DigestCoversEveryByteAndNameButNotOrder) {
   const std::string base = SkillDigest(Bundle());
   SkillBundle comment = Bundle();

@@ -90,6 +90,20 @@ TEST_P(SkillStoreSuite, ANameBelongsToItsFirstPublisher) {
   EXPECT_TRUE(store_->Publish(Skill("other", "1.0.0", "mine", "user-2")).ok());
 }
 
+// The aevatar- prefix is the bundled publisher's, even where no bundled
+// skill of that name was published (first come would otherwise own it).
+TEST_P(SkillStoreSuite, TheAevatarPrefixIsReservedForTheBundledPublisher) {
+  auto squat = store_->Publish(Skill("aevatar-codex-exec-workflow-sample", "9.0.0", "x", "user-1"));
+  EXPECT_EQ(base::ApiCode(squat.status()), "SKILL_NAME_RESERVED");
+  EXPECT_EQ(base::HttpStatusFor(squat.status()), 403);
+  EXPECT_TRUE(store_->ListVersions("aevatar-codex-exec-workflow-sample")->empty());
+  EXPECT_EQ(
+      store_->Publish(Skill("aevatar-codex-exec-workflow-sample", "1.0.0", "x", kBundledPublisher))
+          .value(),
+      PublishOutcome::kCreated);
+  EXPECT_TRUE(store_->Publish(Skill("my-aevatar-skill", "1.0.0", "mine", "user-1")).ok());
+}
+
 TEST_P(SkillStoreSuite, ListsVersionsByNameThenPublicationTime) {
   SkillVersion late = Skill("b-skill", "2.0.0", "two", "user-1");
   late.published_at_ms = 3000;

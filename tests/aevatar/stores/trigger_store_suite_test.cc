@@ -3,6 +3,7 @@
 // once across replicas, deliveries remembered for replay refusal, missed
 // slots coalesced.
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -127,6 +128,55 @@ TEST_P(TriggerStoreSuite, DeliveryIsClaimedOnceWithinItsMemory) {
   // Forgotten once older than the memory (its signature is stale by then).
   EXPECT_TRUE(store_->ClaimDelivery("hook_1", "sig_a", kSlotT0 + 11 * kSlotMinute, 10 * kSlotMinute)
                   .value());
+}
+
+// Two saves of one workflow at once, on two handles (two replicas): each
+// plans "keep the stored webhook, or create one". Reconciles never overlap,
+// so the later one keeps the webhook the earlier one created: both answer
+// the same hook, and that hook stays stored. Interleaved (read, then
+// replace) the second would delete the first's hook after it was shown.
+TEST_P(TriggerStoreSuite, ConcurrentReconcilesOfOneWorkflowKeepOneWebhook) {
+  auto replica = Open(key_);
+  ASSERT_NE(replica, nullptr);
+  for (int round = 0; round < 8; ++round) {
+    const std::string workflow_id = "wf-race-" + std::to_string(round);
+    auto save = [&](TriggerStore* store, std::string* hook_id) {
+      auto stored = store->ReconcileTriggers(
+          "user-1", workflow_id, [&](const std::vector<TriggerRecord>& current) {
+            // Widen the window between the read and the write.
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            if (!current.empty()) return current;
+            TriggerRecord hook = HookTrigger(base::RandomId("trg_"), base::RandomId("hook_"));
+            hook.workflow_id = workflow_id;
+            return std::vector<TriggerRecord>{hook};
+          });
+      ASSERT_TRUE(stored.ok()) << stored.status();
+      ASSERT_EQ(stored->size(), 1u);
+      *hook_id = stored->front().hook_id;
+    };
+    std::string first, second;
+    std::thread a(save, store_.get(), &first);
+    std::thread b(save, replica.get(), &second);
+    a.join();
+    b.join();
+    EXPECT_EQ(first, second);
+    auto now = store_->TriggersOf("user-1", workflow_id);
+    ASSERT_TRUE(now.ok()) << now.status();
+    ASSERT_EQ(now->size(), 1u);
+    EXPECT_EQ(now->front().hook_id, first);
+    EXPECT_EQ(now->front().secret, kHookSecret);
+  }
+}
+
+// A delivery claimed and then not fired is released: the sender's retry is
+// claimed again (on another replica's handle too); another delivery stays.
+TEST_P(TriggerStoreSuite, AReleasedDeliveryCanBeClaimedAgain) {
+  ASSERT_TRUE(store_->ClaimDelivery("hook_1", "sig_a", kSlotT0, 10 * kSlotMinute).value());
+  ASSERT_TRUE(store_->ClaimDelivery("hook_1", "sig_b", kSlotT0, 10 * kSlotMinute).value());
+  ASSERT_TRUE(store_->ReleaseDelivery("hook_1", "sig_a").ok());
+  EXPECT_TRUE(Open(key_)->ClaimDelivery("hook_1", "sig_a", kSlotT0 + 1, 10 * kSlotMinute).value());
+  EXPECT_FALSE(store_->ClaimDelivery("hook_1", "sig_b", kSlotT0 + 1, 10 * kSlotMinute).value());
+  EXPECT_TRUE(store_->ReleaseDelivery("hook_1", "sig_unknown").ok());
 }
 
 // Two replicas (two store handles, two schedulers) tick at the same moments

@@ -26,7 +26,7 @@ std::string Header(int64_t t, std::string_view body, std::string_view secret = k
 absl::Status Check(const std::string& header, std::string_view body, int64_t now = kNow) {
   auto parsed = ParseWebhookSignature(header, now);
   if (!parsed.ok()) return parsed.status();
-  return VerifyWebhookSignature(*parsed, kSecret, body);
+  return VerifyWebhookSignature(*parsed, kSecret, body).status();
 }
 
 TEST(WebhookSignature, HmacMatchesRfc4231TestCase2) {
@@ -69,6 +69,7 @@ TEST(WebhookSignature, MalformedHeadersAreInvalid) {
        {std::string(), std::string("garbage"), absl::StrCat("t=", kNow), mac,
         absl::StrCat("t=abc,", mac), absl::StrCat("t=", kNow, ",v1=zz"),
         absl::StrCat("t=", kNow, ",t=", kNow, ",", mac), absl::StrCat("t=-", kNow, ",", mac),
+        absl::StrCat("t=0", kNow, ",", mac), absl::StrCat("t=+", kNow, ",", mac),
         absl::StrCat("t=", kNow, ",v1=", std::string(64, 'A')), std::string(2000, 'x')}) {
     auto parsed = ParseWebhookSignature(header, kNow);
     ASSERT_FALSE(parsed.ok()) << header;
@@ -84,6 +85,30 @@ TEST(WebhookSignature, OneMatchingEntryAmongSeveralVerifies) {
   EXPECT_TRUE(Check(header, kBody).ok());
   const std::string only_old = absl::StrCat("t=", kNow, ",", old_mac);
   EXPECT_EQ(base::ApiCode(Check(only_old, kBody)), kWebhookSignatureInvalid);
+}
+
+// The replay store is keyed on the delivery key: every spelling of one
+// delivery's header gives the same key, another delivery another key.
+TEST(WebhookSignature, EverySpellingOfOneDeliveryHasOneKey) {
+  const std::string header = Header(kNow, kBody);
+  const std::string mac = header.substr(header.find("v1="));
+  const std::string old_mac =
+      Header(kNow, kBody, "whsec_old").substr(Header(kNow, kBody).find("v1="));
+  auto key_of = [](const std::string& text) -> std::string {
+    auto parsed = ParseWebhookSignature(text, kNow);
+    if (!parsed.ok()) return "parse: " + std::string(parsed.status().message());
+    auto key = VerifyWebhookSignature(*parsed, kSecret, kBody);
+    return key.ok() ? *key : "verify: " + std::string(key.status().message());
+  };
+  const std::string key = key_of(header);
+  EXPECT_EQ(key, absl::StrCat("t=", kNow, ",", mac));
+  for (const std::string& spelling :
+       {absl::StrCat(header, ",v0=x"), absl::StrCat(" ", header, " "),
+        absl::StrCat(mac, ",t=", kNow), absl::StrCat(header, ",", mac),
+        absl::StrCat("t=", kNow, ",", old_mac, ",", mac), absl::StrCat("t=", kNow, " , ", mac)}) {
+    EXPECT_EQ(key_of(spelling), key) << spelling;
+  }
+  EXPECT_NE(key_of(Header(kNow + 1, kBody)), key);
 }
 
 }  // namespace
