@@ -174,9 +174,9 @@ int RunNodeDelete(const NyxidGlobalOptions& global, const std::string& id) {
 int RunCredentialAdd(const std::string& profile_name, const CredentialOptions& options,
                      bool as_json) {
   auto profile = node::LoadNodeProfile(profile_name);
-  if (!profile.ok()) return NodeFail(std::string(profile.status().message()), as_json);
+  if (!profile.ok()) return ReportNyxidError(profile.status(), as_json);
   auto secrets = node::LoadNodeSecrets(*profile);
-  if (!secrets.ok()) return NodeFail(std::string(secrets.status().message()), as_json);
+  if (!secrets.ok()) return ReportNyxidError(secrets.status(), as_json);
   std::string key;
   if (!ReadWholeFile(options.key_file, key) || key.size() > kMaxKeyFileBytes) {
     return NodeFail("--key-file cannot be read (or is larger than 64 KiB)", as_json);
@@ -220,7 +220,7 @@ int RunCredentialAdd(const std::string& profile_name, const CredentialOptions& o
 int RunRotateHostKey(const std::string& profile_name, const CredentialOptions& options,
                      bool as_json) {
   auto profile = node::LoadNodeProfile(profile_name);
-  if (!profile.ok()) return NodeFail(std::string(profile.status().message()), as_json);
+  if (!profile.ok()) return ReportNyxidError(profile.status(), as_json);
   auto pinned = node::PinHostKey(*profile, options.host, options.port, /*rotate=*/true);
   if (!pinned.ok()) return NodeFail(pinned.status(), as_json);
   if (as_json) {
@@ -234,9 +234,9 @@ int RunRotateHostKey(const std::string& profile_name, const CredentialOptions& o
 
 int RunCredentialList(const std::string& profile_name, bool as_json) {
   auto profile = node::LoadNodeProfile(profile_name);
-  if (!profile.ok()) return NodeFail(std::string(profile.status().message()), as_json);
+  if (!profile.ok()) return ReportNyxidError(profile.status(), as_json);
   auto secrets = node::LoadNodeSecrets(*profile);
-  if (!secrets.ok()) return NodeFail(std::string(secrets.status().message()), as_json);
+  if (!secrets.ok()) return ReportNyxidError(secrets.status(), as_json);
   if (as_json) {
     nlohmann::json held = nlohmann::json::array();
     for (const node::SshCredential& c : secrets->ssh) {

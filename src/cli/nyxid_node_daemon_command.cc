@@ -75,7 +75,7 @@ base::LogLevel LevelOf(const std::string& name) {
 
 int RunForeground(const DaemonOptions& options) {
   auto profile = node::LoadNodeProfile(options.profile);
-  if (!profile.ok()) return DaemonFail(options, std::string(profile.status().message()));
+  if (!profile.ok()) return ReportNyxidError(profile.status(), options.json);
   os::UniqueFd lock(::open(profile->PidPath().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
   if (lock.get() < 0 || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
     return DaemonFail(options, "a daemon already runs for profile " + options.profile);
@@ -105,7 +105,7 @@ int RunForeground(const DaemonOptions& options) {
 // waits up to 10 s for it to come online.
 int RunStart(const DaemonOptions& options) {
   auto profile = node::LoadNodeProfile(options.profile);
-  if (!profile.ok()) return DaemonFail(options, std::string(profile.status().message()));
+  if (!profile.ok()) return ReportNyxidError(profile.status(), options.json);
   if (pid_t pid = RunningDaemon(*profile)) {
     Report(options,
            {{"profile", options.profile}, {"pid", pid}, {"state", "running"}, {"started", false}},
@@ -162,7 +162,7 @@ int RunStart(const DaemonOptions& options) {
 
 int RunStatus(const DaemonOptions& options) {
   auto profile = node::LoadNodeProfile(options.profile);
-  if (!profile.ok()) return DaemonFail(options, std::string(profile.status().message()));
+  if (!profile.ok()) return ReportNyxidError(profile.status(), options.json);
   const pid_t pid = RunningDaemon(*profile);
   nlohmann::json state = ReadState(*profile);
   nlohmann::json out = {{"profile", options.profile},
@@ -177,7 +177,7 @@ int RunStatus(const DaemonOptions& options) {
 
 int RunStop(const DaemonOptions& options) {
   auto profile = node::LoadNodeProfile(options.profile);
-  if (!profile.ok()) return DaemonFail(options, std::string(profile.status().message()));
+  if (!profile.ok()) return ReportNyxidError(profile.status(), options.json);
   const pid_t pid = RunningDaemon(*profile);
   if (pid == 0) {
     Report(options, {{"profile", options.profile}, {"was_running", false}, {"running", false}},
@@ -198,7 +198,7 @@ int RunStop(const DaemonOptions& options) {
 // without it).
 int RunInstall(const DaemonOptions& options) {
   auto profile = node::LoadNodeProfile(options.profile);
-  if (!profile.ok()) return DaemonFail(options, std::string(profile.status().message()));
+  if (!profile.ok()) return ReportNyxidError(profile.status(), options.json);
   struct stat st {};
   if (::stat("/run/systemd/system", &st) != 0) {
     Report(options, {{"profile", options.profile}, {"systemd", false}, {"unit", nullptr}},
