@@ -73,6 +73,16 @@ absl::Status StartPrivateSshStep(const TurnDeps& deps, Turn& turn, const Workflo
                                  const FailStepFn& fail_step);
 absl::Status ProgressPrivateSshStep(const TurnDeps& deps, Turn& turn, const WorkflowStep& step);
 
+// A stop reached a managed codex_exec step whose run may be going (it was
+// dispatched): has chrono-sandbox kill the run (Options::codex_cancel, with
+// the step's sealed Idempotency-Key) and records a "cancel.sent" event. The
+// stop then replays the exchange with the same key, which chrono-sandbox
+// answers from the killed run ("cancelled") at once. Does nothing for
+// private_ssh (no cancel exists: docs/private-ssh.md) or without a
+// canceller; a cancel that is not accepted only means the stop waits for
+// the run's own end, as it did before.
+void CancelRunningCodexStep(const TurnDeps& deps, Turn& turn);
+
 // Advances the pending codex_exec operation by one turn (dispatch, then the
 // exchange), or ends the step when its timeout_ms elapsed.
 absl::Status ProgressCodexStep(const TurnDeps& deps, Turn& turn,

@@ -59,7 +59,8 @@ absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback, absl::Mutex*
                   options_.approvals,
                   &options_.private_ssh,
                   &options_.on_run_finished,
-                  &options_.agent_keys};
+                  &options_.agent_keys,
+                  &options_.codex_cancel};
     return ExecuteTurn(deps, callback);
   } catch (const std::exception&) {
     return absl::InternalError("the turn raised an exception");

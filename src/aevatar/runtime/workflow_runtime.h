@@ -81,6 +81,14 @@ class WorkflowRuntime {
       const std::string& diagnostic_id, std::chrono::milliseconds budget,
       const std::vector<std::string>& caller_services)>;
 
+  // A stop of a running managed codex_exec step: has chrono-sandbox kill the
+  // run started with `idempotency_key` (ManagedCodex::CancelRun in the
+  // service). OK once the cancel is accepted; otherwise a typed error (the
+  // stop then waits for the run's own end, as without it).
+  using CodexCanceller = std::function<absl::Status(
+      const std::string& user_id, const std::string& idempotency_key,
+      const std::string& diagnostic_id, const std::vector<std::string>& caller_services)>;
+
   // One approved private_ssh codex_exec call with the run's sealed
   // credential (RunPrivateSsh in the service): NyxID's raw SSH response or
   // one typed error; its exchange capped by `budget`.
@@ -111,6 +119,8 @@ class WorkflowRuntime {
     // codex_exec steps; empty when managed Codex is off (such a step then
     // fails managed_target_disabled before any network call).
     CodexExecutor codex;
+    // Stops of running codex_exec steps; empty: a stop waits for the run.
+    CodexCanceller codex_cancel;
     // private_ssh codex_exec steps: the owner's durable approvals and the
     // call; either empty: such a step fails target_not_configured.
     ApprovalStore* approvals = nullptr;
