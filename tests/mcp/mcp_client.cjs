@@ -4,7 +4,8 @@
 // Run by tests/integration/mcp_server_test.cc with a full stack:
 //   MCP_SDK=<sdk dir> node mcp_client.cjs '<config json>'
 // config: {url, token (an access token, for HTTP), agent_key (for stdio),
-// aevatar (the binary), marker (the cancelled sleep's length)}.
+// aevatar (the binary), marker (the cancelled sleep's length), codex_marker
+// (the sleep length of the cancelled codex_exec run)}.
 // Prints {"ok": true, ...} on success; any failed check throws (exit code 1)
 // with what differed.
 'use strict';
@@ -155,6 +156,26 @@ async function checkCancellation(client) {
   return progress.length;
 }
 
+// A managed Codex run that runs a long sleep, cancelled by the client once
+// the sleep runs: aevatar has chrono-sandbox kill the run's sandbox, so the
+// sleep goes long before the run's own timeout_secs.
+async function checkCodexCancellation(client) {
+  const controller = new AbortController();
+  const call = client.callTool({
+    name: 'codex_exec',
+    arguments: { target: { kind: 'managed_sandbox' }, workspace: { kind: 'empty_git' },
+      prompt: `Run \`sleep ${config.codex_marker}\``, timeout_secs: 600 },
+  }, undefined, { ...kLongCall, signal: controller.signal });
+  call.catch(() => {});
+  await until('the Codex run\'s sleep to run', () => processesWith(config.codex_marker).length > 0,
+    180000);
+  controller.abort('the test cancels');
+  await assert.rejects(call);
+  // Far below the sleep's length and the run's 600 s.
+  await until('the cancelled Codex run to stop',
+    () => processesWith(config.codex_marker).length === 0, 60000);
+}
+
 async function main() {
   const stdio = await connectStdio();
   const http = await connectHttp();
@@ -165,6 +186,7 @@ async function main() {
   await checkTypedErrors(stdio);
   const codexProgress = await checkCodex(http);
   const cancelProgress = await checkCancellation(stdio);
+  await checkCodexCancellation(http);
   // The session still serves after a cancelled call.
   const after = await stdio.callTool({
     name: 'code_execute', arguments: { language: 'bash', source: 'echo STILL-HERE' },
