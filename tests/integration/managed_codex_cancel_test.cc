@@ -124,5 +124,47 @@ TEST_F(ManagedCodexCancel, OnlyTheOwnersCancelStopsTheRunAndNothingIsLeft) {
   EXPECT_EQ(CancelThroughNyxid(alice_, run_id).status, 404) << "an ended run is not cancellable";
 }
 
+// A stop of a workflow run whose codex_exec step is running has
+// chrono-sandbox kill the step's Codex run: the run ends stopped long
+// before the step's own timeout_secs, and the run's sleep is gone.
+TEST_F(ManagedCodexCancel, StoppingAWorkflowRunKillsItsRunningCodexStep) {
+  const std::string marker =
+      "8" + std::to_string(static_cast<unsigned char>(base::RandomBytes(1)[0]) % 90 + 10) + ".1414";
+  const std::string yaml = R"(workflow_id: codex-stop
+steps:
+  - id: long_codex
+    tool: codex_exec
+    timeout_ms: 360000
+    arguments:
+      target: {kind: managed_sandbox}
+      workspace: {kind: empty_git}
+      prompt: "Run `sleep )" +
+                           marker + R"(`"
+      timeout_secs: 300
+)";
+  AevatarStack& stack = stack_->stack();
+  auto started = stack.Aevatar("POST", "/api/workflow-runs", alice_,
+                               json{{"workflow_yaml", yaml}, {"wait", "none"}}.dump());
+  ASSERT_EQ(started.status, 202) << started.body;
+  const std::string run_id = JsonOf(started).value("run_id", "");
+  ASSERT_TRUE(
+      PollUntil([&] { return !ProcessesMatching(marker).empty(); }, std::chrono::minutes(3)))
+      << "the step's sleep never started";
+
+  auto stop = stack.Aevatar("POST", "/api/workflow-runs/" + run_id + "/stop", alice_, "{}");
+  ASSERT_TRUE(stop.status == 200 || stop.status == 202) << stop.status << " " << stop.body;
+  json run;
+  ASSERT_TRUE(PollUntil(
+      [&] {
+        run = JsonOf(stack.Aevatar("GET", "/api/workflow-runs/" + run_id, alice_));
+        return run.value("done", false);
+      },
+      std::chrono::minutes(2)))
+      << run.dump();
+  EXPECT_EQ(run.value("status", ""), "stopped") << run.dump();
+  EXPECT_NE(run.dump().find("managed_execution_cancelled"), std::string::npos) << run.dump();
+  EXPECT_TRUE(PollUntil([&] { return ProcessesMatching(marker).empty(); }));
+}
+
 }  // namespace
 }  // namespace aevatar::testing

@@ -211,28 +211,19 @@ absl::Status ProgressCodexStep(const TurnDeps& deps, Turn& turn,
       outcome.ok() ? "" : base::ApiCode(outcome), std::string(outcome.message()), *operation);
 }
 
-void CancelRunningCodexStep(const TurnDeps& deps, Turn& turn) {
-  const json& state = turn.state();
-  const json& pending = state["pending"];
-  if (deps.codex_cancel == nullptr || !*deps.codex_cancel || !pending.is_object() ||
-      base::StringOr(pending, "tool", "") != "codex_exec" ||
+std::optional<WorkflowRuntime::CodexStepCancel> RunningCodexStep(const TurnDeps& deps,
+                                                                 const json& state) {
+  const json& pending = base::ObjectOrEmpty(state, "pending");
+  if (base::StringOr(pending, "tool", "") != "codex_exec" ||
       base::StringOr(pending, "target", "") == "private_ssh") {
-    return;
+    return std::nullopt;
   }
-  auto operation = PendingOperation::FromJson(pending["operation"]);
-  if (!operation.ok() || operation->attempts == 0) return;  // nothing was sent
+  auto operation = PendingOperation::FromJson(base::ObjectOrEmpty(pending, "operation"));
+  if (!operation.ok() || operation->attempts == 0) return std::nullopt;  // nothing was sent
   auto material = LoadPendingMaterial(deps, pending);
-  if (!material.ok()) return;
-  const std::string diagnostic_id = base::RandomId("diag_");
-  // The run's lock stays held: the cancel is bounded (seconds).
-  const absl::Status cancelled =
-      (*deps.codex_cancel)(turn.run.owner, base::StringOr(*material, "idempotency_key", ""),
-                           diagnostic_id, CallerServices(state));
-  AddEvent(turn, deps.now_ms, "cancel.sent",
-           {{"step_id", base::StringOr(pending, "step_id", "")},
-            {"tool", "codex_exec"},
-            {"accepted", cancelled.ok()},
-            {"code", cancelled.ok() ? "" : base::ApiCode(cancelled)}});
+  if (!material.ok()) return std::nullopt;
+  return WorkflowRuntime::CodexStepCancel{base::StringOr(*material, "idempotency_key", ""),
+                                          CallerServices(state)};
 }
 
 }  // namespace aevatar::orchestrator

@@ -30,8 +30,6 @@ struct TurnDeps {
   const std::function<void(const std::string&, double)>* on_run_finished = nullptr;
   // Unattended runs' Agent Keys; may be null or hold an empty function.
   const WorkflowRuntime::AgentKeyResolver* agent_keys = nullptr;
-  // Stops of running codex_exec steps; may be null or hold an empty function.
-  const WorkflowRuntime::CodexCanceller* codex_cancel = nullptr;
 };
 
 // Runs the turn `callback` triggers, if it is still the run's current

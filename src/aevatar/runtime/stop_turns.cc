@@ -1,5 +1,4 @@
 #include "aevatar/admission/admission_proof.h"
-#include "aevatar/runtime/codex_step_turns.h"
 #include "aevatar/runtime/durable_execution.h"
 #include "aevatar/runtime/tool_audit_payload.h"
 #include "aevatar/runtime/turn.h"
@@ -40,9 +39,6 @@ absl::Status StopStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinition
   }
   if (deps.now_ms >= deadline) return freeze("code_execution_cancel_outcome_uncertain");
   if (operation->provider_operation_id.empty()) {
-    // A running codex_exec step is killed first, so the replay below gets
-    // the run's "cancelled" answer instead of waiting for its end.
-    CancelRunningCodexStep(deps, turn);
     return ProgressStep(deps, turn, definition);  // same-key replay learns the id
   }
   auto credential = LoadCredential(deps, state);

@@ -190,9 +190,10 @@ TEST_F(CodexStepTest, AStopDuringTheExchangeIsNotHeldUpAndTheRunStopsOnce) {
   EXPECT_EQ(EventCount(run_id, "step.completed"), 1);
 }
 
-// A stop of a dispatched step has chrono-sandbox kill the run (the
-// canceller, with the step's own key) before the stop's turn replays the
-// exchange, which then gets the killed run's "cancelled" answer.
+// A stop while the step's exchange runs has chrono-sandbox kill the run
+// (the canceller, with the step's own key, right after the stop is
+// committed); the stop's turn replays the exchange, which then gets the
+// killed run's "cancelled" answer.
 TEST_F(CodexStepTest, AStopCancelsTheRunningCodexRunWithTheStepsKey) {
   std::string run_id;
   std::vector<std::string> order;
@@ -227,7 +228,7 @@ TEST_F(CodexStepTest, AStopCancelsTheRunningCodexRunWithTheStepsKey) {
   ASSERT_EQ(cancelled_keys.size(), 1u);
   EXPECT_EQ(cancelled_keys[0], calls_[0].key);
   EXPECT_EQ(order, (std::vector<std::string>{"exchange", "cancel", "exchange"}));
-  EXPECT_EQ(EventCount(run_id, "cancel.sent"), 1);
+  EXPECT_EQ(EventCount(run_id, "run.stop_requested"), 1);
   EXPECT_EQ(State(run_id)["steps"][0].value("outcome_code", ""), "managed_execution_cancelled");
 }
 
