@@ -49,7 +49,7 @@ class ManagedCodexCancel : public ::testing::Test {
  protected:
   void SetUp() override {
     ManagedCodexOptions options;
-    options.backend = "native";  // the run's sleep is visible on this host
+    options.backend = "native";  // the run's processes are chrono-sandbox's children
     options.users_yaml = kTwoOwners;
     stack_ = std::make_unique<ManagedCodexStack>(std::move(options));
     ASSERT_TRUE(stack_->ok());
@@ -78,9 +78,6 @@ class ManagedCodexCancel : public ::testing::Test {
 TEST_F(ManagedCodexCancel, OnlyTheOwnersCancelStopsTheRunAndNothingIsLeft) {
   const pid_t chrono_pid = stack_->stack().chrono().pid();
   ASSERT_GT(chrono_pid, 0);
-  // A unique sleep length: the run's program is found on this host by it.
-  const std::string marker =
-      "9" + std::to_string(static_cast<unsigned char>(base::RandomBytes(1)[0]) % 90 + 10) + ".2718";
   const std::string given_key = "cancel-e2e-" + base::RandomId("k");
   const std::string run_id = orchestrator::ManagedRunId("codex_exec:" + given_key);
 
@@ -88,7 +85,9 @@ TEST_F(ManagedCodexCancel, OnlyTheOwnersCancelStopsTheRunAndNothingIsLeft) {
     http::ClientRequest request;
     request.method = "POST";
     request.url = stack_->stack().aevatar().base_url() + "/api/tools/codex_exec";
-    request.body = ManagedCodexStack::ManagedArgs("Run `sleep " + marker + "`", 300).dump();
+    // The model call never answers: only a cancel ends the run before its
+    // 300 s (or the double's 120 s hang limit).
+    request.body = ManagedCodexStack::ManagedArgs("[double:hang] think", 300).dump();
     request.headers.Set("Content-Type", "application/json");
     request.headers.Set("Authorization", "Bearer " + alice_);
     request.headers.Set("Idempotency-Key", given_key);
@@ -96,17 +95,17 @@ TEST_F(ManagedCodexCancel, OnlyTheOwnersCancelStopsTheRunAndNothingIsLeft) {
     auto response = http::Fetch(request);
     return response.ok() ? *response : http::ClientResponse{0, {}, "transport failure"};
   });
-  // The sleep (and whatever of the run names it in its command line).
-  const std::string our_sleep = marker;
-  ASSERT_TRUE(
-      PollUntil([&] { return !ProcessesMatching(our_sleep).empty(); }, std::chrono::minutes(3)))
-      << "the run's sleep never started";
+  // Codex is running once its model call reached the model double.
+  ASSERT_TRUE(PollUntil([&] { return !stack_->ModelRecord().empty(); }, std::chrono::minutes(3)))
+      << "Codex never called the model";
+  ASSERT_TRUE(HasChildren(chrono_pid));
 
   // bob reaches the same chrono-sandbox through his own route: not his run.
   auto foreign = CancelThroughNyxid(bob_, run_id);
   EXPECT_EQ(foreign.status, 404) << foreign.body;
   EXPECT_EQ(JsonOf(foreign).value("code", ""), "CODEX_RUN_NOT_FOUND");
-  EXPECT_FALSE(ProcessesMatching(our_sleep).empty()) << "bob's cancel stopped alice's run";
+  EXPECT_EQ(pending.wait_for(std::chrono::seconds(1)), std::future_status::timeout)
+      << "bob's cancel stopped alice's run";
 
   auto cancel = CancelThroughNyxid(alice_, run_id);
   ASSERT_EQ(cancel.status, 202) << cancel.body;
@@ -118,18 +117,17 @@ TEST_F(ManagedCodexCancel, OnlyTheOwnersCancelStopsTheRunAndNothingIsLeft) {
   EXPECT_EQ(problem.value("code", ""), "managed_execution_cancelled") << answer.body;
   EXPECT_EQ(problem["result"].value("status", ""), "cancelled") << answer.body;
 
-  // The sandbox is gone: the sleep, Codex and the sandbox's init.
-  EXPECT_TRUE(PollUntil([&] { return ProcessesMatching(our_sleep).empty(); }));
+  // The sandbox is gone: Codex and the sandbox's init.
   EXPECT_TRUE(PollUntil([&] { return !HasChildren(chrono_pid); }));
   EXPECT_EQ(CancelThroughNyxid(alice_, run_id).status, 404) << "an ended run is not cancellable";
 }
 
 // A stop of a workflow run whose codex_exec step is running has
-// chrono-sandbox kill the step's Codex run: the run ends stopped long
-// before the step's own timeout_secs, and the run's sleep is gone.
+// chrono-sandbox kill the step's Codex run (its model call never answers):
+// the run ends stopped with the step managed_execution_cancelled, and
+// nothing of the run is left.
 TEST_F(ManagedCodexCancel, StoppingAWorkflowRunKillsItsRunningCodexStep) {
-  const std::string marker =
-      "8" + std::to_string(static_cast<unsigned char>(base::RandomBytes(1)[0]) % 90 + 10) + ".1414";
+  const pid_t chrono_pid = stack_->stack().chrono().pid();
   const std::string yaml = R"(workflow_id: codex-stop
 steps:
   - id: long_codex
@@ -138,8 +136,7 @@ steps:
     arguments:
       target: {kind: managed_sandbox}
       workspace: {kind: empty_git}
-      prompt: "Run `sleep )" +
-                           marker + R"(`"
+      prompt: "[double:hang] think"
       timeout_secs: 300
 )";
   AevatarStack& stack = stack_->stack();
@@ -147,9 +144,8 @@ steps:
                                json{{"workflow_yaml", yaml}, {"wait", "none"}}.dump());
   ASSERT_EQ(started.status, 202) << started.body;
   const std::string run_id = JsonOf(started).value("run_id", "");
-  ASSERT_TRUE(
-      PollUntil([&] { return !ProcessesMatching(marker).empty(); }, std::chrono::minutes(3)))
-      << "the step's sleep never started";
+  ASSERT_TRUE(PollUntil([&] { return !stack_->ModelRecord().empty(); }, std::chrono::minutes(3)))
+      << "the step's Codex never called the model";
 
   auto stop = stack.Aevatar("POST", "/api/workflow-runs/" + run_id + "/stop", alice_, "{}");
   ASSERT_TRUE(stop.status == 200 || stop.status == 202) << stop.status << " " << stop.body;
@@ -163,7 +159,7 @@ steps:
       << run.dump();
   EXPECT_EQ(run.value("status", ""), "stopped") << run.dump();
   EXPECT_NE(run.dump().find("managed_execution_cancelled"), std::string::npos) << run.dump();
-  EXPECT_TRUE(PollUntil([&] { return ProcessesMatching(marker).empty(); }));
+  EXPECT_TRUE(PollUntil([&] { return !HasChildren(chrono_pid); }));
 }
 
 }  // namespace

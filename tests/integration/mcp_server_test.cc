@@ -62,14 +62,12 @@ TEST(McpServer, OfficialSdkClientOverStdioAndHttp) {
   // A unique sleep length: the script finds the cancelled program by it.
   const std::string marker =
       "7" + std::to_string(static_cast<unsigned char>(base::RandomBytes(1)[0])) + ".31337";
-  const std::string codex_marker =
-      "5" + std::to_string(static_cast<unsigned char>(base::RandomBytes(1)[0])) + ".27182";
   const json config = {{"url", stack.stack().aevatar().base_url()},
                        {"token", alice},
                        {"agent_key", agent_key},
                        {"aevatar", BinaryPath("aevatar")},
                        {"marker", marker},
-                       {"codex_marker", codex_marker}};
+                       {"chrono_pid", stack.stack().chrono().pid()}};
   // Outside the stack's directory, whose files are grepped for secrets below.
   TempDir scratch;
   const std::string dir = scratch.path();
