@@ -24,15 +24,8 @@ namespace {
 
 using json = nlohmann::json;
 
-// alice and bob each own a chrono-sandbox route.
-constexpr char kTwoOwners[] = R"(users:
-  - {username: alice, password: pw-alice}
-  - {username: bob, password: pw-bob}
-user_services:
-  - owner: {user: alice}
-    catalog_service_id: chrono-sandbox
-    label: chrono-sandbox
-  - owner: {user: bob}
+// The default users, and bob owns a chrono-sandbox route too.
+constexpr char kBobsRoute[] = R"(  - owner: {user: bob}
     catalog_service_id: chrono-sandbox
     label: chrono-sandbox
 )";
@@ -50,7 +43,7 @@ class ManagedCodexCancel : public ::testing::Test {
   void SetUp() override {
     ManagedCodexOptions options;
     options.backend = "native";  // the run's processes are chrono-sandbox's children
-    options.users_yaml = kTwoOwners;
+    options.users_yaml = ManagedCodexStack::DefaultUsers() + kBobsRoute;
     stack_ = std::make_unique<ManagedCodexStack>(std::move(options));
     ASSERT_TRUE(stack_->ok());
     alice_ = stack_->Login("alice");
