@@ -49,6 +49,10 @@ inline constexpr char kCodexScope[] = "proxy:*";
 
 // POST /codex/execute, in codex/codex_api.cc.
 http::Response HandleCodexExecute(const ApiContext& ctx, http::Request& request, RequestNote& note);
+// POST /codex/runs/{run_id}/cancel, in codex/codex_api.cc: 202
+// {"run_id", "status": "cancel_requested"} when the caller has that run
+// going (it then answers "cancelled"); 404 CODEX_RUN_NOT_FOUND otherwise.
+http::Response HandleCodexCancel(const ApiContext& ctx, http::Request& request, RequestNote& note);
 
 // An operation's status document (no payloads): id, status, times, done.
 nlohmann::json StatusDocument(const Operation& op);

@@ -133,6 +133,7 @@ std::unique_ptr<http::Router> BuildHttpApi(const HttpApiOptions& options, const 
   add("GET", "/executions/{id}/result", HandleResult);
   add("POST", "/executions/{id}/cancel", HandleCancel);
   add("POST", "/codex/execute", HandleCodexExecute);
+  add("POST", "/codex/runs/{run_id}/cancel", HandleCodexCancel);
   add("GET", "/healthz", HandleHealth);
   add("GET", "/readyz", HandleReady);
   add("GET", "/metrics", HandleMetrics);

@@ -41,6 +41,8 @@ std::map<std::string, MatrixRow> Table() {
       {"GET /executions/{id}/result", Authenticated(404, 404, 401, 401)},
       {"POST /executions/{id}/cancel", Authenticated(404, 404, 401, 401)},
       {"POST /codex/execute", Authenticated(400, 400, 401, 401)},
+      // No run of alice's is going (nor anybody's): 404, never 401's leak.
+      {"POST /codex/runs/{run_id}/cancel", Authenticated(404, 404, 401, 401)},
       {"GET /healthz", Everyone(200)},
       {"GET /readyz", Everyone(200)},
       // The matrix calls from a non-loopback address and no metrics token is set.
@@ -66,6 +68,7 @@ TEST(ChronoRouteMatrix, EveryRouteAnswersEachAttackerAsTheTableSays) {
   subject.router = &h.router();
   subject.path_of = [&](std::string path) {
     if (size_t at = path.find("{id}"); at != std::string::npos) path.replace(at, 4, id);
+    if (size_t at = path.find("{run_id}"); at != std::string::npos) path.replace(at, 8, "run_1");
     return path;
   };
   subject.present = [&](Attacker attacker, http::Request& request) {

@@ -82,6 +82,8 @@ http::ClientResponse ManagedCodexStack::Exec(const std::string& token, const nlo
   return stack_->Aevatar("POST", "/api/tools/codex_exec", token, args.dump());
 }
 
+std::string ManagedCodexStack::DefaultUsers() { return kDefaultUsers; }
+
 nlohmann::json ManagedCodexStack::ManagedArgs(const std::string& prompt, int timeout_secs) {
   return {{"target", {{"kind", "managed_sandbox"}}},
           {"workspace", {{"kind", "empty_git"}}},

@@ -45,6 +45,9 @@ class ManagedCodexStack {
   http::ClientResponse CredentialStatus(const std::string& token);
   // POST /api/tools/codex_exec with `args`.
   http::ClientResponse Exec(const std::string& token, const nlohmann::json& args);
+  // The users_yaml a default stack has (it ends in its user_services list,
+  // so a test can append routes).
+  static std::string DefaultUsers();
   // The managed tool arguments for `prompt`.
   static nlohmann::json ManagedArgs(const std::string& prompt, int timeout_secs = 120);
 

@@ -4,7 +4,8 @@
 // Run by tests/integration/mcp_server_test.cc with a full stack:
 //   MCP_SDK=<sdk dir> node mcp_client.cjs '<config json>'
 // config: {url, token (an access token, for HTTP), agent_key (for stdio),
-// aevatar (the binary), marker (the cancelled sleep's length)}.
+// aevatar (the binary), marker (the cancelled sleep's length), chrono_pid
+// (chrono-sandbox's process: a managed Codex run's sandbox is its child)}.
 // Prints {"ok": true, ...} on success; any failed check throws (exit code 1)
 // with what differed.
 'use strict';
@@ -155,6 +156,43 @@ async function checkCancellation(client) {
   return progress.length;
 }
 
+// Live processes whose parent is `pid`.
+function childrenOf(pid) {
+  const found = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
+      // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) found.push(entry);
+    } catch (_) { /* exited meanwhile */ }
+  }
+  return found;
+}
+
+// A managed Codex run whose model call never answers (the double's
+// "[double:hang]"), cancelled by the client once its sandbox runs: aevatar
+// has chrono-sandbox kill the sandbox, which goes long before the run's 600 s
+// (or the double's 120 s hang limit).
+async function checkCodexCancellation(client) {
+  // Earlier runs' sandboxes are gone first, so the children below are this run's.
+  await until('chrono-sandbox to be idle', () => childrenOf(config.chrono_pid).length === 0, 60000);
+  const controller = new AbortController();
+  const call = client.callTool({
+    name: 'codex_exec',
+    arguments: { target: { kind: 'managed_sandbox' }, workspace: { kind: 'empty_git' },
+      prompt: '[double:hang] think', timeout_secs: 600 },
+  }, undefined, { ...kLongCall, signal: controller.signal });
+  call.catch(() => {});
+  await until('the Codex run\'s sandbox to run', () => childrenOf(config.chrono_pid).length > 0,
+    180000);
+  controller.abort('the test cancels');
+  await assert.rejects(call);
+  await until('the cancelled Codex run to stop', () => childrenOf(config.chrono_pid).length === 0,
+    60000);
+}
+
 async function main() {
   const stdio = await connectStdio();
   const http = await connectHttp();
@@ -165,6 +203,7 @@ async function main() {
   await checkTypedErrors(stdio);
   const codexProgress = await checkCodex(http);
   const cancelProgress = await checkCancellation(stdio);
+  await checkCodexCancellation(http);
   // The session still serves after a cancelled call.
   const after = await stdio.callTool({
     name: 'code_execute', arguments: { language: 'bash', source: 'echo STILL-HERE' },

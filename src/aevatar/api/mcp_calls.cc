@@ -173,31 +173,34 @@ std::optional<json> RunCodexExec(const McpCall& call, const json& arguments, con
                                             "this aevatar host does not expose the "
                                             "managed_sandbox target"));
   }
-  // The run blocks for minutes; this thread reports progress meanwhile.
+  // The run blocks for minutes; this thread reports progress meanwhile. The
+  // client's cancel reaches ManagedCodex, which has chrono-sandbox kill the
+  // run (POST /codex/runs/{run_id}/cancel through NyxID).
   absl::StatusOr<ManagedCodexResult> result = absl::UnknownError("not run");
   absl::Notification done;
   std::thread runner([&] {
-    result =
-        deps.codex->Execute(call.caller->user_id, *args, "codex_exec:" + base::RandomId("mcp_"),
-                            call.diagnostic_id, std::nullopt, call.caller->allowed_services);
+    result = deps.codex->Execute(call.caller->user_id, *args,
+                                 "codex_exec:" + base::RandomId("mcp_"), call.diagnostic_id,
+                                 std::nullopt, call.caller->allowed_services, call.cancelled);
     done.Notify();
   });
   const auto start = SteadyClock::now();
-  bool cancelled = false;
   while (!done.WaitForNotificationWithTimeout(absl::Seconds(1))) {
-    if (!cancelled && call.cancelled->HasBeenNotified()) {
-      // chrono-sandbox has no cancel for an interactive Codex run: it ends
-      // at its own timeout_secs; the client gets no answer (docs/mcp.md).
-      cancelled = true;
-      base::Log(base::LogLevel::kInfo, "mcp.call_cancelled", call.diagnostic_id,
-                {{"tool", "codex_exec"}, {"execution_status", "abandoned"}});
-    }
+    if (call.cancelled->HasBeenNotified()) continue;
     const auto secs =
         std::chrono::duration_cast<std::chrono::seconds>(SteadyClock::now() - start).count();
-    if (!cancelled) call.progress("codex_exec: running for " + std::to_string(secs) + " s");
+    call.progress("codex_exec: running for " + std::to_string(secs) + " s");
   }
   runner.join();
-  if (cancelled) return std::nullopt;
+  if (call.cancelled->HasBeenNotified()) {
+    // The MCP client gets no answer to a call it cancelled (docs/mcp.md);
+    // the log says how the run ended ("cancelled" once chrono killed it).
+    base::Log(
+        base::LogLevel::kInfo, "mcp.call_cancelled", call.diagnostic_id,
+        {{"tool", "codex_exec"},
+         {"execution_status", result.ok() ? result->status : base::ApiCode(result.status())}});
+    return std::nullopt;
+  }
   if (!result.ok()) return FailureResult(call, result.status());
   if (absl::Status outcome = ManagedOutcome(*result); !outcome.ok()) {
     return FailureResult(call, outcome, {{"result", result->ToJson()}});

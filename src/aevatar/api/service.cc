@@ -236,6 +236,11 @@ class Service : public AevatarService {
                               const std::vector<std::string>& caller_services) {
         return codex->Execute(user_id, args, key, diagnostic_id, budget, caller_services);
       };
+      options.codex_cancel = [codex](const std::string& user_id, const std::string& key,
+                                     const std::string& diagnostic_id,
+                                     const std::vector<std::string>& caller_services) {
+        return codex->CancelRun(user_id, key, diagnostic_id, caller_services);
+      };
     }
     const NyxidClient* nyxid = nyxid_.get();
     options.approvals = approvals_.get();

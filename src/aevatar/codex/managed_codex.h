@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "aevatar/admission/ingress_auth.h"
 #include "aevatar/clients/nyxid_client.h"
 #include "aevatar/codex/codex_exec_args.h"
@@ -107,21 +108,49 @@ class ManagedCodex {
   // (empty: a token or an unrestricted key): NyxID sees only the managed key,
   // so a restricted key must name the chrono-sandbox route the run uses, by
   // id or slug, or the call is 403 AGENT_KEY_SERVICE_NOT_ALLOWED before any
-  // proxy request. Returns the runner's result of any terminal status, or
+  // proxy request. `cancel` (may be null; must outlive the call), once
+  // notified, stops the run: before the proxy request nothing is sent (the
+  // result is managed_execution_cancelled); during it POST
+  // /codex/runs/{run_id}/cancel goes through the same route and key
+  // (managed_cancel.h), chrono kills the sandbox and the result's status is
+  // "cancelled". Returns the runner's result of any terminal status, or
   // exactly one typed error; a failure is logged as one line with
   // `diagnostic_id` and the code, never ids, keys or text.
   absl::StatusOr<ManagedCodexResult> Execute(
       const std::string& user_id, const CodexExecArgs& args, const std::string& idempotency_key,
       const std::string& diagnostic_id,
       std::optional<std::chrono::milliseconds> budget = std::nullopt,
-      const std::vector<std::string>& caller_services = {}) const;
+      const std::vector<std::string>& caller_services = {},
+      const absl::Notification* cancel = nullptr) const;
+
+  // A workflow stop of a running step: sends POST /codex/runs/{run_id}/cancel
+  // for the run Execute started with `idempotency_key` (same vault key, same
+  // routes and caller_services checks as Execute), again for a few seconds
+  // while chrono-sandbox answers 404 (not started yet) or 5xx. OK once it
+  // is accepted (the run then ends "cancelled"); otherwise the typed error
+  // (managed_proxy_target_unavailable for a run chrono-sandbox does not
+  // have: finished, or not started). Logged as one line, no ids.
+  absl::Status CancelRun(const std::string& user_id, const std::string& idempotency_key,
+                         const std::string& diagnostic_id,
+                         const std::vector<std::string>& caller_services = {}) const;
 
  private:
+  // The vault key and the exact routes of a managed call for `user_id`.
+  struct Target {
+    std::string secret;  // the managed Agent Key: never logged
+    std::string chrono_slug, chrono_id, llm_id;
+  };
+  // The policy, vault, inventory and route checks of Execute; each failure
+  // one logged typed error.
+  absl::StatusOr<Target> Resolve(const std::string& user_id, const std::string& diagnostic_id,
+                                 const std::vector<std::string>& caller_services) const;
+  NyxidReply SendCancel(const Target& target, const std::string& run_id) const;
+
   // Execute without reporting its outcome.
   absl::StatusOr<ManagedCodexResult> ExecuteOnce(
       const std::string& user_id, const CodexExecArgs& args, const std::string& idempotency_key,
       const std::string& diagnostic_id, std::optional<std::chrono::milliseconds> budget,
-      const std::vector<std::string>& caller_services) const;
+      const std::vector<std::string>& caller_services, const absl::Notification* cancel) const;
 
   const NyxidClient* nyxid_;
   ManagedCredentialVault* vault_;

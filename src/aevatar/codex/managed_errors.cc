@@ -28,6 +28,7 @@ constexpr CodeInfo kCodes[] = {
     {kManagedResponseTooLarge, absl::StatusCode::kUnavailable, 502},
     {kManagedExecutionNonzeroExit, absl::StatusCode::kFailedPrecondition, 422},
     {kManagedBudgetExhausted, absl::StatusCode::kDeadlineExceeded, 504},
+    {kManagedExecutionCancelled, absl::StatusCode::kAborted, 409},
 };
 
 bool IsDiagnosticToken(const std::string& id) {
@@ -78,7 +79,8 @@ absl::StatusOr<ManagedCodexResult> ParseManagedCodexResult(std::string_view body
   ManagedCodexResult result;
   auto status = base::RequiredString(*root, "status");
   if (!status.ok()) return Invalid("lacks a string 'status'");
-  if (*status != "succeeded" && *status != "failed" && *status != "timed_out") {
+  if (*status != "succeeded" && *status != "failed" && *status != "timed_out" &&
+      *status != "cancelled") {
     return Invalid("has an unknown 'status'");
   }
   result.status = *status;
@@ -150,6 +152,10 @@ absl::StatusOr<ManagedCodexResult> ClassifyManagedReply(const NyxidReply& reply)
 
 absl::Status ManagedOutcome(const ManagedCodexResult& result) {
   if (result.status == "succeeded") return absl::OkStatus();
+  if (result.status == "cancelled") {
+    return ManagedError(kManagedExecutionCancelled,
+                        "the run was cancelled and chrono-sandbox killed its sandbox");
+  }
   return ManagedError(
       kManagedExecutionNonzeroExit,
       absl::StrCat("the Codex runner ended ", result.status, " with exit code ", result.exit_code));

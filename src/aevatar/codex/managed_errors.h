@@ -29,6 +29,10 @@ inline constexpr char kManagedProxyUnavailable[] = "managed_proxy_unavailable";
 inline constexpr char kManagedResponseInvalid[] = "managed_response_invalid";
 inline constexpr char kManagedResponseTooLarge[] = "managed_response_too_large";
 inline constexpr char kManagedExecutionNonzeroExit[] = "managed_execution_nonzero_exit";
+// Not one of the spec's codes: the caller cancelled the call (an MCP
+// notifications/cancelled, a stopped workflow run) and chrono-sandbox killed
+// the run (its status "cancelled"), or the cancel came before it was sent.
+inline constexpr char kManagedExecutionCancelled[] = "managed_execution_cancelled";
 // Not one of the spec's codes and never an API answer: ManagedCodex::Execute
 // returns it only when a caller-supplied budget shorter than the deadline
 // chain (a workflow step's remaining timeout_ms) ended the exchange; the
@@ -46,14 +50,15 @@ inline constexpr size_t kMaxManagedOutputBytes = 64 * 1024;
 // managed_credential_unavailable 409, managed_proxy_authorization_denied 403,
 // managed_proxy_target_unavailable 502, managed_proxy_timeout 504,
 // managed_proxy_unavailable 503, managed_response_invalid 502,
-// managed_response_too_large 502, managed_execution_nonzero_exit 422.
+// managed_response_too_large 502, managed_execution_nonzero_exit 422,
+// managed_execution_cancelled 409.
 // `detail` must hold no secret, prompt, output or route id.
 absl::Status ManagedError(std::string_view code, std::string detail);
 
 // chrono-sandbox's terminal result:
 // {status, target, output, exit_code, diagnostic_id, elapsed_ms?}.
 struct ManagedCodexResult {
-  std::string status;  // "succeeded" | "failed" | "timed_out"
+  std::string status;  // "succeeded" | "failed" | "timed_out" | "cancelled"
   std::string target;  // "managed_sandbox"
   std::string output;
   int64_t exit_code = 0;
@@ -84,7 +89,8 @@ absl::StatusOr<ManagedCodexResult> ParseManagedCodexResult(std::string_view body
 // workflow step keeps its fields); ManagedOutcome turns it into the error.
 absl::StatusOr<ManagedCodexResult> ClassifyManagedReply(const NyxidReply& reply);
 
-// OK for a succeeded result; managed_execution_nonzero_exit otherwise.
+// OK for a succeeded result; managed_execution_cancelled for a cancelled
+// one; managed_execution_nonzero_exit otherwise.
 absl::Status ManagedOutcome(const ManagedCodexResult& result);
 
 }  // namespace aevatar::orchestrator

@@ -208,7 +208,22 @@ absl::Status ProgressCodexStep(const TurnDeps& deps, Turn& turn,
   const absl::Status outcome = ManagedOutcome(*result);
   return CompleteCodexStep(
       deps, turn, step, result->status, CodexOutput(&*result, result->status, diagnostic_id),
-      outcome.ok() ? "" : kManagedExecutionNonzeroExit, std::string(outcome.message()), *operation);
+      outcome.ok() ? "" : base::ApiCode(outcome), std::string(outcome.message()), *operation);
+}
+
+std::optional<WorkflowRuntime::CodexStepCancel> RunningCodexStep(const TurnDeps& deps,
+                                                                 const json& state) {
+  const json& pending = base::ObjectOrEmpty(state, "pending");
+  if (base::StringOr(pending, "tool", "") != "codex_exec" ||
+      base::StringOr(pending, "target", "") == "private_ssh") {
+    return std::nullopt;
+  }
+  auto operation = PendingOperation::FromJson(base::ObjectOrEmpty(pending, "operation"));
+  if (!operation.ok() || operation->attempts == 0) return std::nullopt;  // nothing was sent
+  auto material = LoadPendingMaterial(deps, pending);
+  if (!material.ok()) return std::nullopt;
+  return WorkflowRuntime::CodexStepCancel{base::StringOr(*material, "idempotency_key", ""),
+                                          CallerServices(state)};
 }
 
 }  // namespace aevatar::orchestrator

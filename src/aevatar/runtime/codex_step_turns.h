@@ -5,7 +5,9 @@
 // theory of operation in codex_step_turns.cc). Callers hold the run's lock.
 
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -72,6 +74,15 @@ absl::Status StartPrivateSshStep(const TurnDeps& deps, Turn& turn, const Workflo
                                  const nlohmann::json& arguments, const CodexExecArgs& args,
                                  const FailStepFn& fail_step);
 absl::Status ProgressPrivateSshStep(const TurnDeps& deps, Turn& turn, const WorkflowStep& step);
+
+// What a stop needs to have chrono-sandbox kill the run of a managed
+// codex_exec step that was dispatched (its run may be going): the step's
+// sealed Idempotency-Key (the run id derives from it) and the caller's
+// allowed services. Nothing (nullopt) for another step, a step not yet
+// dispatched, private_ssh (no cancel exists: docs/private-ssh.md) or
+// material that does not open.
+std::optional<WorkflowRuntime::CodexStepCancel> RunningCodexStep(const TurnDeps& deps,
+                                                                 const nlohmann::json& state);
 
 // Advances the pending codex_exec operation by one turn (dispatch, then the
 // exchange), or ends the step when its timeout_ms elapsed.

@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "aevatar/admission/admission_proof.h"
 #include "aevatar/runtime/authorization_catalog.h"
+#include "aevatar/runtime/codex_step_turns.h"
 #include "aevatar/runtime/run_turns.h"
 #include "base/api_error.h"
 #include "base/crypto.h"
@@ -339,18 +340,28 @@ absl::StatusOr<bool> WorkflowRuntime::ObserveFactsLocked(const std::string& run_
 
 absl::StatusOr<int64_t> WorkflowRuntime::RequestStop(const std::string& run_id,
                                                      const std::string& owner) {
-  auto run_lock = RunLock(run_id);
-  absl::MutexLock lock(run_lock.get());
-  // A turn on another replica may commit in between (Aborted): read again.
   absl::StatusOr<int64_t> deadline = absl::AbortedError("not run");
-  for (int attempt = 0; attempt < 5 && absl::IsAborted(deadline.status()); ++attempt) {
-    deadline = RequestStopLocked(run_id, owner);
+  std::optional<CodexStepCancel> codex;
+  {
+    auto run_lock = RunLock(run_id);
+    absl::MutexLock lock(run_lock.get());
+    // A turn on another replica may commit in between (Aborted): read again.
+    for (int attempt = 0; attempt < 5 && absl::IsAborted(deadline.status()); ++attempt) {
+      deadline = RequestStopLocked(run_id, owner, &codex);
+    }
+  }
+  // The stop is durable now; the kill is best effort (a cancel that is not
+  // accepted leaves the stop to wait for the run's own end, as before).
+  if (deadline.ok() && codex && options_.codex_cancel) {
+    (void)options_.codex_cancel(owner, codex->idempotency_key, base::RandomId("diag_"),
+                                codex->caller_services);
   }
   return deadline;
 }
 
 absl::StatusOr<int64_t> WorkflowRuntime::RequestStopLocked(const std::string& run_id,
-                                                           const std::string& owner) {
+                                                           const std::string& owner,
+                                                           std::optional<CodexStepCancel>* codex) {
   auto run = store_->GetRun(run_id);
   if (!run.ok()) return run.status();
   if (run->owner != owner) {
@@ -372,6 +383,8 @@ absl::StatusOr<int64_t> WorkflowRuntime::RequestStopLocked(const std::string& ru
       MessageCommit(*run, {0, run_id, now, "run.stop_requested", {{"deadline_unix_ms", deadline}}},
                     Callback{callback_id, run_id, now + 1}));
   if (!committed.ok()) return committed.status();
+  TurnDeps deps{store_, audit_, &transports_, &facts_, options_.vault.get(), now};
+  *codex = RunningCodexStep(deps, run->state);
   Poke();
   return deadline;
 }

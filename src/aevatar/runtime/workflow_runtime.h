@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -81,6 +82,20 @@ class WorkflowRuntime {
       const std::string& diagnostic_id, std::chrono::milliseconds budget,
       const std::vector<std::string>& caller_services)>;
 
+  // A stop of a running managed codex_exec step: has chrono-sandbox kill the
+  // run started with `idempotency_key` (ManagedCodex::CancelRun in the
+  // service). OK once the cancel is accepted; otherwise a typed error (the
+  // stop then waits for the run's own end, as without it).
+  using CodexCanceller = std::function<absl::Status(
+      const std::string& user_id, const std::string& idempotency_key,
+      const std::string& diagnostic_id, const std::vector<std::string>& caller_services)>;
+
+  // What RequestStop hands the canceller for a running managed step.
+  struct CodexStepCancel {
+    std::string idempotency_key;  // the step's sealed key: never logged
+    std::vector<std::string> caller_services;
+  };
+
   // One approved private_ssh codex_exec call with the run's sealed
   // credential (RunPrivateSsh in the service): NyxID's raw SSH response or
   // one typed error; its exchange capped by `budget`.
@@ -111,6 +126,8 @@ class WorkflowRuntime {
     // codex_exec steps; empty when managed Codex is off (such a step then
     // fails managed_target_disabled before any network call).
     CodexExecutor codex;
+    // Stops of running codex_exec steps; empty: a stop waits for the run.
+    CodexCanceller codex_cancel;
     // private_ssh codex_exec steps: the owner's durable approvals and the
     // call; either empty: such a step fails target_not_configured.
     ApprovalStore* approvals = nullptr;
@@ -178,6 +195,11 @@ class WorkflowRuntime {
 
   // Requests stop cancellation. The first request persists an absolute
   // deadline (now + stop window); repeats reuse it. Returns the deadline.
+  // When the run's managed codex_exec step is running, the first request
+  // then (after the commit, without the run's lock) has chrono-sandbox kill
+  // its Codex run (Options::codex_cancel): the step's exchange ends
+  // "cancelled" at once and the stop's turn follows. The step's exchange
+  // turn holds the run's turns meanwhile, so the stop's turn cannot do it.
   absl::StatusOr<int64_t> RequestStop(const std::string& run_id, const std::string& owner);
 
   // Runs every due turn now, on the calling thread (tests). Runs whose last
@@ -217,8 +239,10 @@ class WorkflowRuntime {
   absl::Status FailRunTyped(const std::string& run_id, const std::string& diagnostic_id);
   // ObserveNyxidFacts for one run, under its lock: whether it revoked a grant.
   absl::StatusOr<bool> ObserveFactsLocked(const std::string& run_id, const NyxidFacts& facts);
-  // RequestStop's one attempt, under the run's lock.
-  absl::StatusOr<int64_t> RequestStopLocked(const std::string& run_id, const std::string& owner);
+  // RequestStop's one attempt, under the run's lock; sets *codex when the
+  // first stop found a running managed codex_exec step to cancel.
+  absl::StatusOr<int64_t> RequestStopLocked(const std::string& run_id, const std::string& owner,
+                                            std::optional<CodexStepCancel>* codex);
   // The lock of one run actor: one turn (or message) at a time per run.
   std::shared_ptr<absl::Mutex> RunLock(const std::string& run_id) ABSL_LOCKS_EXCLUDED(mu_);
   // Wakes the dispatcher now (a run was created or stopped).

@@ -1,4 +1,5 @@
-// POST /codex/execute: the managed Codex runner's HTTP face (DESIGN §6).
+// POST /codex/execute and POST /codex/runs/{run_id}/cancel: the managed
+// Codex runner's HTTP face (DESIGN §6).
 #include <string>
 
 #include "base/api_error.h"
@@ -65,7 +66,7 @@ http::Response HandleCodexExecute(const ApiContext& ctx, http::Request& request,
   // Authenticate proved the header is there. Only the relay uses it, on
   // its requests to NyxID (never the sandbox, a log or a response).
   const std::string token = *request.headers.Get(kDelegationTokenHeader);
-  auto run = [&] { return runner->Run(*parsed, token); };
+  auto run = [&] { return runner->Run(*parsed, token, caller->owner); };
   absl::StatusOr<CodexRunResult> result =
       key ? ctx.deps.codex_attach->RunOnce(caller->owner, *key, CodexRequestFingerprint(*parsed),
                                            run)
@@ -88,6 +89,21 @@ http::Response HandleCodexExecute(const ApiContext& ctx, http::Request& request,
              {"elapsed_ms", result->elapsed_ms},
              {"output_bytes", result->output.size()}});
   return http::JsonResponse(200, ResultBody(*result));
+}
+
+http::Response HandleCodexCancel(const ApiContext& ctx, http::Request& request, RequestNote& note) {
+  auto caller = ctx.deps.auth->Authenticate(request, {kCodexScope});
+  if (!caller.ok()) return Problem(caller.status(), note);
+  const std::string& run_id = request.path_params.at("run_id");
+  absl::Status cancelled =
+      ctx.deps.codex == nullptr
+          ? ApiError(absl::StatusCode::kNotFound, "CODEX_RUN_NOT_FOUND",
+                     "no managed Codex run with this id is going for the caller", 404)
+          : ctx.deps.codex->Cancel(caller->owner, run_id);
+  if (!cancelled.ok()) return Problem(cancelled, note);
+  // The run id is the caller's own; it goes back to it, never to the log.
+  return http::JsonResponse(
+      202, nlohmann::json{{"run_id", run_id}, {"status", "cancel_requested"}}.dump());
 }
 
 }  // namespace aevatar::chrono

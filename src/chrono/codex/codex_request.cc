@@ -2,6 +2,7 @@
 
 #include "base/api_error.h"
 #include "base/crypto.h"
+#include "chrono/codex/codex_run_cancels.h"
 #include "nlohmann/json.hpp"
 #include "sandbox/validation.h"
 
@@ -51,8 +52,9 @@ absl::StatusOr<CodexRequest> ParseCodexRequest(std::string_view body) {
   if (doc.is_discarded()) return Invalid("the body is not valid JSON (UTF-8)");
   if (!doc.is_object()) return Invalid("the body must be a JSON object");
   for (const auto& [name, value] : doc.items()) {
-    if (name != "prompt" && name != "timeout_secs" && name != "model_route") {
-      return Invalid("the body has an unknown member (allowed: prompt, timeout_secs, model_route)");
+    if (name != "prompt" && name != "timeout_secs" && name != "model_route" && name != "run_id") {
+      return Invalid(
+          "the body has an unknown member (allowed: prompt, timeout_secs, model_route, run_id)");
     }
   }
   CodexRequest request;
@@ -80,6 +82,12 @@ absl::StatusOr<CodexRequest> ParseCodexRequest(std::string_view body) {
   auto id = ParseModelRoute(*route);
   if (!id.ok()) return id.status();
   request.user_service_id = std::move(*id);
+  if (auto run_id = doc.find("run_id"); run_id != doc.end()) {
+    if (!run_id->is_string() || !IsCodexRunId(run_id->get_ref<const std::string&>())) {
+      return Invalid("field 'run_id' must be 1..64 characters of [A-Za-z0-9_-]");
+    }
+    request.run_id = run_id->get<std::string>();
+  }
   return request;
 }
 

@@ -26,6 +26,7 @@ absl::Status Unavailable(std::string detail) {
 }
 
 std::string StatusOf(const sandbox::RunResult& result, bool answered) {
+  if (result.cancelled) return "cancelled";
   if (result.verdict == sandbox::Verdict::kWallTimeout) return "timed_out";
   if (result.verdict == sandbox::Verdict::kOk && result.exit_code == 0 && answered) {
     return "succeeded";
@@ -65,8 +66,15 @@ int CodexRunner::running() const {
 }
 
 absl::StatusOr<CodexRunResult> CodexRunner::Run(const CodexRequest& request,
-                                                const std::string& token) {
+                                                const std::string& token,
+                                                const std::string& owner) {
   if (absl::Status st = Availability(); !st.ok()) return st;
+  CodexRunCancels::Registration registration;
+  if (!request.run_id.empty()) {
+    auto registered = cancels_.Register(owner, request.run_id);
+    if (!registered.ok()) return registered.status();
+    registration = std::move(*registered);
+  }
   {
     absl::MutexLock lock(&mu_);
     if (running_ >= options_.max_concurrent) {
@@ -75,14 +83,18 @@ absl::StatusOr<CodexRunResult> CodexRunner::Run(const CodexRequest& request,
     }
     ++running_;
   }
-  auto result = RunInSlot(request, token);
+  auto result = RunInSlot(request, token, registration.cancel_fd());
   absl::MutexLock lock(&mu_);
   --running_;
   return result;
 }
 
+absl::Status CodexRunner::Cancel(const std::string& owner, const std::string& run_id) {
+  return cancels_.Cancel(owner, run_id);
+}
+
 absl::StatusOr<CodexRunResult> CodexRunner::RunInSlot(const CodexRequest& request,
-                                                      const std::string& token) {
+                                                      const std::string& token, int cancel_fd) {
   const Clock::time_point started = Clock::now();
   auto netns = os::MakeNetnsListener();
   if (!netns.ok()) return netns.status();
@@ -110,6 +122,7 @@ absl::StatusOr<CodexRunResult> CodexRunner::RunInSlot(const CodexRequest& reques
   input.home_template = home_template_.Get();
   sandbox::RunControl control;
   control.netns_fd = netns->netns.get();
+  control.cancel_fd = cancel_fd;
   auto run = engine_->Run(BuildCodexRunSpec(input), control);
   (*relay)->Stop();
   if (!run.ok()) return run.status();

@@ -9,6 +9,7 @@
 #include "absl/synchronization/mutex.h"
 #include "chrono/codex/codex_home_template.h"
 #include "chrono/codex/codex_request.h"
+#include "chrono/codex/codex_run_cancels.h"
 #include "http/client.h"
 #include "sandbox/runner.h"
 
@@ -32,7 +33,7 @@ struct CodexRunnerOptions {
 
 // The terminal answer of a run that reached Codex, whatever its exit.
 struct CodexRunResult {
-  std::string status;  // "succeeded" | "failed" | "timed_out"
+  std::string status;  // "succeeded" | "failed" | "timed_out" | "cancelled"
   std::string output;  // the last agent_message's text (<= 64 KiB), else ""
   int exit_code = 0;
   std::string diagnostic_id;
@@ -59,12 +60,20 @@ class CodexRunner {
   // CODEX_RUNNER_UNAVAILABLE, 503) saying what is missing.
   absl::Status Availability() const;
 
-  // Runs `request`; `token` (the caller's delegation token) is what the
-  // relay presents to NyxID for the model calls. Errors (no 200):
-  // Unavailable CODEX_RUNNER_UNAVAILABLE (503), ResourceExhausted
-  // CODEX_RUNNER_BUSY (429) past max_concurrent, or a failure of the sandbox
-  // or relay itself (Internal, 500).
-  absl::StatusOr<CodexRunResult> Run(const CodexRequest& request, const std::string& token);
+  // Runs `request` for `owner` (the delegation token's subject); `token`
+  // (the caller's delegation token) is what the relay presents to NyxID for
+  // the model calls. A request with a run id is registered under (owner,
+  // run id) while it runs, and ends "cancelled" when Cancel reaches it.
+  // Errors (no 200): Unavailable CODEX_RUNNER_UNAVAILABLE (503),
+  // ResourceExhausted CODEX_RUNNER_BUSY (429) past max_concurrent,
+  // AlreadyExists CODEX_RUN_ID_IN_USE (409), or a failure of the sandbox or
+  // relay itself (Internal, 500).
+  absl::StatusOr<CodexRunResult> Run(const CodexRequest& request, const std::string& token,
+                                     const std::string& owner);
+
+  // POST /codex/runs/{run_id}/cancel: kills `owner`'s run `run_id`
+  // (CodexRunCancels::Cancel; 404 CODEX_RUN_NOT_FOUND for anything else).
+  absl::Status Cancel(const std::string& owner, const std::string& run_id);
 
   int running() const;
 
@@ -73,12 +82,14 @@ class CodexRunner {
   void StartHomeTemplate();
 
  private:
-  absl::StatusOr<CodexRunResult> RunInSlot(const CodexRequest& request, const std::string& token);
+  absl::StatusOr<CodexRunResult> RunInSlot(const CodexRequest& request, const std::string& token,
+                                           int cancel_fd);
 
   const CodexRunnerOptions options_;
   sandbox::Runner* const engine_;
   mutable absl::Mutex mu_;
   int running_ ABSL_GUARDED_BY(mu_) = 0;
+  CodexRunCancels cancels_;
   // Last: destroyed first, so a template run still going ends before the rest.
   CodexHomeTemplate home_template_;
 };

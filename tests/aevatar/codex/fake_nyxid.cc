@@ -223,7 +223,9 @@ http::Response FakeNyxid::Handle(const http::Request& request) {
   }
   if (request.path.rfind("/api/v1/ssh/", 0) == 0 && request.method == "POST") return ssh(request);
   if (request.path.rfind("/api/v1/proxy/", 0) == 0) {
-    if (request.path != "/api/v1/proxy/chrono-sandbox/codex/execute") {
+    // POST /codex/execute and /codex/runs/{run_id}/cancel; the handler
+    // tells them apart.
+    if (request.path.rfind("/api/v1/proxy/chrono-sandbox/codex/", 0) != 0) {
       return Problem(404, "PROXY_ROUTE_NOT_FOUND");
     }
     return codex(request);

@@ -45,7 +45,8 @@ class FakeNyxid {
   // chrono-llm-public route; tests edit the fields they break.
   static nlohmann::json ChronoRoute();
   static nlohmann::json LlmRoute();
-  // Plays chrono-sandbox behind the proxy (default: a succeeded CODEX_EXEC_READY).
+  // Plays chrono-sandbox behind the proxy, for every path under
+  // /api/v1/proxy/chrono-sandbox/codex/ (default: a succeeded CODEX_EXEC_READY).
   void OnCodexExecute(CodexHandler handler);
   // Plays a node behind POST /api/v1/ssh/{service}/exec (default: exit code
   // 0, stdout CODEX_EXEC_READY).

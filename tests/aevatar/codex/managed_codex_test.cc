@@ -11,7 +11,10 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "aevatar/codex/managed_cancel.h"
 #include "base/api_error.h"
 #include "base/crypto.h"
 #include "base/log.h"
@@ -240,10 +243,10 @@ TEST_F(ManagedCodexTest, ExecutionSendsTheExactContractRequest) {
     EXPECT_EQ(request.query, std::string("_nyxid_via=") + kChronoRouteId);
     EXPECT_EQ(request.authorization, key);
     EXPECT_EQ(request.idempotency_key, "step-key-1");
-    EXPECT_EQ(json::parse(request.body),
-              json({{"prompt", "Reply with exactly CODEX_EXEC_READY"},
-                    {"timeout_secs", 180},
-                    {"model_route", {{"user_service_id", kLlmRouteId}}}}));
+    EXPECT_EQ(json::parse(request.body), json({{"prompt", "Reply with exactly CODEX_EXEC_READY"},
+                                               {"timeout_secs", 180},
+                                               {"model_route", {{"user_service_id", kLlmRouteId}}},
+                                               {"run_id", ManagedRunId("step-key-1")}}));
     EXPECT_EQ(request.body.find(key), std::string::npos);  // never in the chrono body
   }
   EXPECT_EQ(proxied, 1);
@@ -415,6 +418,71 @@ TEST_F(ManagedCodexTest, AStepBudgetBelowTheDeadlineCapsTheExchange) {
   release->Notify();
   // The budget, not a layer of the chain, ended it: the caller's own timeout.
   EXPECT_EQ(ErrorCode(result), kManagedBudgetExhausted);
+}
+
+// The caller's cancel goes to chrono-sandbox's cancel route for the run's id
+// (again while the run is not registered yet: 404), with the same key and
+// route; chrono's "cancelled" answer is the typed managed_execution_cancelled.
+TEST_F(ManagedCodexTest, ACancelReachesTheRunThroughItsCancelRoute) {
+  config_.deadlines.request = std::chrono::seconds(60);
+  config_.deadlines.client = std::chrono::seconds(90);
+  Remake();
+  ASSERT_TRUE(codex_->EnsureCredential(Human(), "diag_t").ok());
+  struct Chrono {
+    absl::Notification started, killed;
+    absl::Mutex mu;
+    int cancels ABSL_GUARDED_BY(mu) = 0;
+  };
+  auto chrono = std::make_shared<Chrono>();
+  const std::string run_id = ManagedRunId("cancel-key");
+  nyxid_.OnCodexExecute([chrono, run_id](const http::Request& request) {
+    if (absl::EndsWith(request.path, "/codex/execute")) {
+      chrono->started.Notify();
+      const bool killed = chrono->killed.WaitForNotificationWithTimeout(absl::Seconds(30));
+      return FakeNyxid::Reply(200, {{"status", killed ? "cancelled" : "failed"},
+                                    {"target", "managed_sandbox"},
+                                    {"output", ""},
+                                    {"exit_code", 137},
+                                    {"diagnostic_id", "diag_runner9"}});
+    }
+    if (request.path != "/api/v1/proxy/chrono-sandbox/codex/runs/" + run_id + "/cancel") {
+      return FakeNyxid::Reply(404, {{"code", "CODEX_RUN_NOT_FOUND"}});
+    }
+    absl::MutexLock lock(&chrono->mu);
+    // The first cancel comes "before the run registered".
+    if (++chrono->cancels == 1) return FakeNyxid::Reply(404, {{"code", "CODEX_RUN_NOT_FOUND"}});
+    if (!chrono->killed.HasBeenNotified()) chrono->killed.Notify();
+    return FakeNyxid::Reply(202, {{"run_id", run_id}, {"status", "cancel_requested"}});
+  });
+  absl::Notification cancel;
+  std::thread canceller([&] {
+    chrono->started.WaitForNotificationWithTimeout(absl::Seconds(30));
+    cancel.Notify();
+  });
+  auto result = codex_->Execute(kUser, Args(), "cancel-key", "diag_t", std::nullopt, {}, &cancel);
+  canceller.join();
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->status, "cancelled");
+  EXPECT_EQ(base::ApiCode(ManagedOutcome(*result)), kManagedExecutionCancelled);
+  EXPECT_EQ(base::HttpStatusFor(ManagedOutcome(*result)), 409);
+  int cancels = 0;
+  for (const auto& request : nyxid_.Requests()) {
+    if (!absl::EndsWith(request.path, "/cancel")) continue;
+    ++cancels;
+    EXPECT_EQ(request.method, "POST");
+    EXPECT_EQ(request.query, std::string("_nyxid_via=") + kChronoRouteId);
+    EXPECT_EQ(request.authorization, nyxid_.MintedKeys().at(0));
+  }
+  EXPECT_EQ(cancels, 2);
+}
+
+TEST_F(ManagedCodexTest, ACancelBeforeTheRunIsSentSendsNothing) {
+  ASSERT_TRUE(codex_->EnsureCredential(Human(), "diag_t").ok());
+  absl::Notification cancel;
+  cancel.Notify();
+  auto result = codex_->Execute(kUser, Args(), "k", "diag_t", std::nullopt, {}, &cancel);
+  EXPECT_EQ(ErrorCode(result), kManagedExecutionCancelled);
+  EXPECT_EQ(nyxid_.Count("/api/v1/proxy/"), 0);
 }
 
 TEST_F(ManagedCodexTest, AnUnreachableProxyIsUnavailable) {

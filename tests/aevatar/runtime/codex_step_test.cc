@@ -190,6 +190,48 @@ TEST_F(CodexStepTest, AStopDuringTheExchangeIsNotHeldUpAndTheRunStopsOnce) {
   EXPECT_EQ(EventCount(run_id, "step.completed"), 1);
 }
 
+// A stop while the step's exchange runs has chrono-sandbox kill the run
+// (the canceller, with the step's own key, right after the stop is
+// committed); the stop's turn replays the exchange, which then gets the
+// killed run's "cancelled" answer.
+TEST_F(CodexStepTest, AStopCancelsTheRunningCodexRunWithTheStepsKey) {
+  std::string run_id;
+  std::vector<std::string> order;
+  std::vector<std::string> cancelled_keys;
+  codex_cancel_ = [&](const std::string& user, const std::string& key, const std::string&,
+                      const std::vector<std::string>&) {
+    EXPECT_EQ(user, "user-1");
+    cancelled_keys.push_back(key);
+    order.push_back("cancel");
+    return absl::OkStatus();
+  };
+  absl::Notification answered;
+  std::thread stopper;
+  UseCodex([&](const CodexCall&) -> absl::StatusOr<ManagedCodexResult> {
+    order.push_back("exchange");
+    if (!stopper.joinable()) {
+      // The stop arrives while the run is going.
+      stopper = std::thread([&] {
+        EXPECT_TRUE(runtime_->RequestStop(run_id, "user-1").ok());
+        answered.Notify();
+      });
+      answered.WaitForNotificationWithTimeout(absl::Seconds(30));
+      return Answer("CODEX_EXEC_READY");
+    }
+    return Answer("", "cancelled", 137);  // chrono-sandbox: the killed run
+  });
+  run_id = Start();
+  RunUntil([&] { return Phase(run_id) == "stopped" || Phase(run_id) == "succeeded"; });
+  if (stopper.joinable()) stopper.join();
+  EXPECT_EQ(Phase(run_id), "stopped");
+  ASSERT_EQ(calls_.size(), 2u);
+  ASSERT_EQ(cancelled_keys.size(), 1u);
+  EXPECT_EQ(cancelled_keys[0], calls_[0].key);
+  EXPECT_EQ(order, (std::vector<std::string>{"exchange", "cancel", "exchange"}));
+  EXPECT_EQ(EventCount(run_id, "run.stop_requested"), 1);
+  EXPECT_EQ(State(run_id)["steps"][0].value("outcome_code", ""), "managed_execution_cancelled");
+}
+
 TEST_F(CodexStepTest, ExtraModelTextFailsTheCanary) {
   UseCodex([](const CodexCall&) { return Answer("Sure! CODEX_EXEC_READY"); });
   const std::string run_id = Start();

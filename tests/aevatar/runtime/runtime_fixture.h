@@ -156,6 +156,13 @@ class RuntimeFixture : public ::testing::Test {
         return codex_(user, args, key, diagnostic_id, budget, caller_services);
       };
     }
+    if (codex_cancel_) {
+      options.codex_cancel = [this](const std::string& user, const std::string& key,
+                                    const std::string& diagnostic_id,
+                                    const std::vector<std::string>& caller_services) {
+        return codex_cancel_(user, key, diagnostic_id, caller_services);
+      };
+    }
     options.approvals = approvals_;
     if (agent_keys_) {
       options.agent_keys = [this](const std::string& owner) { return agent_keys_(owner); };
@@ -245,6 +252,8 @@ class RuntimeFixture : public ::testing::Test {
   // Managed codex_exec for codex_exec steps (set before MakeRuntime); unset:
   // managed Codex is off.
   WorkflowRuntime::CodexExecutor codex_;
+  // Stops of running codex_exec steps (set before MakeRuntime); unset: none.
+  WorkflowRuntime::CodexCanceller codex_cancel_;
   // private_ssh codex_exec steps (set both before MakeRuntime); unset: the
   // target is not configured.
   ApprovalStore* approvals_ = nullptr;

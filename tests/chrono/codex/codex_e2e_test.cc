@@ -3,6 +3,7 @@
 // double of NyxID's proxy.
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "codex_stack.h"
 #include "gtest/gtest.h"
 #include "testing/gvisor_codex.h"
+#include "testing/poll.h"
 #include "testing/proc_file.h"
 
 namespace aevatar::testing {
@@ -225,6 +227,59 @@ TEST_P(CodexE2eTest, HangingModelCallIsTimedOutAtTheRunsDeadline) {
   // The relay's exchange may run 5 s past the run's deadline; the answer
   // must not wait for it.
   EXPECT_LT(body["elapsed_ms"].get<int64_t>(), (kTimeoutSecs + 5) * 1000);
+}
+
+// A run the caller cancels (here one whose model call never answers) is
+// killed at once: the answer is "cancelled", and nothing of the run is left.
+// Only the caller that started it can cancel it; anyone else (or a run that
+// has ended) is 404 CODEX_RUN_NOT_FOUND.
+TEST_P(CodexE2eTest, CancelledRunEndsCancelledAndOnlyItsOwnerCanCancelIt) {
+  ChronoFixture& chrono = stack_->chrono();
+  const pid_t chrono_pid = ChronoPid(chrono);
+  ASSERT_GT(chrono_pid, 0);
+  json body = CodexStack::Body("[double:hang] think", 120);
+  body["run_id"] = "run_cancel_me_1";
+  auto pending = std::async(std::launch::async, [&] { return stack_->Execute(body); });
+  // Codex is running once its model call reached the (hanging) model.
+  ASSERT_TRUE(PollUntil([&] { return !stack_->ModelRecord().empty(); }, std::chrono::minutes(2)));
+
+  auto foreign = stack_->Cancel("run_cancel_me_1", "mallory");
+  EXPECT_EQ(foreign.status, 404) << foreign.body;
+  EXPECT_EQ(BodyJson(foreign)["code"], "CODEX_RUN_NOT_FOUND");
+  EXPECT_EQ(stack_->Cancel("run_never_started").status, 404);
+  EXPECT_EQ(pending.wait_for(std::chrono::seconds(1)), std::future_status::timeout)
+      << "another caller's cancel stopped the run";
+
+  auto cancel = stack_->Cancel("run_cancel_me_1");
+  ASSERT_EQ(cancel.status, 202) << cancel.body;
+  EXPECT_EQ(BodyJson(cancel)["status"], "cancel_requested");
+  const http::ClientResponse response = pending.get();
+  ASSERT_EQ(response.status, 200) << response.body;
+  const json answer = json::parse(response.body);
+  EXPECT_EQ(answer["status"], "cancelled") << response.body;
+  EXPECT_EQ(answer["output"], "");
+  // Long before the run's own 120 s deadline.
+  EXPECT_LT(answer["elapsed_ms"].get<int64_t>(), 100'000);
+  EXPECT_EQ(stack_->Cancel("run_cancel_me_1").status, 404) << "a finished run is not cancellable";
+
+  // Nothing of the run is left: no process under chrono-sandbox (the sandbox
+  // init, Codex, runsc), no gVisor scratch directory, no extra namespace.
+  EXPECT_TRUE(PollUntil([&] { return ChildrenOf(chrono_pid).empty(); }));
+  EXPECT_TRUE(PollUntil([&] { return GvisorRunDirsOf(chrono_pid).empty(); }));
+  EXPECT_TRUE(PollUntil([&] { return NetnsFds(chrono_pid) == 4; })) << NetnsFds(chrono_pid);
+  EXPECT_TRUE(absl::StrContains(chrono.service().ReadLog(), "\"cancelled\""));
+}
+
+TEST_P(CodexE2eTest, RunIdIsOneRunAtATimePerCaller) {
+  json body = CodexStack::Body("[double:hang] think", 120);
+  body["run_id"] = "run_twice";
+  auto first = std::async(std::launch::async, [&] { return stack_->Execute(body); });
+  ASSERT_TRUE(PollUntil([&] { return !stack_->ModelRecord().empty(); }, std::chrono::minutes(2)));
+  auto second = stack_->Execute(body);
+  EXPECT_EQ(second.status, 409) << second.body;
+  EXPECT_EQ(BodyJson(second)["code"], "CODEX_RUN_ID_IN_USE");
+  ASSERT_EQ(stack_->Cancel("run_twice").status, 202);
+  EXPECT_EQ(json::parse(first.get().body)["status"], "cancelled");
 }
 
 TEST_P(CodexE2eTest, SameIdempotencyKeyAttachesWithoutASecondRun) {

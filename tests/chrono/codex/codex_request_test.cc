@@ -99,6 +99,22 @@ TEST(CodexRequest, EveryBadShapeIsCodexRequestInvalid) {
   }
 }
 
+TEST(CodexRequest, RunIdIsOptionalAndValidatedButNotFingerprinted) {
+  json body = Valid();
+  EXPECT_EQ(ParseCodexRequest(body.dump())->run_id, "");
+  body["run_id"] = "run_A-1_" + std::string(56, 'x');  // 64 characters
+  auto parsed = ParseCodexRequest(body.dump());
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->run_id, body["run_id"]);
+  EXPECT_EQ(CodexRequestFingerprint(*parsed),
+            CodexRequestFingerprint(*ParseCodexRequest(Valid().dump())));
+  for (const json& bad :
+       {json(""), json(std::string(65, 'a')), json("a/b"), json("a b"), json(7), json(nullptr)}) {
+    body["run_id"] = bad;
+    ExpectInvalid(body.dump(), "run_id");
+  }
+}
+
 TEST(CodexRequest, InvalidUtf8PromptIsRejected) {
   ExpectInvalid("{\"prompt\":\"\xff\xfe\",\"model_route\":{\"user_service_id\":\"u\"}}", "JSON");
 }

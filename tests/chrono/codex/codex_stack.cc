@@ -80,9 +80,19 @@ std::vector<nlohmann::json> CodexStack::ModelRecord() const {
 http::ClientResponse CodexStack::Execute(const nlohmann::json& body,
                                          std::vector<std::pair<std::string, std::string>> headers,
                                          std::string* token_out, const std::string& subject) {
+  return Post("/codex/execute", body, std::move(headers), token_out, subject);
+}
+
+http::ClientResponse CodexStack::Cancel(const std::string& run_id, const std::string& subject) {
+  return Post("/codex/runs/" + run_id + "/cancel", nlohmann::json::object(), {}, nullptr, subject);
+}
+
+http::ClientResponse CodexStack::Post(const std::string& path, const nlohmann::json& body,
+                                      std::vector<std::pair<std::string, std::string>> headers,
+                                      std::string* token_out, const std::string& subject) {
   http::ClientRequest request;
   request.method = "POST";
-  request.url = chrono_->service().base_url() + "/codex/execute";
+  request.url = chrono_->service().base_url() + path;
   request.body = body.dump();
   request.headers.Set("Content-Type", "application/json");
   const std::string token = chrono_->issuer().Delegation(subject);

@@ -66,10 +66,16 @@ class CodexStack {
                                std::vector<std::pair<std::string, std::string>> headers = {},
                                std::string* token_out = nullptr,
                                const std::string& subject = "alice");
+  // POST /codex/runs/{run_id}/cancel as `subject`.
+  http::ClientResponse Cancel(const std::string& run_id, const std::string& subject = "alice");
   // A request body with `prompt`, the route and `timeout_secs`.
   static nlohmann::json Body(const std::string& prompt, int timeout_secs = 120);
 
  private:
+  http::ClientResponse Post(const std::string& path, const nlohmann::json& body,
+                            std::vector<std::pair<std::string, std::string>> headers,
+                            std::string* token_out, const std::string& subject);
+
   TempDir dir_;
   std::unique_ptr<doubles::ResponsesDouble> model_;
   std::unique_ptr<FakeNyxidProxy> nyxid_;
