@@ -3,7 +3,8 @@
 
 // Private to src/http: the one place Boost.Beast/Asio headers are included,
 // and only server.cc (directly and through its private server_*.h and
-// request_body.h headers), client.cc, tls.cc and websocket.cc include this
+// request_body.h headers), client.cc (and client_connection.h, so
+// connection_pool.cc), tls.cc and websocket.cc include this
 // file (each such translation unit takes ~12 s to compile here, so keep the
 // list short).
 

@@ -1,10 +1,13 @@
 #include "http/client.h"
 
-// Each exchange runs a coroutine on a private io_context on the caller's
-// thread: resolve, connect, (for https) TLS handshake, write, read, all under
-// one absolute deadline (beast::tcp_stream::expires_at, which also times the
-// TLS layer's reads and writes). The context runs until that deadline at
-// most, which also bounds the name lookup the stream's timer cannot cover.
+// Each exchange runs a coroutine on its connection's own io_context, on the
+// caller's thread: (for a new connection) resolve, connect and, for https,
+// the TLS handshake; then write and read, all under one absolute deadline
+// (beast::tcp_stream::expires_at, which also times the TLS layer's reads and
+// writes). The context runs until that deadline at most, which also bounds
+// the name lookup the stream's timer cannot cover. With a ConnectionPool, a
+// connection the server keeps open goes back to the pool with its context
+// (client_connection.h), to be run by whichever thread takes it next.
 
 #include <array>
 #include <exception>
@@ -14,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "http/beast_private.h"
+#include "http/client_connection.h"
 #include "http/tls.h"
 #include "http/url.h"
 
@@ -36,7 +40,12 @@ struct Call {
   const HeadersCallback* on_headers;
   const ChunkCallback& on_chunk;
   ssl::context* tls;  // https only
+  bool keep_alive;    // ask the server to keep the connection (a pool will take it)
   ClientResponse response;
+  // What happened on the wire, for the pool and the replay decision.
+  bool request_written = false;       // some request byte was handed to the socket
+  bool closed_before_answer = false;  // the peer ended the connection before any answer byte
+  bool reusable = false;              // answer read whole; the server keeps the connection
 };
 
 std::string Where(const HttpUrl& url) { return absl::StrCat(url.host, ":", url.port); }
@@ -58,7 +67,8 @@ absl::Status ErrorFor(const beast::error_code& ec, const Call& call, const std::
   return absl::UnavailableError(absl::StrCat(stage, " ", where, ": ", ec.message()));
 }
 
-bhttp::request<bhttp::string_body> BuildRequest(const ClientRequest& request, const HttpUrl& url) {
+bhttp::request<bhttp::string_body> BuildRequest(const ClientRequest& request, const HttpUrl& url,
+                                                bool keep_alive) {
   bhttp::request<bhttp::string_body> message;
   message.version(11);
   message.method_string(request.method);
@@ -69,9 +79,31 @@ bhttp::request<bhttp::string_body> BuildRequest(const ClientRequest& request, co
   }
   message.body() = request.body;
   message.prepare_payload();  // Content-Length for a body (and for an empty POST)
-  // One exchange per connection: tell the server not to hold it open.
-  message.keep_alive(false);
+  // Without a pool, one exchange per connection: tell the server not to hold it open.
+  message.keep_alive(keep_alive);
   return message;
+}
+
+// True for the ways a connection the peer has already closed fails a read
+// or a write: clean EOF (plain or TLS), a reset, a write into a closed pipe.
+bool ClosedByPeer(const beast::error_code& ec) {
+  return ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
+         ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
+         ec == ssl::error::stream_truncated;
+}
+
+// Methods a client may repeat without changing the outcome (RFC 9110 9.2.2).
+bool Idempotent(const std::string& method) {
+  return method == "GET" || method == "HEAD" || method == "OPTIONS" || method == "TRACE" ||
+         method == "PUT" || method == "DELETE";
+}
+
+// Everything a connection was set up for: a parked connection serves only a
+// request that would have made the same one (same trust, same identity).
+std::string PoolKey(const HttpUrl& url, const ClientTls& tls) {
+  if (!url.tls) return absl::StrCat("http\n", url.host, "\n", url.port);
+  return absl::StrCat("https\n", url.host, "\n", url.port, "\n", tls.ca_file, "\n", tls.cert_file,
+                      "\n", tls.key_file);
 }
 
 // Writes the request and reads the answer on a connected (and, for https,
@@ -79,9 +111,11 @@ bhttp::request<bhttp::string_body> BuildRequest(const ClientRequest& request, co
 template <class Stream>
 asio::awaitable<absl::Status> Converse(Stream& stream, Call& call) {
   beast::error_code ec;
-  bhttp::request<bhttp::string_body> message = BuildRequest(call.request, call.url);
+  bhttp::request<bhttp::string_body> message =
+      BuildRequest(call.request, call.url, call.keep_alive);
   beast::error_code write_error;
-  co_await bhttp::async_write(stream, message, NoThrow(write_error));
+  size_t written = co_await bhttp::async_write(stream, message, NoThrow(write_error));
+  call.request_written = written > 0 || !write_error;
   if (write_error == beast::error::timeout) co_return ErrorFor(write_error, call, "write");
   // A server may answer early (413) and stop reading; try to read that answer
   // before reporting the failed write.
@@ -92,7 +126,11 @@ asio::awaitable<absl::Status> Converse(Stream& stream, Call& call) {
   parser.header_limit(kMaxResponseHeaderBytes);
   if (call.request.method == "HEAD") parser.skip(true);
   co_await bhttp::async_read_header(stream, buffer, parser, NoThrow(ec));
-  if (ec) co_return write_error ? ErrorFor(write_error, call, "write") : ErrorFor(ec, call, "read");
+  if (ec) {
+    call.closed_before_answer =
+        buffer.size() == 0 && ClosedByPeer(ec) && (!write_error || ClosedByPeer(write_error));
+    co_return write_error ? ErrorFor(write_error, call, "write") : ErrorFor(ec, call, "read");
+  }
   call.response.status = static_cast<int>(parser.get().result_int());
   CopyFromFields(parser.get().base(), call.response.headers);
   if (call.on_headers != nullptr) (*call.on_headers)(call.response);
@@ -109,13 +147,19 @@ asio::awaitable<absl::Status> Converse(Stream& stream, Call& call) {
       co_return absl::CancelledError("response body consumer stopped the exchange");
     }
   }
-  // One exchange per connection, so no TLS close_notify round trip: the
-  // body's framing already said where it ends.
-  beast::get_lowest_layer(stream).socket().shutdown(tcp::socket::shutdown_both, ec);
+  // Bytes past the answer would be read as the next one's, and a failed
+  // write leaves the request's framing unknown: neither is reused.
+  call.reusable = call.keep_alive && parser.keep_alive() && buffer.size() == 0 && !write_error;
+  // A connection not kept is closed without a TLS close_notify round trip:
+  // the body's framing already said where it ends.
+  if (!call.reusable) {
+    beast::get_lowest_layer(stream).socket().shutdown(tcp::socket::shutdown_both, ec);
+  }
   co_return absl::OkStatus();
 }
 
-asio::awaitable<absl::Status> ExchangeOnce(Call& call) {
+// Resolves, connects and (for https) handshakes `connection`'s stream.
+asio::awaitable<absl::Status> Connect(PooledConnection& connection, Call& call) {
   auto executor = co_await asio::this_coro::executor;
   beast::error_code ec;
   std::vector<tcp::endpoint> endpoints;
@@ -132,24 +176,70 @@ asio::awaitable<absl::Status> ExchangeOnce(Call& call) {
     for (const auto& entry : results) endpoints.push_back(entry.endpoint());
   }
 
-  beast::tcp_stream stream(executor);
+  beast::tcp_stream& stream = connection.plain.emplace(executor);
   stream.expires_at(call.deadline);
   co_await stream.async_connect(endpoints, NoThrow(ec));
   if (ec) co_return ErrorFor(ec, call, "connect");
-  stream.socket().set_option(tcp::no_delay(true), ec);
-  if (call.tls == nullptr) co_return co_await Converse(stream, call);
+  stream.socket().set_option(tcp::no_delay(true), ec);  // requests are one write each
+  if (call.tls == nullptr) co_return absl::OkStatus();
 
-  std::optional<TlsStream> tls;
   try {
-    tls.emplace(std::move(stream), *call.tls);
+    connection.tls.emplace(std::move(stream), *call.tls);
   } catch (const boost::system::system_error& e) {  // Asio's answer to SSL_new failing
     co_return absl::InternalError(absl::StrCat("TLS: ", e.what()));
   }
-  if (absl::Status st = PrepareTlsStream(*tls, call.url.host); !st.ok()) co_return st;
-  co_await tls->async_handshake(ssl::stream_base::client, NoThrow(ec));
+  connection.plain.reset();
+  if (absl::Status st = PrepareTlsStream(*connection.tls, call.url.host); !st.ok()) co_return st;
+  co_await connection.tls->async_handshake(ssl::stream_base::client, NoThrow(ec));
   if (ec == beast::error::timeout) co_return ErrorFor(ec, call, "TLS handshake");
-  if (ec) co_return TlsHandshakeError(*tls, ec, Where(call.url));
-  co_return co_await Converse(*tls, call);
+  if (ec) co_return TlsHandshakeError(*connection.tls, ec, Where(call.url));
+  co_return absl::OkStatus();
+}
+
+// One exchange on `connection`: connected first unless it came from a pool.
+asio::awaitable<absl::Status> ExchangeOn(PooledConnection& connection, Call& call) {
+  if (!connection.connected()) {
+    if (absl::Status st = co_await Connect(connection, call); !st.ok()) co_return st;
+  } else {
+    connection.Tcp().expires_at(call.deadline);
+  }
+  if (connection.tls) co_return co_await Converse(*connection.tls, call);
+  co_return co_await Converse(*connection.plain, call);
+}
+
+// Runs one exchange on `connection` on this thread; parks the connection in
+// `pool` afterwards when it may carry another request, else closes it.
+absl::Status RunOn(std::unique_ptr<PooledConnection> connection, Call& call, ConnectionPool* pool,
+                   const std::string& key) {
+  asio::io_context& ioc = *connection->ioc;
+  ioc.restart();  // a parked connection's context ran out of work last time
+  std::optional<absl::Status> result;
+  std::exception_ptr failure;
+  asio::co_spawn(ioc, ExchangeOn(*connection, call),
+                 [&](std::exception_ptr e, absl::Status status) {
+                   failure = e;
+                   result = std::move(status);
+                 });
+  // The stream's timer enforces the deadline; this bound covers the lookup.
+  ioc.run_until(call.deadline + std::chrono::milliseconds(50));
+  if (failure) std::rethrow_exception(failure);  // thrown by the caller's own callback
+  if (!result) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "http exchange with ", Where(call.url), " exceeded ", call.request.timeout.count(), " ms"));
+  }
+  if (result->ok() && call.reusable && pool != nullptr) {
+    connection->Tcp().expires_never();
+    pool->Give(key, std::move(connection));
+  }
+  return *std::move(result);
+}
+
+// The newest parked connection under `key` that is still open, or nullptr.
+std::unique_ptr<PooledConnection> TakeOpen(ConnectionPool& pool, const std::string& key) {
+  while (std::unique_ptr<PooledConnection> connection = pool.Take(key)) {
+    if (connection->StillOpen()) return connection;
+  }
+  return nullptr;
 }
 
 absl::StatusOr<ClientResponse> RunExchange(const ClientRequest& request,
@@ -163,24 +253,35 @@ absl::StatusOr<ClientResponse> RunExchange(const ClientRequest& request,
     if (!context.ok()) return context.status();
     tls = std::move(*context);
   }
-  Clock::time_point deadline = Clock::now() + request.timeout;
-  Call call{request, *url, deadline, on_headers, on_chunk, tls.get(), {}};
+  ConnectionPool* pool = request.pool.get();
+  const std::string key = pool != nullptr ? PoolKey(*url, request.tls) : std::string();
+  const Clock::time_point deadline = Clock::now() + request.timeout;
+  auto new_call = [&] {
+    return Call{request, *url, deadline, on_headers, on_chunk, tls.get(), pool != nullptr, {}};
+  };
+  auto fresh = [&] {
+    auto connection = std::make_unique<PooledConnection>();
+    connection->tls_context = tls;
+    return connection;
+  };
 
-  asio::io_context ioc(1);
-  std::optional<absl::Status> result;
-  std::exception_ptr failure;
-  asio::co_spawn(ioc, ExchangeOnce(call), [&](std::exception_ptr e, absl::Status status) {
-    failure = e;
-    result = std::move(status);
-  });
-  // The stream's timer enforces the deadline; this bound covers the lookup.
-  ioc.run_until(deadline + std::chrono::milliseconds(50));
-  if (failure) std::rethrow_exception(failure);  // thrown by the caller's own callback
-  if (!result) {
-    return absl::DeadlineExceededError(absl::StrCat("http exchange with ", Where(*url),
-                                                    " exceeded ", request.timeout.count(), " ms"));
+  std::unique_ptr<PooledConnection> reused = pool != nullptr ? TakeOpen(*pool, key) : nullptr;
+  if (reused != nullptr) {
+    Call call = new_call();
+    absl::Status status = RunOn(std::move(reused), call, pool, key);
+    if (status.ok()) return std::move(call.response);
+    if (!call.closed_before_answer) return status;
+    // The server closed the idle connection as the request went out. Send it
+    // again only where that cannot do a second time what the first did.
+    if (call.request_written && !Idempotent(request.method)) {
+      return absl::UnavailableError(
+          absl::StrCat(Where(*url), " closed the kept-alive connection before answering a ",
+                       request.method, "; it may have been processed, so it is not replayed"));
+    }
   }
-  if (!result->ok()) return *result;
+  Call call = new_call();
+  absl::Status status = RunOn(fresh(), call, pool, key);
+  if (!status.ok()) return status;
   return std::move(call.response);
 }
 

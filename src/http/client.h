@@ -2,10 +2,13 @@
 #define AEVATAR_HTTP_CLIENT_H_
 
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <string>
 #include <tuple>
 
 #include "absl/status/statusor.h"
+#include "http/connection_pool.h"
 #include "http/message.h"
 
 namespace aevatar::http {
@@ -38,6 +41,10 @@ struct ClientRequest {
   std::chrono::milliseconds timeout{15000};
   size_t max_response_bytes = 64 << 20;
   ClientTls tls;  // https only
+  // Where kept-alive connections are reused from and parked (shared so that
+  // an exchange on a detached thread keeps it alive). Null: a fresh
+  // connection, closed after the exchange (`Connection: close`).
+  std::shared_ptr<ConnectionPool> pool;
 };
 
 struct ClientResponse {
@@ -46,7 +53,16 @@ struct ClientResponse {
   std::string body;
 };
 
-// Performs one HTTP/1.1 exchange on a fresh connection. Every status code is a
+// Performs one HTTP/1.1 exchange, on a fresh connection or, with
+// `request.pool`, on an idle one from the pool when it has one that is still
+// open (parked again afterwards if the server keeps it open and the whole
+// response was read). When a reused connection ends before any byte of the
+// answer (the server closed it as it went idle), the request is sent once
+// more on a fresh connection only if that is safe: an idempotent method
+// (GET, HEAD, OPTIONS, TRACE, PUT, DELETE) or a request of which no byte was
+// written. Otherwise, since the server may have acted on it, the result is
+// Unavailable ("closed the kept-alive connection …, not replayed") and
+// nothing is sent again. Every status code is a
 // successful exchange (the caller interprets 4xx/5xx). Errors: InvalidArgument
 // for a bad URL or unusable `tls` files, Unavailable when the connection
 // fails (for https also a failed TLS handshake, and a certificate that fails

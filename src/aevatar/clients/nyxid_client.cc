@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/api_error.h"
 #include "base/json_read.h"
+#include "base/log_context.h"
 
 namespace aevatar::orchestrator {
 
@@ -56,8 +57,13 @@ NyxidReply NyxidClient::Exchange(const std::string& method, const std::string& p
   request.url = base_url_ + path;
   request.timeout = timeout;
   request.tls = tls_;
+  request.pool = pool_;
   if (!bearer.empty()) request.headers.Set("Authorization", "Bearer " + bearer);
   if (!body.empty()) request.headers.Set("Content-Type", "application/json");
+  // The request being handled on this thread, if any: NyxID (and, through
+  // its proxy, the upstream) logs the call under the same request id.
+  if (!base::CurrentRequestId().empty())
+    request.headers.Set("X-Request-Id", base::CurrentRequestId());
   for (const auto& [name, value] : extra_headers.fields()) request.headers.Set(name, value);
   request.body = body;
   NyxidReply reply;

@@ -2,6 +2,7 @@
 #define AEVATAR_AEVATAR_CLIENTS_NYXID_CLIENT_H_
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -124,6 +125,8 @@ class NyxidClient {
   std::string introspection_secret_;
   std::chrono::milliseconds read_timeout_;
   http::ClientTls tls_;
+  // Kept-alive connections to NyxID, shared by every exchange (thread-safe).
+  std::shared_ptr<http::ConnectionPool> pool_ = std::make_shared<http::ConnectionPool>();
 };
 
 }  // namespace aevatar::orchestrator

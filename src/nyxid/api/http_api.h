@@ -42,6 +42,9 @@ struct HttpApiDeps {
   // What an https upstream is verified against besides the system store, and
   // the client certificate shown to one that asks (mutual TLS).
   http::ClientTls upstream_tls;
+  // Kept-alive upstream connections the proxy reuses (an exchange holds a
+  // reference, so one outliving the service still has its pool).
+  std::shared_ptr<http::ConnectionPool> upstream_pool = std::make_shared<http::ConnectionPool>();
   // Password-guessing limits of the login; null: none (in-process tests).
   base::LoginThrottle* login_throttle = nullptr;
   // Nodes and SSH services (nodes/); null: those routes answer 501.

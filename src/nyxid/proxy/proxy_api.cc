@@ -17,6 +17,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/api_error.h"
+#include "base/log_context.h"
 #include "nyxid/api/api_support.h"
 #include "nyxid/api/nyxid_metrics.h"
 #include "nyxid/proxy/llm_route.h"
@@ -159,6 +160,13 @@ http::Response HandleProxy(const HttpApiDeps& deps, http::Request& request, Requ
   forward.timeout = deps.proxy_timeout;
   forward.max_response_bytes = kMaxProxiedResponseBytes;
   forward.tls = deps.upstream_tls;  // https upstreams only
+  forward.pool = deps.upstream_pool;
+  // The id this request is logged under (the caller's when sane, else a
+  // fresh one), so the upstream logs the call under the same id. Not to a
+  // model provider, which gets only the headers the LLM route names.
+  if (!upstream->llm && !base::CurrentRequestId().empty()) {
+    forward.headers.Set("X-Request-Id", base::CurrentRequestId());
+  }
   const auto sent = std::chrono::steady_clock::now();
   auto response = ProxyExchange(std::move(forward));
   note.upstream_seconds =
