@@ -39,7 +39,8 @@ TEST(RequestIdChain, OneCodeExecuteHasOneRequestIdInAllThreeLogs) {
   ASSERT_TRUE(stack.ok());
   const std::string alice = stack.Login("alice");
   ASSERT_FALSE(alice.empty());
-  for (const std::string id : {"chain-test-first-call", "chain-test-second-call"}) {
+  const std::string ids[] = {"chain-test-first-call", "chain-test-second-call"};
+  for (const std::string& id : ids) {
     http::ClientResponse response = ExecuteWithRequestId(stack, alice, id);
     ASSERT_EQ(response.status, 200) << response.body;
     EXPECT_NE(response.body.find("chained"), std::string::npos) << response.body;
