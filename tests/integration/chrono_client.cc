@@ -46,6 +46,11 @@ http::ClientResponse ChronoFixture::Call(const std::string& method, const std::s
   return *response;
 }
 
+http::ClientResponse ChronoFixture::Metrics() {
+  const std::string none;
+  return Call("GET", "/metrics", "", "", {}, &none);
+}
+
 http::ClientResponse ChronoFixture::Submit(const nlohmann::json& body, const std::string& key,
                                            const std::string& subject) {
   return Call("POST", "/executions", body.dump(), subject, {{"Idempotency-Key", key}});

@@ -31,6 +31,9 @@ class ChronoFixture {
                             const std::string& body = "", const std::string& subject = "alice",
                             std::vector<std::pair<std::string, std::string>> headers = {},
                             const std::string* token = nullptr);
+  // GET /metrics as an operator's local scraper asks it: no delegation token
+  // (a request carrying one came through NyxID's proxy and is refused).
+  http::ClientResponse Metrics();
   // POST /executions with an Idempotency-Key.
   http::ClientResponse Submit(const nlohmann::json& body, const std::string& key,
                               const std::string& subject = "alice");

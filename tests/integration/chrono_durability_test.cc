@@ -149,7 +149,7 @@ TEST(ChronoDurability, SlowSyncExecuteDoesNotHoldUpStatusReads) {
     slow_done = true;
   });
   ASSERT_TRUE(PollUntil([&] {
-    return f.Call("GET", "/metrics").body.find("\nchrono_running 1\n") != std::string::npos;
+    return f.Metrics().body.find("\nchrono_running 1\n") != std::string::npos;
   })) << "the slow run never started";
   EXPECT_EQ(f.Call("GET", "/healthz").status, 200);
   EXPECT_EQ(f.Call("GET", "/executions/op_unknown").status, 404);

@@ -98,10 +98,8 @@ TEST(CodexApi, PastTheConcurrencyBoundIs429WithRetryAfter) {
   http::ClientResponse first;
   std::thread runner([&] { first = stack.Execute(CodexStack::Body("Run `sleep 60`", 5)); });
   // The first run holds the only slot until its timeout.
-  const bool busy = PollUntil([&] {
-    return absl::StrContains(stack.chrono().Call("GET", "/metrics").body,
-                             "chrono_codex_running 1\n");
-  });
+  const bool busy = PollUntil(
+      [&] { return absl::StrContains(stack.chrono().Metrics().body, "chrono_codex_running 1\n"); });
   http::ClientResponse second;
   if (busy) second = stack.Execute(CodexStack::Body("Reply with exactly NO"));
   runner.join();
@@ -111,7 +109,7 @@ TEST(CodexApi, PastTheConcurrencyBoundIs429WithRetryAfter) {
   EXPECT_TRUE(second.headers.Get("Retry-After").has_value());
   EXPECT_EQ(first.status, 200) << first.body;
   EXPECT_EQ(BodyJson(first)["status"], "timed_out");
-  EXPECT_TRUE(absl::StrContains(stack.chrono().Call("GET", "/metrics").body,
+  EXPECT_TRUE(absl::StrContains(stack.chrono().Metrics().body,
                                 "chrono_codex_runs_total{status=\"timed_out\"} 1"));
 }
 
