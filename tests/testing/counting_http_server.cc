@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "testing/loopback_listener.h"
 #include "testing/poll.h"
 
 namespace aevatar::testing {
@@ -61,19 +62,8 @@ bool SendAll(int fd, const std::string& bytes) {
 
 CountingHttpServer::CountingHttpServer(Behavior behavior, int hold_until)
     : behavior_(behavior), hold_until_(hold_until) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      ::listen(fd, 64) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    if (fd >= 0) ::close(fd);
-    return;
-  }
-  listen_fd_ = fd;
-  port_ = ntohs(address.sin_port);
+  listen_fd_ = ListenOnLoopback(64, port_);
+  if (listen_fd_ < 0) return;
   acceptor_ = std::thread([this] { AcceptLoop(); });
 }
 

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "testing/loopback_listener.h"
+
 namespace aevatar::testing {
 namespace {
 
@@ -47,17 +49,8 @@ TlsFront::TlsFront(uint16_t backend_port, const std::string& cert_file, const st
     return;
   }
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC);
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address = Loopback(0);
-  socklen_t length = sizeof(address);
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      ::listen(fd, 16) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    if (fd >= 0) ::close(fd);
-    return;
-  }
-  listen_fd_ = fd;
-  port_ = ntohs(address.sin_port);
+  listen_fd_ = ListenOnLoopback(16, port_);
+  if (listen_fd_ < 0) return;
   acceptor_ = std::thread([this] { AcceptLoop(); });
 }
 
