@@ -36,20 +36,22 @@ void McpSessions::EvictLocked(SessionMap::iterator session) {
   sessions_.erase(session);
 }
 
+McpSessions::SessionMap::iterator McpSessions::LeastRecentLocked(
+    const std::function<bool(const Session&)>& eligible) {
+  auto found = sessions_.end();
+  for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
+    if (!eligible(it->second)) continue;
+    if (found == sessions_.end() || it->second.last_used < found->second.last_used) found = it;
+  }
+  return found;
+}
+
 void McpSessions::MakeRoomLocked(const std::string& user_id) {
   // The caller's own sessions first: its least recently used one.
-  auto least_recent = [&](auto&& eligible) {
-    auto found = sessions_.end();
-    for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
-      if (!eligible(it->second)) continue;
-      if (found == sessions_.end() || it->second.last_used < found->second.last_used) found = it;
-    }
-    return found;
-  };
   std::map<std::string, size_t> held;
   for (const auto& [id, session] : sessions_) ++held[session.user_id];
   if (held[user_id] >= max_per_user_) {
-    EvictLocked(least_recent([&](const Session& s) { return s.user_id == user_id; }));
+    EvictLocked(LeastRecentLocked([&](const Session& s) { return s.user_id == user_id; }));
   }
   if (sessions_.size() < max_sessions_) return;
   const absl::Time idle_before = now_() - idle_ttl_;
@@ -59,7 +61,7 @@ void McpSessions::MakeRoomLocked(const std::string& user_id) {
     it = next;
   }
   while (sessions_.size() >= max_sessions_) {
-    auto victim = least_recent([](const Session& s) { return s.calls.empty(); });
+    auto victim = LeastRecentLocked([](const Session& s) { return s.calls.empty(); });
     if (victim == sessions_.end()) {
       // Every session has a call in flight: the caller holding the most
       // gives one up, the opener itself on a tie.
@@ -69,7 +71,7 @@ void McpSessions::MakeRoomLocked(const std::string& user_id) {
       for (const auto& [holder, count] : held) {
         if (count > held[busiest]) busiest = holder;
       }
-      victim = least_recent([&](const Session& s) { return s.user_id == busiest; });
+      victim = LeastRecentLocked([&](const Session& s) { return s.user_id == busiest; });
     }
     EvictLocked(victim);
   }

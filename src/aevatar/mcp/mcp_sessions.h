@@ -73,6 +73,9 @@ class McpSessions {
   using SessionMap = std::map<std::string, Session>;
   Session* FindLocked(const std::string& id, const std::string& user_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The least recently used session that `eligible` accepts, or end().
+  SessionMap::iterator LeastRecentLocked(const std::function<bool(const Session&)>& eligible)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Makes room for one more session of `user_id` (see the class comment).
   void MakeRoomLocked(const std::string& user_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Cancels the session's calls and forgets it.
