@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "base/crypto.h"
 
@@ -19,6 +20,27 @@ constexpr absl::Duration kCancelRetryGap = absl::Milliseconds(250);
 
 std::string ManagedRunId(const std::string& idempotency_key) {
   return "run_" + base::Sha256Hex("aevatar-managed-run:" + idempotency_key).substr(0, 40);
+}
+
+NyxidReply SendCancelUntilSettled(const std::function<NyxidReply()>& send_cancel,
+                                  std::chrono::steady_clock::duration window,
+                                  const absl::Notification* done) {
+  NyxidReply answer;
+  const auto until = std::chrono::steady_clock::now() + window;
+  while ((done == nullptr || !done->HasBeenNotified()) &&
+         std::chrono::steady_clock::now() < until) {
+    answer = send_cancel();
+    if (answer.status == 202) break;
+    // 404 (not started yet), a 5xx or a transport failure: again soon. Any
+    // other answer (401, 403) will not change.
+    if (answer.status != 404 && answer.status != 0 && answer.status < 500) break;
+    if (done != nullptr) {
+      done->WaitForNotificationWithTimeout(kCancelRetryGap);
+    } else {
+      absl::SleepFor(kCancelRetryGap);
+    }
+  }
+  return answer;
 }
 
 CancellableReply RunCancellable(const std::function<NyxidReply()>& exchange,
@@ -40,16 +62,7 @@ CancellableReply RunCancellable(const std::function<NyxidReply()>& exchange,
   }
   if (!done.HasBeenNotified()) {
     out.cancel_asked = true;
-    const auto until = std::chrono::steady_clock::now() + kCancelRetryWindow;
-    while (!done.HasBeenNotified() && std::chrono::steady_clock::now() < until) {
-      const NyxidReply answer = send_cancel();
-      out.cancel_status = answer.status;
-      if (answer.status == 202) break;
-      // 404 (not started yet), a 5xx or a transport failure: again soon. Any
-      // other answer (401, 403) will not change.
-      if (answer.status != 404 && answer.status != 0 && answer.status < 500) break;
-      done.WaitForNotificationWithTimeout(kCancelRetryGap);
-    }
+    out.cancel_status = SendCancelUntilSettled(send_cancel, kCancelRetryWindow, &done).status;
   }
   runner.join();
   return out;

@@ -1,6 +1,7 @@
 #ifndef AEVATAR_AEVATAR_CODEX_MANAGED_CANCEL_H_
 #define AEVATAR_AEVATAR_CODEX_MANAGED_CANCEL_H_
 
+#include <chrono>
 #include <functional>
 #include <string>
 
@@ -17,6 +18,16 @@ namespace aevatar::orchestrator {
 // ("run_" + 40 hex), so a retry with the same key (a workflow step after an
 // aevatar restart) names the same run and the raw key never leaves aevatar.
 std::string ManagedRunId(const std::string& idempotency_key);
+
+// Sends a run's cancel (`send_cancel`) until chrono accepts it (202) or
+// answers what sending again cannot change (401, 403, …), retrying 404 (the
+// run not registered yet), 5xx and transport failures every 250 ms for up
+// to `window`, and sooner stopping when `done` (may be null: the exchange
+// the run belongs to) is notified. Returns the last answer (status 0 when
+// none was sent).
+NyxidReply SendCancelUntilSettled(const std::function<NyxidReply()>& send_cancel,
+                                  std::chrono::steady_clock::duration window,
+                                  const absl::Notification* done);
 
 // What RunCancellable saw.
 struct CancellableReply {

@@ -1,7 +1,6 @@
 // The managed codex_exec execution client: credential-read-only, one exact
 // proxy request, every outcome one typed result or error.
 #include <algorithm>
-#include <thread>
 
 #include "aevatar/admission/agent_key_scope.h"
 #include "aevatar/admission/route_admission.h"
@@ -167,14 +166,8 @@ absl::Status ManagedCodex::CancelRun(const std::string& user_id, const std::stri
   auto target = Resolve(user_id, diagnostic_id, caller_services);
   if (!target.ok()) return target.status();
   const std::string run_id = ManagedRunId(idempotency_key);
-  NyxidReply reply;
-  const auto until = std::chrono::steady_clock::now() + kStopCancelRetry;
-  do {
-    reply = SendCancel(*target, run_id);
-    if (reply.status == 202) break;
-    if (reply.status != 404 && reply.status != 0 && reply.status < 500) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(250));
-  } while (std::chrono::steady_clock::now() < until);
+  const NyxidReply reply = SendCancelUntilSettled([&] { return SendCancel(*target, run_id); },
+                                                  kStopCancelRetry, nullptr);
   base::Log(base::LogLevel::kInfo, "codex_exec.managed_cancel", diagnostic_id,
             {{"diagnostic_id", diagnostic_id}, {"cancel_http_status", reply.status}});
   if (reply.status == 202) return absl::OkStatus();
