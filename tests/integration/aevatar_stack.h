@@ -11,6 +11,15 @@
 
 namespace aevatar::testing {
 
+// Users YAML for NyxID: alice (password pw-alice) with one chrono-sandbox
+// route, what most full-stack tests need.
+inline constexpr char kAliceWithChronoRoute[] = R"yaml(
+users:
+  - {username: alice, password: pw-alice}
+user_services:
+  - {owner: {user: alice}, catalog_service_id: chrono-sandbox}
+)yaml";
+
 // The secret aevatar introspects credentials with at a stack's NyxID.
 inline constexpr char kStackIntrospectionSecret[] = "aevatar-test-introspection-secret";
 

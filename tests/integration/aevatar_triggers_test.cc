@@ -21,13 +21,6 @@ using orchestrator::kWebhookSignatureInvalid;
 using orchestrator::kWebhookSignatureStale;
 using orchestrator::SignWebhook;
 
-constexpr char kUsers[] = R"yaml(
-users:
-  - {username: alice, password: pw-alice}
-user_services:
-  - {owner: {user: alice}, catalog_service_id: chrono-sandbox}
-)yaml";
-
 // Prints whether the program got a NyxID key (never the key).
 std::string ProbeWorkflow(const std::string& id, const std::string& trigger) {
   return "workflow_id: " + id +
@@ -44,7 +37,7 @@ int64_t NowSeconds() { return static_cast<int64_t>(std::time(nullptr)); }
 class AevatarTriggers : public ::testing::Test {
  protected:
   void SetUp() override {
-    stack_ = std::make_unique<AevatarStack>(kUsers);
+    stack_ = std::make_unique<AevatarStack>(kAliceWithChronoRoute);
     ASSERT_TRUE(stack_->ok());
     token_ = stack_->Login("alice");
     ASSERT_FALSE(token_.empty());

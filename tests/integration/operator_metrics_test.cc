@@ -24,13 +24,6 @@ namespace {
 constexpr char kNodeModules[] = "/opt/aevatar/test-node/node_modules";
 constexpr char kParser[] = "/opt/aevatar/test-node/node_modules/parse-prometheus-text-format";
 
-constexpr char kUsers[] = R"yaml(
-users:
-  - {username: alice, password: pw-alice}
-user_services:
-  - {owner: {user: alice}, catalog_service_id: chrono-sandbox}
-)yaml";
-
 // One scrape as the parser read it: family name -> TYPE, series -> value.
 struct Scrape {
   bool ok = false;
@@ -106,7 +99,7 @@ class OperatorMetrics : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     const std::vector<std::string> json = {"--log-format", "json"};
-    stack_ = new AevatarStack(AevatarStackOptions{.users_yaml = kUsers,
+    stack_ = new AevatarStack(AevatarStackOptions{.users_yaml = kAliceWithChronoRoute,
                                                   .nyxid_args = json,
                                                   .aevatar_args = json,
                                                   .chrono_args = json,

@@ -12,13 +12,6 @@
 namespace aevatar::testing {
 namespace {
 
-constexpr char kUsers[] = R"yaml(
-users:
-  - {username: alice, password: pw-alice}
-user_services:
-  - {owner: {user: alice}, catalog_service_id: chrono-sandbox}
-)yaml";
-
 http::ClientResponse ExecuteWithRequestId(AevatarStack& stack, const std::string& bearer,
                                           const std::string& request_id) {
   http::ClientRequest request;
@@ -35,7 +28,7 @@ http::ClientResponse ExecuteWithRequestId(AevatarStack& stack, const std::string
 }
 
 TEST(RequestIdChain, OneCodeExecuteHasOneRequestIdInAllThreeLogs) {
-  AevatarStack stack(kUsers);
+  AevatarStack stack(kAliceWithChronoRoute);
   ASSERT_TRUE(stack.ok());
   const std::string alice = stack.Login("alice");
   ASSERT_FALSE(alice.empty());

@@ -21,13 +21,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kUsers[] = R"yaml(
-users:
-  - {username: alice, password: pw-alice}
-user_services:
-  - {owner: {user: alice}, catalog_service_id: chrono-sandbox}
-)yaml";
-
 absl::StatusOr<http::ClientResponse> Get(const std::string& url, http::ClientTls tls) {
   http::ClientRequest request;
   request.url = url;
@@ -41,7 +34,7 @@ http::ClientTls TrustingTheTestCa() {
 }
 
 TEST(TlsDeployment, CodeExecuteRunsEndToEndOverTlsWithMutualTlsToTheExecutor) {
-  AevatarStack stack(AevatarStackOptions{.users_yaml = kUsers,
+  AevatarStack stack(AevatarStackOptions{.users_yaml = kAliceWithChronoRoute,
                                          .nyxid_args = {},
                                          .aevatar_args = {},
                                          .chrono_args = {},
@@ -121,7 +114,8 @@ TEST(TlsDeployment, APlainListenerOnAReachableAddressNeedsInsecureListen) {
 }
 
 TEST(TlsDeployment, ANodeRegistersAndStaysConnectedOverWss) {
-  NyxidFixture nyxid(std::string(kUsers).substr(0, std::string(kUsers).find("user_services")),
+  NyxidFixture nyxid(std::string(kAliceWithChronoRoute)
+                         .substr(0, std::string(kAliceWithChronoRoute).find("user_services")),
                      {"--tls-cert", TestPki("server.pem"), "--tls-key", TestPki("server.key")});
   ASSERT_TRUE(nyxid.ok());
   TempDir dir;
