@@ -35,6 +35,10 @@ CREATE TABLE aevatar_webhook_deliveries (
 );
 CREATE INDEX aevatar_webhook_deliveries_by_time ON aevatar_webhook_deliveries (received_at_ms);
 )sql"},
+    // Listings follow the order the workflow declares its triggers in.
+    {2, R"sql(
+ALTER TABLE aevatar_workflow_triggers ADD COLUMN ordinal INTEGER NOT NULL DEFAULT 0;
+)sql"},
 };
 
 constexpr char kSelect[] =
@@ -62,11 +66,11 @@ class PostgresTriggerStore final : public TriggerStore {
     return pool_->TransactFor<std::vector<TriggerRecord>>(
         [&](pqxx::work& tx) -> absl::StatusOr<std::vector<TriggerRecord>> {
           LockWorkflow(tx, owner, workflow_id);
-          auto stored =
-              Rows(tx.exec_params(std::string(kSelect) + "WHERE owner = $1 AND workflow_id = $2 "
-                                                         "ORDER BY created_at_ms, trigger_id",
-                                  owner, workflow_id),
-                   /*open_secrets=*/true);
+          auto stored = Rows(
+              tx.exec_params(std::string(kSelect) + "WHERE owner = $1 AND workflow_id = $2 "
+                                                    "ORDER BY ordinal, created_at_ms, trigger_id",
+                             owner, workflow_id),
+              /*open_secrets=*/true);
           if (!stored.ok()) return stored.status();
           std::vector<TriggerRecord> next = plan(*stored);
           if (absl::Status st = OfWorkflow(owner, workflow_id, next); !st.ok()) return st;
@@ -78,7 +82,8 @@ class PostgresTriggerStore final : public TriggerStore {
   absl::StatusOr<std::vector<TriggerRecord>> TriggersOf(const std::string& owner,
                                                         const std::string& workflow_id) override {
     return Read(std::string(kSelect) +
-                    "WHERE owner = $1 AND workflow_id = $2 ORDER BY created_at_ms, trigger_id",
+                    "WHERE owner = $1 AND workflow_id = $2 ORDER BY ordinal, created_at_ms, "
+                    "trigger_id",
                 owner, workflow_id);
   }
 
@@ -167,16 +172,17 @@ class PostgresTriggerStore final : public TriggerStore {
       for (const TriggerRecord& t : triggers) kept = kept || t.trigger_id == id;
       if (!kept) tx.exec_params("DELETE FROM aevatar_workflow_triggers WHERE trigger_id = $1", id);
     }
-    for (const TriggerRecord& t : triggers) {
+    for (size_t ordinal = 0; ordinal < triggers.size(); ++ordinal) {
+      const TriggerRecord& t = triggers[ordinal];
       const std::string sealed =
           t.kind == "webhook" ? SealHookSecret(*vault_, t.hook_id, t.secret) : "";
       tx.exec_params(
           "INSERT INTO aevatar_workflow_triggers (trigger_id, owner, workflow_id, kind, cron, "
-          "hook_id, sealed_secret, created_at_ms, last_slot_ms) VALUES ($1, $2, $3, $4, $5, "
-          "NULLIF($6, ''), CASE WHEN $4 = 'webhook' THEN $7::bytea END, $8, $9) "
-          "ON CONFLICT (trigger_id) DO NOTHING",
+          "hook_id, sealed_secret, created_at_ms, last_slot_ms, ordinal) VALUES ($1, $2, $3, $4, "
+          "$5, NULLIF($6, ''), CASE WHEN $4 = 'webhook' THEN $7::bytea END, $8, $9, $10) "
+          "ON CONFLICT (trigger_id) DO UPDATE SET ordinal = EXCLUDED.ordinal",
           t.trigger_id, owner, workflow_id, t.kind, t.cron, t.hook_id, pqxx::binarystring(sealed),
-          t.created_at_ms, t.last_slot_ms);
+          t.created_at_ms, t.last_slot_ms, static_cast<int64_t>(ordinal));
     }
   }
 

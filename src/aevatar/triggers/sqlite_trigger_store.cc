@@ -34,6 +34,10 @@ CREATE TABLE webhook_deliveries (
 ) STRICT;
 CREATE INDEX webhook_deliveries_by_time ON webhook_deliveries (received_at_ms);
 )sql"},
+    // Listings follow the order the workflow declares its triggers in.
+    {2, R"sql(
+ALTER TABLE workflow_triggers ADD COLUMN ordinal INTEGER NOT NULL DEFAULT 0;
+)sql"},
 };
 
 constexpr char kColumns[] =
@@ -65,8 +69,8 @@ class SqliteTriggerStore final : public TriggerStore {
     auto tx = store::Transaction::Begin(db_);
     if (!tx.ok()) return tx.status();
     auto stored = ReadLocked(std::string(kColumns) +
-                                 "WHERE owner = ?1 AND workflow_id = ?2 ORDER BY created_at_ms, "
-                                 "trigger_id",
+                                 "WHERE owner = ?1 AND workflow_id = ?2 ORDER BY ordinal, "
+                                 "created_at_ms, trigger_id",
                              {owner, workflow_id}, /*open_secrets=*/true);
     if (!stored.ok()) return stored.status();
     std::vector<TriggerRecord> next = plan(*stored);
@@ -79,8 +83,8 @@ class SqliteTriggerStore final : public TriggerStore {
                                                         const std::string& workflow_id) override {
     absl::MutexLock lock(&mu_);
     return ReadLocked(std::string(kColumns) +
-                          "WHERE owner = ?1 AND workflow_id = ?2 ORDER BY created_at_ms, "
-                          "trigger_id",
+                          "WHERE owner = ?1 AND workflow_id = ?2 ORDER BY ordinal, "
+                          "created_at_ms, trigger_id",
                       {owner, workflow_id}, /*open_secrets=*/true);
   }
 
@@ -154,7 +158,8 @@ class SqliteTriggerStore final : public TriggerStore {
           db_.Run("DELETE FROM workflow_triggers WHERE trigger_id = ?1", {old.trigger_id});
       if (!removed.ok()) return removed.status();
     }
-    for (const TriggerRecord& t : triggers) {
+    for (size_t ordinal = 0; ordinal < triggers.size(); ++ordinal) {
+      const TriggerRecord& t = triggers[ordinal];
       if (t.owner != owner || t.workflow_id != workflow_id) {
         return absl::InvalidArgumentError("a trigger of another workflow");
       }
@@ -162,10 +167,11 @@ class SqliteTriggerStore final : public TriggerStore {
           t.kind == "webhook" ? SealHookSecret(*vault_, t.hook_id, t.secret) : "";
       auto stmt = db_.Prepare(
           "INSERT INTO workflow_triggers (trigger_id, owner, workflow_id, kind, cron, hook_id, "
-          "sealed_secret, created_at_ms, last_slot_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
-          "ON CONFLICT (trigger_id) DO NOTHING",
+          "sealed_secret, created_at_ms, last_slot_ms, ordinal) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+          "ON CONFLICT (trigger_id) DO UPDATE SET ordinal = excluded.ordinal",
           {t.trigger_id, owner, workflow_id, t.kind, t.cron, t.hook_id, store::Blob(sealed),
-           t.created_at_ms, t.last_slot_ms});
+           t.created_at_ms, t.last_slot_ms, static_cast<int64_t>(ordinal)});
       if (!stmt.ok()) return stmt.status();
       if (t.kind != "webhook") {
         (void)stmt->BindNull(6);

@@ -90,6 +90,30 @@ TEST_P(TriggerStoreSuite, ReplaceKeepsKnownTriggersAndSealsSecrets) {
   EXPECT_TRUE(store_->TriggersOf("user-2", "wf")->empty());
 }
 
+// Ids and creation times sort the other way round from the declaration,
+// so only the recorded order can produce it.
+TEST_P(TriggerStoreSuite, TriggersListInTheOrderTheWorkflowDeclaresThem) {
+  const TriggerRecord hook = HookTrigger("trg_z", "hook_1");
+  const TriggerRecord cron = CronTrigger("trg_a", "* * * * *", kSlotT0 - 1);
+  ASSERT_TRUE(store_->ReplaceTriggers("user-1", "wf", {hook, cron}).ok());
+  auto listed = Open(key_)->TriggersOf("user-1", "wf");
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->size(), 2u);
+  EXPECT_EQ((*listed)[0].trigger_id, "trg_z");
+  EXPECT_EQ((*listed)[1].trigger_id, "trg_a");
+  // Saved again in the other order: both kept, listed as now declared.
+  auto reordered =
+      store_->ReconcileTriggers("user-1", "wf", [&](const std::vector<TriggerRecord>&) {
+        return std::vector<TriggerRecord>{cron, hook};
+      });
+  ASSERT_TRUE(reordered.ok()) << reordered.status();
+  listed = store_->TriggersOf("user-1", "wf");
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->size(), 2u);
+  EXPECT_EQ((*listed)[0].trigger_id, "trg_a");
+  EXPECT_EQ((*listed)[1].trigger_id, "trg_z");
+}
+
 TEST_P(TriggerStoreSuite, WebhookSecretIsSealedAndOpensOnlyWithTheVaultKey) {
   ASSERT_TRUE(store_->ReplaceTriggers("user-1", "wf", {HookTrigger("trg_h", "hook_1")}).ok());
   auto found = Open(key_)->HookById("hook_1");
