@@ -38,10 +38,9 @@ int NetnsFds(pid_t pid) {
   return count;
 }
 
-pid_t ChronoPid(ChronoFixture& chrono) {
-  const auto pids = ProcessesMatching(chrono.dir() + "/state");
-  return pids.size() == 1 ? pids[0] : -1;
-}
+// The service's own pid (its sandbox children, forked and not yet exec'd,
+// share its command line, so matching on that could find several).
+pid_t ChronoPid(ChronoFixture& chrono) { return chrono.service().pid(); }
 
 // gVisor run directories of chrono-sandbox process `pid` (other processes on
 // the host have their own): /run/chrono-gvisor-*/ whose logs name
