@@ -66,17 +66,23 @@ absl::Status ConvergenceError(const ConvergenceResult& result) {
       result.remediation);
 }
 
-RouteResolution ResolveOn(NyxidFacts facts, const std::string& chrono_catalog_id,
-                          std::optional<NyxidFacts>* observed) {
-  RouteResolution resolution =
-      ResolveCodeExecutionRoute(facts.inventory, facts.caller, chrono_catalog_id);
+// A resolution and the NyxID facts digest of what it was decided on.
+struct Decision {
+  RouteResolution resolution;
+  std::string facts_digest;
+};
+
+Decision ResolveOn(NyxidFacts facts, const std::string& chrono_catalog_id,
+                   std::optional<NyxidFacts>* observed) {
+  Decision decision{ResolveCodeExecutionRoute(facts.inventory, facts.caller, chrono_catalog_id),
+                    facts.facts_digest};
   if (observed != nullptr) *observed = std::move(facts);
-  return resolution;
+  return decision;
 }
 
-absl::StatusOr<RouteResolution> Resolve(const NyxidClient& nyxid, const Caller& caller,
-                                        const std::string& chrono_catalog_id,
-                                        std::optional<NyxidFacts>* observed) {
+absl::StatusOr<Decision> Resolve(const NyxidClient& nyxid, const Caller& caller,
+                                 const std::string& chrono_catalog_id,
+                                 std::optional<NyxidFacts>* observed) {
   auto facts = ReadNyxidFacts(nyxid, caller.credential);
   if (!facts.ok()) return facts.status();
   return ResolveOn(std::move(*facts), chrono_catalog_id, observed);
@@ -129,7 +135,8 @@ std::string RemediationOf(const absl::Status& status) {
 
 absl::StatusOr<AdmittedRoute> AdmitCodeExecutionRoute(
     const NyxidClient& nyxid, const Caller& caller, const std::string& chrono_catalog_id,
-    bool fresh_admission, const std::string& diagnostic_id, std::optional<NyxidFacts>* observed) {
+    bool fresh_admission, const std::string& diagnostic_id, std::optional<NyxidFacts>* observed,
+    std::string* facts_digest) {
   std::optional<NyxidFacts> converged_facts;
   if (fresh_admission && caller.write_authority) {
     auto facts = ReadCallerFacts(nyxid, caller.credential);
@@ -146,45 +153,50 @@ absl::StatusOr<AdmittedRoute> AdmitCodeExecutionRoute(
       return ConvergenceError(converged);
     }
     if (converged.writes == 0 && writer.last_inventory().has_value()) {
-      converged_facts = NyxidFacts{std::move(*facts), std::move(*writer.last_inventory())};
+      converged_facts = NyxidFacts{std::move(*facts), std::move(*writer.last_inventory()),
+                                   http_writer.last_facts_digest()};
     }
   }
-  auto resolution = converged_facts.has_value()
-                        ? absl::StatusOr<RouteResolution>(
-                              ResolveOn(std::move(*converged_facts), chrono_catalog_id, observed))
-                        : Resolve(nyxid, caller, chrono_catalog_id, observed);
-  if (!resolution.ok()) return resolution.status();
-  if (resolution->outcome != ResolutionOutcome::kReady) {
-    LogRejection(diagnostic_id, Category(resolution->outcome), resolution->counts);
-    return ResolutionError(*resolution);
+  auto decision = converged_facts.has_value()
+                      ? absl::StatusOr<Decision>(
+                            ResolveOn(std::move(*converged_facts), chrono_catalog_id, observed))
+                      : Resolve(nyxid, caller, chrono_catalog_id, observed);
+  if (!decision.ok()) return decision.status();
+  const RouteResolution& resolution = decision->resolution;
+  if (resolution.outcome != ResolutionOutcome::kReady) {
+    LogRejection(diagnostic_id, Category(resolution.outcome), resolution.counts);
+    return ResolutionError(resolution);
   }
-  const RouteFacts& route = *resolution->route;
+  const RouteFacts& route = *resolution.route;
+  if (facts_digest != nullptr) *facts_digest = decision->facts_digest;
   return AdmittedRoute{route.id, route.slug, route.catalog_service_id.value_or("")};
 }
 
 absl::StatusOr<NyxidFacts> ReadNyxidFacts(const NyxidClient& nyxid, const std::string& credential) {
   auto caller = ReadCallerFacts(nyxid, credential);
   if (!caller.ok()) return caller.status();
-  auto inventory = ReadInventory(nyxid, credential);
+  std::string facts_digest;
+  auto inventory = ReadInventory(nyxid, credential, &facts_digest);
   if (!inventory.ok()) return inventory.status();
-  return NyxidFacts{std::move(*caller), std::move(*inventory)};
+  return NyxidFacts{std::move(*caller), std::move(*inventory), std::move(facts_digest)};
 }
 
 absl::StatusOr<nlohmann::json> CodeExecuteReadiness(const NyxidClient& nyxid, const Caller& caller,
                                                     const std::string& chrono_catalog_id,
                                                     const std::string& diagnostic_id,
                                                     std::optional<NyxidFacts>* observed) {
-  auto resolution = Resolve(nyxid, caller, chrono_catalog_id, observed);
-  if (!resolution.ok()) return resolution.status();
-  const CandidateCounts& counts = resolution->counts;
-  const bool ready = resolution->outcome == ResolutionOutcome::kReady;
-  if (!ready) LogRejection(diagnostic_id, Category(resolution->outcome), counts);
+  auto decision = Resolve(nyxid, caller, chrono_catalog_id, observed);
+  if (!decision.ok()) return decision.status();
+  const RouteResolution& resolution = decision->resolution;
+  const CandidateCounts& counts = resolution.counts;
+  const bool ready = resolution.outcome == ResolutionOutcome::kReady;
+  if (!ready) LogRejection(diagnostic_id, Category(resolution.outcome), counts);
   nlohmann::json out = {
       {"capability", "code_execute"},
       {"capability_class", "PlatformBuiltIn"},
       {"ready", ready},
-      {"code", ResolutionCode(resolution->outcome)},
-      {"category", ready ? "" : Category(resolution->outcome)},
+      {"code", ResolutionCode(resolution.outcome)},
+      {"category", ready ? "" : Category(resolution.outcome)},
       {"candidates",
        {{"canonical", counts.canonical},
         {"accessible", counts.accessible},
@@ -192,9 +204,9 @@ absl::StatusOr<nlohmann::json> CodeExecuteReadiness(const NyxidClient& nyxid, co
         {"eligible", counts.eligible}}},
       {"diagnostic_id", diagnostic_id},
   };
-  if (!ready) out["remediation"] = resolution->remediation;
-  if (resolution->outcome == ResolutionOutcome::kPolicyMismatch) {
-    out["unsatisfied"] = resolution->gaps.Describe();
+  if (!ready) out["remediation"] = resolution.remediation;
+  if (resolution.outcome == ResolutionOutcome::kPolicyMismatch) {
+    out["unsatisfied"] = resolution.gaps.Describe();
   }
   return out;
 }

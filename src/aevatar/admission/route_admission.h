@@ -26,6 +26,9 @@ struct AdmittedRoute {
 struct NyxidFacts {
   CallerFacts caller;
   std::vector<RouteFacts> inventory;
+  // GET /api/v1/keys's X-NyxID-Facts-Digest: NyxID's digest of both
+  // documents; "" when NyxID sent none.
+  std::string facts_digest;
 };
 
 // Attaches a one-sentence remediation to a typed error (read back by
@@ -45,11 +48,13 @@ std::string RemediationOf(const absl::Status& status);
 // fresh_admission = false never writes: readiness and the start of a saved
 // plan resolve read-only (only draft-run, save and bind converge).
 // When `observed` is set and the NyxID read succeeded, it receives the facts
-// the decision was made on (also when the route was rejected).
+// the decision was made on (also when the route was rejected). When
+// `facts_digest` is set, an admitted route's NyxidFacts::facts_digest goes
+// there.
 absl::StatusOr<AdmittedRoute> AdmitCodeExecutionRoute(
     const NyxidClient& nyxid, const Caller& caller, const std::string& chrono_catalog_id,
     bool fresh_admission, const std::string& diagnostic_id,
-    std::optional<NyxidFacts>* observed = nullptr);
+    std::optional<NyxidFacts>* observed = nullptr, std::string* facts_digest = nullptr);
 
 // GET /api/capabilities/code_execute/readiness: the same resolution, read-only.
 // {"capability": "code_execute", "ready": bool, "code": …, "category": …,

@@ -33,8 +33,8 @@ http::Response HandleCodeExecute(const HttpApiDeps& deps, http::Request& request
   // Validation happens before any network call.
   auto args = ParseCodeExecuteArgs(request.body);
   if (!args.ok()) return Problem(args.status(), note);
-  auto result =
-      ExecuteInteractive(*deps.nyxid, *caller, *args, deps.chrono_catalog_id, note.diagnostic_id);
+  auto result = ExecuteInteractive(*deps.nyxid, *caller, *args, deps.chrono_catalog_id,
+                                   note.diagnostic_id, deps.admissions.get());
   if (!result.ok()) return Problem(result.status(), note);
   return Json(200, *result);
 }

@@ -19,6 +19,7 @@ class AuditLog;
 class ManagedCodex;
 class ApprovalStore;
 class McpSessions;
+class AdmissionCache;
 class SkillStore;
 class AevatarMetrics;
 class TriggerStore;
@@ -58,6 +59,9 @@ struct HttpApiDeps {
   base::LoginThrottle* ui_login_throttle = nullptr;
   // The runtime environments code_execute advertises (tools, readiness).
   std::vector<RuntimeOffer> runtimes = {};
+  // Interactive code_execute admissions reused while NyxID confirms their
+  // facts (admission_cache.h); null: every call admits afresh.
+  std::shared_ptr<AdmissionCache> admissions = nullptr;
   // POST /mcp's sessions; BuildHttpApi makes one when null.
   std::shared_ptr<McpSessions> mcp_sessions = nullptr;
   // The /metrics series; null: nothing is counted and GET /metrics is 503

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "aevatar/admission/admission_cache.h"
 #include "aevatar/admission/ingress_auth.h"
 #include "aevatar/api/aevatar_metrics.h"
 #include "aevatar/api/http_api.h"
@@ -113,6 +114,7 @@ class Service : public AevatarService {
     deps.runtimes = config.runtimes;
     deps.metrics = &metrics_;
     deps.metrics_token = config.metrics_token;
+    deps.admissions = std::make_shared<AdmissionCache>();
     ui_login_throttle_ =
         std::make_unique<base::LoginThrottle>(UiLoginThrottleOptions(), base::NowUnixMs);
     deps.ui_login_throttle = ui_login_throttle_.get();

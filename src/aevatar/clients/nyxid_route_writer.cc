@@ -19,6 +19,14 @@ absl::Status ReadFailure(const NyxidReply& reply) {
                         "NyxID could not be read; retry later", 503);
 }
 
+// The reply's facts digest when it is one (64 lowercase hex digits), else "".
+std::string FactsDigestOf(const NyxidReply& reply) {
+  const std::string digest = reply.headers.Get(kFactsDigestHeader).value_or("");
+  const bool hex =
+      digest.size() == 64 && digest.find_first_not_of("0123456789abcdef") == std::string::npos;
+  return hex ? digest : "";
+}
+
 NyxidWriteResult ToWriteResult(const NyxidReply& reply) { return {reply.status, reply.body}; }
 
 }  // namespace
@@ -33,16 +41,18 @@ absl::StatusOr<CallerFacts> ReadCallerFacts(const NyxidClient& nyxid,
 }
 
 absl::StatusOr<std::vector<RouteFacts>> ReadInventory(const NyxidClient& nyxid,
-                                                      const std::string& credential) {
+                                                      const std::string& credential,
+                                                      std::string* facts_digest) {
   NyxidReply reply = nyxid.GetKeys(credential);
   if (reply.status != 200) return ReadFailure(reply);
+  if (facts_digest != nullptr) *facts_digest = FactsDigestOf(reply);
   auto inventory = ParseKeysInventory(reply.body);
   if (!inventory.ok()) return NyxidResponseInvalid("inventory", inventory.status());
   return inventory;
 }
 
 absl::StatusOr<std::vector<RouteFacts>> NyxidRouteWriter::ReadInventory() {
-  return orchestrator::ReadInventory(*nyxid_, credential_);
+  return orchestrator::ReadInventory(*nyxid_, credential_, &last_facts_digest_);
 }
 
 NyxidWriteResult NyxidRouteWriter::PatchUserService(const std::string& id,

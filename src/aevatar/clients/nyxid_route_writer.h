@@ -19,9 +19,14 @@ class NyxidRouteWriter : public RouteWriter {
   NyxidWriteResult PatchUserService(const std::string& id, const nlohmann::json& patch) override;
   NyxidWriteResult CreateUserService(const nlohmann::json& body) override;
 
+  // The facts digest of the last inventory read (ReadInventory's
+  // `facts_digest`).
+  const std::string& last_facts_digest() const { return last_facts_digest_; }
+
  private:
   const NyxidClient* nyxid_;
   std::string credential_;
+  std::string last_facts_digest_;
 };
 
 // Reads the caller's identity and org roles (GET /api/v1/me) and inventory
@@ -31,8 +36,16 @@ class NyxidRouteWriter : public RouteWriter {
 // NYXID_RESPONSE_INVALID naming the field.
 absl::StatusOr<CallerFacts> ReadCallerFacts(const NyxidClient& nyxid,
                                             const std::string& credential);
+// When `facts_digest` is set, it receives the reply's X-NyxID-Facts-Digest
+// ("" when absent or not a SHA-256 hex digest).
 absl::StatusOr<std::vector<RouteFacts>> ReadInventory(const NyxidClient& nyxid,
-                                                      const std::string& credential);
+                                                      const std::string& credential,
+                                                      std::string* facts_digest = nullptr);
+
+// The header a proxied request carries its admission's facts digest in, and
+// the one that marks NyxID's own 412 refusal of a digest that no longer holds.
+inline constexpr char kFactsDigestHeader[] = "X-NyxID-Facts-Digest";
+inline constexpr char kFactsChangedHeader[] = "X-NyxID-Facts-Changed";
 
 }  // namespace aevatar::orchestrator
 

@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "aevatar/admission/route_admission.h"
 #include "aevatar/clients/execution_replies.h"
+#include "aevatar/clients/nyxid_route_writer.h"
 #include "base/api_error.h"
 #include "base/log.h"
 #include "base/problem_json.h"
@@ -28,6 +29,18 @@ bool ValidEnvName(const std::string& name) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
   }
   return !absl::StartsWithIgnoreCase(name, "NYXID_") && !absl::StartsWith(name, "LD_");
+}
+
+http::Headers FactsDigestHeaders(const std::string& facts_digest) {
+  http::Headers headers;
+  headers.Set(kFactsDigestHeader, facts_digest);
+  return headers;
+}
+
+// NyxID's own refusal of a reused admission (an upstream's X-NyxID-* fields
+// never reach us: the proxy drops them).
+bool IsFactsChanged(const NyxidReply& reply) {
+  return reply.status == 412 && reply.headers.Get(kFactsChangedHeader).has_value();
 }
 
 }  // namespace
@@ -122,14 +135,29 @@ absl::Status UpstreamError(const NyxidReply& reply) {
 absl::StatusOr<nlohmann::json> ExecuteInteractive(const NyxidClient& nyxid, const Caller& caller,
                                                   const CodeExecuteArgs& args,
                                                   const std::string& chrono_catalog_id,
-                                                  const std::string& diagnostic_id) {
-  auto route = AdmitCodeExecutionRoute(nyxid, caller, chrono_catalog_id,
-                                       /*fresh_admission=*/true, diagnostic_id);
-  if (!route.ok()) return route.status();
+                                                  const std::string& diagnostic_id,
+                                                  AdmissionCache* admissions) {
+  const std::string body = ExecutorRequestBody(args).dump();
   const auto timeout = std::chrono::seconds(args.timeout_secs + kExecuteMarginSecs);
-  NyxidReply reply =
-      nyxid.Proxy(caller.credential, "POST", route->slug, "execute", route->user_service_id,
-                  ExecutorRequestBody(args).dump(), {}, timeout);
+  if (admissions != nullptr) {
+    if (auto reused = admissions->Find(caller.credential)) {
+      NyxidReply reply = nyxid.Proxy(caller.credential, "POST", reused->route.slug, "execute",
+                                     reused->route.user_service_id, body,
+                                     FactsDigestHeaders(reused->facts_digest), timeout);
+      // NyxID refused before forwarding: nothing ran, so admitting afresh
+      // and sending once more cannot run the source twice.
+      if (!IsFactsChanged(reply)) return InteractiveResult(reply, diagnostic_id);
+      admissions->Forget(caller.credential);
+    }
+  }
+  std::string facts_digest;
+  auto route = AdmitCodeExecutionRoute(nyxid, caller, chrono_catalog_id,
+                                       /*fresh_admission=*/true, diagnostic_id,
+                                       /*observed=*/nullptr, &facts_digest);
+  if (!route.ok()) return route.status();
+  if (admissions != nullptr) admissions->Remember(caller.credential, {*route, facts_digest});
+  NyxidReply reply = nyxid.Proxy(caller.credential, "POST", route->slug, "execute",
+                                 route->user_service_id, body, {}, timeout);
   return InteractiveResult(reply, diagnostic_id);
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "aevatar/admission/admission_cache.h"
 #include "aevatar/admission/ingress_auth.h"
 #include "aevatar/clients/nyxid_client.h"
 #include "nlohmann/json.hpp"
@@ -40,13 +41,17 @@ nlohmann::json ExecutorRequestBody(const CodeExecuteArgs& args);
 
 // The interactive code_execute path: admit the exact route (converging it
 // first for a human caller), then one synchronous POST /execute through the
-// NyxID proxy with _nyxid_via = the admitted id. Never retried. Returns
+// NyxID proxy with _nyxid_via = the admitted id. Never retried, except once
+// after NyxID refused a reused admission before forwarding anything: with
+// `admissions`, the credential's last admission is reused while NyxID
+// confirms its facts still hold (admission_cache.h). Returns
 // {stdout, stderr, exit_code, verdict, execution_time_ms, timed_out, success,
 //  stdout_truncated, stderr_truncated, diagnostic_id}, or a typed error.
 absl::StatusOr<nlohmann::json> ExecuteInteractive(const NyxidClient& nyxid, const Caller& caller,
                                                   const CodeExecuteArgs& args,
                                                   const std::string& chrono_catalog_id,
-                                                  const std::string& diagnostic_id);
+                                                  const std::string& diagnostic_id,
+                                                  AdmissionCache* admissions = nullptr);
 
 // The tool's answer for the executor's reply to POST /execute: a 200 is read
 // with ParseExecutionResult (a body that breaks the contract is 502

@@ -7,6 +7,7 @@
 #include "base/login_throttle.h"
 #include "nyxid/api/api_support.h"
 #include "nyxid/api/nyxid_metrics.h"
+#include "nyxid/routes/caller_facts.h"
 #include "nyxid/routes/route_access.h"
 #include "nyxid/tokens/agent_keys.h"
 
@@ -94,12 +95,10 @@ http::Response HandleLogin(const HttpApiDeps& deps, http::Request& request, Requ
                     {"user", {{"id", user->id}, {"username", user->username}}}});
 }
 
-http::Response HandleMe(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
-  auto caller = Authenticated(deps, request, note);
-  if (!caller.ok()) return Problem(caller.status(), note);
-  if (absl::Status st = RequireAccountRead(*caller); !st.ok()) return Problem(st, note);
+absl::StatusOr<nlohmann::json> MeDocument(const HttpApiDeps& deps, const Principal& caller) {
+  if (absl::Status st = RequireAccountRead(caller); !st.ok()) return st;
   nlohmann::json orgs = nlohmann::json::array();
-  for (const Membership& membership : caller->memberships) {
+  for (const Membership& membership : caller.memberships) {
     auto org = deps.store->FindOrgById(membership.org_id);
     if (!org.ok()) continue;
     orgs.push_back({{"id", org->id},
@@ -107,16 +106,24 @@ http::Response HandleMe(const HttpApiDeps& deps, http::Request& request, Request
                     {"name", org->name},
                     {"role", OrgRoleName(membership.role)}});
   }
-  nlohmann::json out = {{"id", caller->user.id},
-                        {"username", caller->user.username},
-                        {"platform_admin", caller->user.platform_admin},
-                        {"credential_kind", CredentialKindName(caller->kind)},
-                        {"scopes", JoinScopes(caller->scopes)},
+  nlohmann::json out = {{"id", caller.user.id},
+                        {"username", caller.user.username},
+                        {"platform_admin", caller.user.platform_admin},
+                        {"credential_kind", CredentialKindName(caller.kind)},
+                        {"scopes", JoinScopes(caller.scopes)},
                         {"orgs", orgs}};
-  if (caller->agent_key) {
-    out["agent_key"] = {{"id", caller->agent_key->id}, {"label", caller->agent_key->label}};
+  if (caller.agent_key) {
+    out["agent_key"] = {{"id", caller.agent_key->id}, {"label", caller.agent_key->label}};
   }
-  return Json(200, out);
+  return out;
+}
+
+http::Response HandleMe(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
+  auto caller = Authenticated(deps, request, note);
+  if (!caller.ok()) return Problem(caller.status(), note);
+  auto me = MeDocument(deps, *caller);
+  if (!me.ok()) return Problem(me.status(), note);
+  return Json(200, *me);
 }
 
 http::Response HandleJwks(const HttpApiDeps& deps, http::Request&, RequestNote&) {

@@ -1,6 +1,8 @@
 // ANY /api/v1/proxy/{slug}/{path...}?_nyxid_via={userServiceId}: the exact-route proxy.
 //
 //   1. authenticate the caller (access token, Agent Key or delegation token);
+//      a request carrying a facts digest (routes/caller_facts.h) that no
+//      longer matches is refused 412 NYXID_FACTS_CHANGED, never forwarded;
 //   2. resolve _nyxid_via (required; no slug auto-resolution): the service
 //      must exist, be visible, carry exactly {slug}, be active and usable by
 //      this caller, and admit this credential (a delegation token only where
@@ -24,6 +26,7 @@
 #include "nyxid/proxy/proxy_headers.h"
 #include "nyxid/proxy/upstream_address.h"
 #include "nyxid/proxy/upstream_exchange.h"
+#include "nyxid/routes/caller_facts.h"
 #include "nyxid/routes/route_access.h"
 
 namespace aevatar::nyxid {
@@ -126,6 +129,15 @@ http::Response HandleProxy(const HttpApiDeps& deps, http::Request& request, Requ
   // Content-Length) never reaches here: the HTTP server refuses it and closes.
   auto caller = Authenticated(deps, request, note);
   if (!caller.ok()) return Problem(caller.status(), note);
+  // A reused admission whose facts changed is refused before anything else,
+  // so the client admits again and meets whatever changed as its own error.
+  auto facts_hold = FactsStillHold(deps, *caller, request);
+  if (!facts_hold.ok()) return Problem(facts_hold.status(), note);
+  if (!*facts_hold) {
+    http::Response refused = Problem(FactsChanged(), note);
+    refused.headers.Set(kFactsChangedHeader, "1");
+    return refused;
+  }
   const std::string slug = request.path_params["slug"];
   if (!IsValidSlug(slug)) {
     return Problem(NotFound("USER_SERVICE_NOT_FOUND", "no such user service"), note);

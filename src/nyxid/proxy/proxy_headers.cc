@@ -67,7 +67,11 @@ http::Headers DownstreamResponseHeaders(const http::Headers& upstream) {
   http::Headers out;
   for (const auto& [name, value] : upstream.fields()) {
     const std::string lower = Lower(name);
-    if (IsHopByHop(lower) || listed.count(lower) > 0 || lower == "content-length") continue;
+    // X-NyxID-* answers speak for NyxID (caller_facts.h): an upstream cannot.
+    if (IsHopByHop(lower) || listed.count(lower) > 0 || lower == "content-length" ||
+        absl::StartsWith(lower, "x-nyxid-")) {
+      continue;
+    }
     out.Add(name, value);
   }
   return out;

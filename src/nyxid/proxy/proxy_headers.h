@@ -17,10 +17,10 @@
 // Authorization (the caller's own credential, unchanged) and/or a freshly
 // minted X-NyxID-Delegation-Token.
 //
-// Upstream -> caller: hop-by-hop fields and framing (Content-Length,
-// Transfer-Encoding) are dropped; the server frames the body itself. Status,
-// Location, ETag, Retry-After, Content-Type and every other end-to-end field
-// pass unchanged.
+// Upstream -> caller: hop-by-hop fields, framing (Content-Length,
+// Transfer-Encoding) and every X-NyxID-* field are dropped; the server frames the body itself.
+// Status, Location, ETag, Retry-After, Content-Type and every other end-to-end field pass
+// unchanged.
 namespace aevatar::nyxid {
 
 inline constexpr char kDelegationHeader[] = "X-NyxID-Delegation-Token";

@@ -6,6 +6,7 @@
 #include "base/clock.h"
 #include "nyxid/api/admin_audit.h"
 #include "nyxid/api/api_support.h"
+#include "nyxid/routes/caller_facts.h"
 #include "nyxid/routes/route_access.h"
 #include "nyxid/routes/route_ops.h"
 
@@ -164,18 +165,32 @@ absl::StatusOr<CreateRouteRequest> ParseCreate(const nlohmann::json& body) {
 
 }  // namespace
 
-http::Response HandleKeys(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
-  auto caller = Authenticated(deps, request, note);
-  if (!caller.ok()) return Problem(caller.status(), note);
-  auto routes = VisibleRoutes(deps, *caller);
-  if (!routes.ok()) return Problem(routes.status(), note);
+absl::StatusOr<nlohmann::json> KeysDocument(const HttpApiDeps& deps, const Principal& caller) {
+  auto routes = VisibleRoutes(deps, caller);
+  if (!routes.ok()) return routes.status();
   const auto slugs = CatalogSlugs(*deps.store);
   nlohmann::json keys = nlohmann::json::array();
   for (const UserService& route : *routes) {
     keys.push_back(
-        UserServiceJson(route, SlugOf(slugs, route), route.auto_connected, CanUse(*caller, route)));
+        UserServiceJson(route, SlugOf(slugs, route), route.auto_connected, CanUse(caller, route)));
   }
-  return Json(200, {{"keys", keys}});
+  return nlohmann::json{{"keys", keys}};
+}
+
+// The inventory, with the digest of it and of GET /api/v1/me that the proxy
+// checks a reused admission against (caller_facts.h).
+http::Response HandleKeys(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
+  auto caller = Authenticated(deps, request, note);
+  if (!caller.ok()) return Problem(caller.status(), note);
+  auto keys = KeysDocument(deps, *caller);
+  if (!keys.ok()) return Problem(keys.status(), note);
+  http::Response response = Json(200, *keys);
+  // A caller without the /me read gets no digest: its admission cannot be reused.
+  auto me = MeDocument(deps, *caller);
+  if (me.ok()) {
+    response.headers.Set(kFactsDigestHeader, FactsDigestOf(*me, *keys));
+  }
+  return response;
 }
 
 http::Response HandleListUserServices(const HttpApiDeps& deps, http::Request& request,

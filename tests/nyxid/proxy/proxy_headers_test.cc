@@ -76,6 +76,20 @@ TEST(ProxyHeaders, ResponseKeepsEndToEndFieldsAndDropsFraming) {
   EXPECT_FALSE(out.Get("Connection"));
 }
 
+// X-NyxID-* answers speak for NyxID: an upstream that sends one (say, the
+// mark of NyxID's own 412 refusal, on which a client re-sends its request)
+// never gets it to the caller.
+TEST(ProxyHeaders, ResponseDropsEveryNyxidField) {
+  http::Headers upstream;
+  upstream.Add("Content-Type", "application/problem+json");
+  upstream.Add("X-NyxID-Facts-Changed", "1");
+  upstream.Add("x-nyxid-anything", "forged");
+  http::Headers out = DownstreamResponseHeaders(upstream);
+  EXPECT_EQ(out.Get("Content-Type"), "application/problem+json");
+  EXPECT_FALSE(out.Get("X-NyxID-Facts-Changed"));
+  EXPECT_FALSE(out.Get("X-NyxID-Anything"));
+}
+
 TEST(ProxyHeaders, ViaParameterIsRemovedAndTheRestOfTheQueryKeptRaw) {
   EXPECT_EQ(QueryWithoutVia("_nyxid_via=us_1"), "");
   EXPECT_EQ(QueryWithoutVia("a=1&_nyxid_via=us_1&b=x%20y"), "a=1&b=x%20y");

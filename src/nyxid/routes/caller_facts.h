@@ -1,0 +1,46 @@
+#ifndef AEVATAR_NYXID_ROUTES_CALLER_FACTS_H_
+#define AEVATAR_NYXID_ROUTES_CALLER_FACTS_H_
+
+// What a client's route admission reads about its caller (GET /api/v1/me
+// and GET /api/v1/keys), and one digest of both. GET /api/v1/keys answers
+// with the digest; a proxied request that carries it back is forwarded only
+// while it still matches, so a client may reuse an admission decision
+// without reading both documents again and never acts on facts that changed.
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "nyxid/api/api_support.h"
+
+namespace aevatar::nyxid {
+
+// On a GET /api/v1/keys reply: the caller's facts digest. On a proxied
+// request: the digest the caller's admission was made on.
+inline constexpr char kFactsDigestHeader[] = "X-NyxID-Facts-Digest";
+// On the 412 NYXID_FACTS_CHANGED the proxy answers (never forwarded): the
+// proxy drops every X-NyxID-* field an upstream answers with, so a client
+// knows the refusal came from NyxID and the request reached no upstream.
+inline constexpr char kFactsChangedHeader[] = "X-NyxID-Facts-Changed";
+
+// GET /api/v1/me's body for `caller` (403 without account read).
+absl::StatusOr<nlohmann::json> MeDocument(const HttpApiDeps& deps, const Principal& caller);
+// GET /api/v1/keys's body for `caller`.
+absl::StatusOr<nlohmann::json> KeysDocument(const HttpApiDeps& deps, const Principal& caller);
+
+// The digest of the two documents: SHA-256 (hex) over their serialisations.
+std::string FactsDigestOf(const nlohmann::json& me, const nlohmann::json& keys);
+
+// FactsDigestOf both documents as they would be served to `caller` now.
+absl::StatusOr<std::string> CallerFactsDigest(const HttpApiDeps& deps, const Principal& caller);
+
+// True when `request` carries no facts digest or the one it carries still
+// matches the caller's facts; an error when they cannot be read.
+absl::StatusOr<bool> FactsStillHold(const HttpApiDeps& deps, const Principal& caller,
+                                    const http::Request& request);
+
+// The 412 NYXID_FACTS_CHANGED refusal of a request whose facts changed.
+absl::Status FactsChanged();
+
+}  // namespace aevatar::nyxid
+
+#endif  // AEVATAR_NYXID_ROUTES_CALLER_FACTS_H_
