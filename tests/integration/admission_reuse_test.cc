@@ -75,6 +75,9 @@ TEST_F(AdmissionReuse, AChangedRouteIsMetOnTheNextCallWithTheTypedError) {
   auto again = Echo("again");
   ASSERT_EQ(again.status, 200) << again.body;
   EXPECT_EQ(JsonOf(again).value("stdout", ""), "again\n");
+  // The refused admission was forgotten: the fresh one is reused from here.
+  ASSERT_EQ(Echo("reused").status, 200);
+  EXPECT_EQ(Nyxid(kFactsRefusals), 1);
 }
 
 TEST_F(AdmissionReuse, ARefusedReuseRunsTheSourceOnce) {

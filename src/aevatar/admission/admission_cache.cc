@@ -1,5 +1,7 @@
 #include "aevatar/admission/admission_cache.h"
 
+#include <algorithm>
+
 #include "base/crypto.h"
 
 namespace aevatar::orchestrator {
@@ -22,18 +24,23 @@ void AdmissionCache::Remember(const std::string& credential, const Admission& ad
   const Clock::time_point now = Clock::now();
   absl::MutexLock lock(&mu_);
   if (entries_.size() >= options_.capacity && !entries_.contains(key)) {
-    // Full: drop what has expired, and everything when nothing has (a
-    // re-admission costs two NyxID reads, never a wrong answer).
+    // Full: drop what has expired, else the entry closest to expiry (a
+    // dropped entry costs one re-admission, never a wrong answer).
     std::erase_if(entries_, [&](const auto& entry) { return entry.second.until <= now; });
-    if (entries_.size() >= options_.capacity) entries_.clear();
+    if (entries_.size() >= options_.capacity) {
+      entries_.erase(std::min_element(
+          entries_.begin(), entries_.end(),
+          [](const auto& a, const auto& b) { return a.second.until < b.second.until; }));
+    }
   }
   entries_[key] = Entry{admission, now + options_.ttl};
 }
 
-void AdmissionCache::Forget(const std::string& credential) {
+void AdmissionCache::Forget(const std::string& credential, const std::string& facts_digest) {
   const std::string key = base::Sha256Hex(credential);
   absl::MutexLock lock(&mu_);
-  entries_.erase(key);
+  auto it = entries_.find(key);
+  if (it != entries_.end() && it->second.admission.facts_digest == facts_digest) entries_.erase(it);
 }
 
 }  // namespace aevatar::orchestrator

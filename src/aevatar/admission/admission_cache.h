@@ -20,7 +20,8 @@ namespace aevatar::orchestrator {
 // nothing forwarded) once the caller's identity or routes changed; the
 // caller then forgets the entry and admits afresh. So a reuse never acts on
 // facts NyxID no longer holds, and NyxID still checks the exact route on
-// every call. The TTL and the capacity only bound memory.
+// every call. The TTL and the capacity only bound memory: a full cache drops
+// the entry closest to expiry.
 //
 // Entries are keyed by a digest of the credential, never the credential.
 // Thread-safe.
@@ -42,7 +43,9 @@ class AdmissionCache {
   std::optional<Admission> Find(const std::string& credential);
   // Remembers `admission` for `credential` (one without a digest is not).
   void Remember(const std::string& credential, const Admission& admission);
-  void Forget(const std::string& credential);
+  // Forgets `credential`'s admission if it is still the one decided on
+  // `facts_digest` (a concurrent call may have remembered a newer one).
+  void Forget(const std::string& credential, const std::string& facts_digest);
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -139,7 +139,8 @@ absl::StatusOr<AdmittedRoute> AdmitCodeExecutionRoute(
     std::string* facts_digest) {
   std::optional<NyxidFacts> converged_facts;
   if (fresh_admission && caller.write_authority) {
-    auto facts = ReadCallerFacts(nyxid, caller.credential);
+    std::string me_body;
+    auto facts = ReadCallerFacts(nyxid, caller.credential, &me_body);
     if (!facts.ok()) return facts.status();
     NyxidRouteWriter http_writer(&nyxid, caller.credential);
     RememberingWriter writer(&http_writer);
@@ -154,7 +155,7 @@ absl::StatusOr<AdmittedRoute> AdmitCodeExecutionRoute(
     }
     if (converged.writes == 0 && writer.last_inventory().has_value()) {
       converged_facts = NyxidFacts{std::move(*facts), std::move(*writer.last_inventory()),
-                                   http_writer.last_facts_digest()};
+                                   ConfirmedFactsDigest(me_body, http_writer.last_evidence())};
     }
   }
   auto decision = converged_facts.has_value()
@@ -173,12 +174,14 @@ absl::StatusOr<AdmittedRoute> AdmitCodeExecutionRoute(
 }
 
 absl::StatusOr<NyxidFacts> ReadNyxidFacts(const NyxidClient& nyxid, const std::string& credential) {
-  auto caller = ReadCallerFacts(nyxid, credential);
+  std::string me_body;
+  auto caller = ReadCallerFacts(nyxid, credential, &me_body);
   if (!caller.ok()) return caller.status();
-  std::string facts_digest;
-  auto inventory = ReadInventory(nyxid, credential, &facts_digest);
+  InventoryEvidence evidence;
+  auto inventory = ReadInventory(nyxid, credential, &evidence);
   if (!inventory.ok()) return inventory.status();
-  return NyxidFacts{std::move(*caller), std::move(*inventory), std::move(facts_digest)};
+  return NyxidFacts{std::move(*caller), std::move(*inventory),
+                    ConfirmedFactsDigest(me_body, evidence)};
 }
 
 absl::StatusOr<nlohmann::json> CodeExecuteReadiness(const NyxidClient& nyxid, const Caller& caller,

@@ -26,8 +26,9 @@ struct AdmittedRoute {
 struct NyxidFacts {
   CallerFacts caller;
   std::vector<RouteFacts> inventory;
-  // GET /api/v1/keys's X-NyxID-Facts-Digest: NyxID's digest of both
-  // documents; "" when NyxID sent none.
+  // NyxID's digest of both documents (X-NyxID-Facts-Digest) when it is the
+  // digest of exactly the two bodies read (ConfirmedFactsDigest); "" when
+  // NyxID sent none or something changed between the two reads.
   std::string facts_digest;
 };
 

@@ -1,6 +1,7 @@
 #include "aevatar/clients/nyxid_route_writer.h"
 
 #include "base/api_error.h"
+#include "base/crypto.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -31,10 +32,11 @@ NyxidWriteResult ToWriteResult(const NyxidReply& reply) { return {reply.status, 
 
 }  // namespace
 
-absl::StatusOr<CallerFacts> ReadCallerFacts(const NyxidClient& nyxid,
-                                            const std::string& credential) {
+absl::StatusOr<CallerFacts> ReadCallerFacts(const NyxidClient& nyxid, const std::string& credential,
+                                            std::string* served_body) {
   NyxidReply reply = nyxid.GetMe(credential);
   if (reply.status != 200) return ReadFailure(reply);
+  if (served_body != nullptr) *served_body = reply.raw_body;
   auto facts = ParseCallerFacts(reply.body);
   if (!facts.ok()) return NyxidResponseInvalid("identity", facts.status());
   return facts;
@@ -42,17 +44,23 @@ absl::StatusOr<CallerFacts> ReadCallerFacts(const NyxidClient& nyxid,
 
 absl::StatusOr<std::vector<RouteFacts>> ReadInventory(const NyxidClient& nyxid,
                                                       const std::string& credential,
-                                                      std::string* facts_digest) {
+                                                      InventoryEvidence* evidence) {
   NyxidReply reply = nyxid.GetKeys(credential);
   if (reply.status != 200) return ReadFailure(reply);
-  if (facts_digest != nullptr) *facts_digest = FactsDigestOf(reply);
+  if (evidence != nullptr) *evidence = {FactsDigestOf(reply), reply.raw_body};
   auto inventory = ParseKeysInventory(reply.body);
   if (!inventory.ok()) return NyxidResponseInvalid("inventory", inventory.status());
   return inventory;
 }
 
 absl::StatusOr<std::vector<RouteFacts>> NyxidRouteWriter::ReadInventory() {
-  return orchestrator::ReadInventory(*nyxid_, credential_, &last_facts_digest_);
+  return orchestrator::ReadInventory(*nyxid_, credential_, &last_evidence_);
+}
+
+std::string ConfirmedFactsDigest(const std::string& me_body, const InventoryEvidence& evidence) {
+  if (evidence.facts_digest.empty()) return "";
+  const std::string recomputed = base::Sha256Hex(me_body + "\n" + evidence.body);
+  return recomputed == evidence.facts_digest ? evidence.facts_digest : "";
 }
 
 NyxidWriteResult NyxidRouteWriter::PatchUserService(const std::string& id,

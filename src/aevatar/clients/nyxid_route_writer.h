@@ -8,6 +8,14 @@
 
 namespace aevatar::orchestrator {
 
+// What an inventory read answered besides the routes: NyxID's facts digest
+// (X-NyxID-Facts-Digest; "" when absent or not a SHA-256 hex digest) and the
+// body as served, which the digest covers.
+struct InventoryEvidence {
+  std::string facts_digest;
+  std::string body;
+};
+
 // RouteWriter over NyxID's HTTP API with one caller's credential bound in.
 // Lives for one request (it holds the credential).
 class NyxidRouteWriter : public RouteWriter {
@@ -19,14 +27,13 @@ class NyxidRouteWriter : public RouteWriter {
   NyxidWriteResult PatchUserService(const std::string& id, const nlohmann::json& patch) override;
   NyxidWriteResult CreateUserService(const nlohmann::json& body) override;
 
-  // The facts digest of the last inventory read (ReadInventory's
-  // `facts_digest`).
-  const std::string& last_facts_digest() const { return last_facts_digest_; }
+  // What the last inventory read answered besides the routes.
+  const InventoryEvidence& last_evidence() const { return last_evidence_; }
 
  private:
   const NyxidClient* nyxid_;
   std::string credential_;
-  std::string last_facts_digest_;
+  InventoryEvidence last_evidence_;
 };
 
 // Reads the caller's identity and org roles (GET /api/v1/me) and inventory
@@ -34,13 +41,17 @@ class NyxidRouteWriter : public RouteWriter {
 // (NYXID_CREDENTIAL_REJECTED / NYXID_ACCESS_DENIED); transport or 5xx is
 // 503 NYXID_UNAVAILABLE; a 200 whose body breaks the contract is 502
 // NYXID_RESPONSE_INVALID naming the field.
-absl::StatusOr<CallerFacts> ReadCallerFacts(const NyxidClient& nyxid,
-                                            const std::string& credential);
-// When `facts_digest` is set, it receives the reply's X-NyxID-Facts-Digest
-// ("" when absent or not a SHA-256 hex digest).
+// `served_body` / `evidence`, when set, receive what the read answered.
+absl::StatusOr<CallerFacts> ReadCallerFacts(const NyxidClient& nyxid, const std::string& credential,
+                                            std::string* served_body = nullptr);
 absl::StatusOr<std::vector<RouteFacts>> ReadInventory(const NyxidClient& nyxid,
                                                       const std::string& credential,
-                                                      std::string* facts_digest = nullptr);
+                                                      InventoryEvidence* evidence = nullptr);
+
+// `evidence`'s digest when it is NyxID's digest of exactly `me_body` and the
+// inventory body: the two documents a decision read came from one state of
+// NyxID (nothing changed between the reads). "" otherwise.
+std::string ConfirmedFactsDigest(const std::string& me_body, const InventoryEvidence& evidence);
 
 // The header a proxied request carries its admission's facts digest in, and
 // the one that marks NyxID's own 412 refusal of a digest that no longer holds.

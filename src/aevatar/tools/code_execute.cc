@@ -3,10 +3,12 @@
 #include <cctype>
 
 #include "absl/strings/match.h"
+#include "aevatar/admission/admission_cache.h"
 #include "aevatar/admission/route_admission.h"
 #include "aevatar/clients/execution_replies.h"
 #include "aevatar/clients/nyxid_route_writer.h"
 #include "base/api_error.h"
+#include "base/json_read.h"
 #include "base/log.h"
 #include "base/problem_json.h"
 #include "sandbox/runtime_name.h"
@@ -40,7 +42,8 @@ http::Headers FactsDigestHeaders(const std::string& facts_digest) {
 // NyxID's own refusal of a reused admission (an upstream's X-NyxID-* fields
 // never reach us: the proxy drops them).
 bool IsFactsChanged(const NyxidReply& reply) {
-  return reply.status == 412 && reply.headers.Get(kFactsChangedHeader).has_value();
+  return reply.status == 412 && reply.headers.Get(kFactsChangedHeader).has_value() &&
+         base::StringOr(reply.body, "code", "") == "NYXID_FACTS_CHANGED";
 }
 
 }  // namespace
@@ -145,9 +148,13 @@ absl::StatusOr<nlohmann::json> ExecuteInteractive(const NyxidClient& nyxid, cons
                                      reused->route.user_service_id, body,
                                      FactsDigestHeaders(reused->facts_digest), timeout);
       // NyxID refused before forwarding: nothing ran, so admitting afresh
-      // and sending once more cannot run the source twice.
-      if (!IsFactsChanged(reply)) return InteractiveResult(reply, diagnostic_id);
-      admissions->Forget(caller.credential);
+      // and sending once more cannot run the source twice. A credential
+      // refused outright is not reused either (and not re-sent).
+      const bool changed = IsFactsChanged(reply);
+      if (changed || reply.status == 401 || reply.status == 403) {
+        admissions->Forget(caller.credential, reused->facts_digest);
+      }
+      if (!changed) return InteractiveResult(reply, diagnostic_id);
     }
   }
   std::string facts_digest;

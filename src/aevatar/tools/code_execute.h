@@ -7,12 +7,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "aevatar/admission/admission_cache.h"
 #include "aevatar/admission/ingress_auth.h"
 #include "aevatar/clients/nyxid_client.h"
 #include "nlohmann/json.hpp"
 
 namespace aevatar::orchestrator {
+
+class AdmissionCache;
 
 inline constexpr int kDefaultTimeoutSecs = 180;
 

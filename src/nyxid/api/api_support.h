@@ -30,6 +30,8 @@ struct RequestNote {
 // the log line.
 http::Response Problem(const absl::Status& status, RequestNote& note);
 http::Response Json(int status, const nlohmann::json& body);
+// `body` as Json() serves it (invalid UTF-8 replaced, never a throw).
+std::string JsonText(const nlohmann::json& body);
 // `response` marked Cache-Control: no-store (it shows a secret once).
 http::Response NoStore(http::Response response);
 

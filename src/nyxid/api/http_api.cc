@@ -25,9 +25,12 @@ http::Response Problem(const absl::Status& status, RequestNote& note) {
   return http::ProblemResponse(status, note.diagnostic_id);
 }
 
+std::string JsonText(const nlohmann::json& body) {
+  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 http::Response Json(int status, const nlohmann::json& body) {
-  return http::JsonResponse(status,
-                            body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  return http::JsonResponse(status, JsonText(body));
 }
 
 http::Response NoStore(http::Response response) {

@@ -6,7 +6,7 @@
 namespace aevatar::nyxid {
 
 std::string FactsDigestOf(const nlohmann::json& me, const nlohmann::json& keys) {
-  return base::Sha256Hex(me.dump() + "\n" + keys.dump());
+  return base::Sha256Hex(JsonText(me) + "\n" + JsonText(keys));
 }
 
 absl::StatusOr<std::string> CallerFactsDigest(const HttpApiDeps& deps, const Principal& caller) {

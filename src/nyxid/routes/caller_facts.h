@@ -27,7 +27,9 @@ absl::StatusOr<nlohmann::json> MeDocument(const HttpApiDeps& deps, const Princip
 // GET /api/v1/keys's body for `caller`.
 absl::StatusOr<nlohmann::json> KeysDocument(const HttpApiDeps& deps, const Principal& caller);
 
-// The digest of the two documents: SHA-256 (hex) over their serialisations.
+// The digest of the two documents: SHA-256 (hex) over the bodies exactly as
+// served (JsonText), joined by "\n", so a client can recompute it from the
+// two answers it read and tell whether both came from one state of NyxID.
 std::string FactsDigestOf(const nlohmann::json& me, const nlohmann::json& keys);
 
 // FactsDigestOf both documents as they would be served to `caller` now.

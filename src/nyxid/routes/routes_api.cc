@@ -185,7 +185,8 @@ http::Response HandleKeys(const HttpApiDeps& deps, http::Request& request, Reque
   auto keys = KeysDocument(deps, *caller);
   if (!keys.ok()) return Problem(keys.status(), note);
   http::Response response = Json(200, *keys);
-  // A caller without the /me read gets no digest: its admission cannot be reused.
+  // Without a /me document (a store error) there is no digest, and the
+  // client cannot reuse an admission.
   auto me = MeDocument(deps, *caller);
   if (me.ok()) {
     response.headers.Set(kFactsDigestHeader, FactsDigestOf(*me, *keys));
