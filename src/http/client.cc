@@ -29,6 +29,8 @@ using HeadersCallback = std::function<void(const ClientResponse&)>;
 using ChunkCallback = std::function<bool(std::string_view chunk)>;
 
 constexpr size_t kMaxResponseHeaderBytes = 64 << 10;
+// A server sends a 100 or a 103 or two; more is a peer stalling the exchange.
+constexpr int kMaxInterimResponses = 8;
 constexpr size_t kReadChunkBytes = 64 << 10;
 
 // Everything one exchange needs; outlives the coroutine (it is on the stack of
@@ -121,16 +123,30 @@ asio::awaitable<absl::Status> Converse(Stream& stream, Call& call) {
   // before reporting the failed write.
 
   beast::flat_buffer buffer;
-  bhttp::response_parser<bhttp::buffer_body> parser;
-  parser.body_limit(call.request.max_response_bytes);
-  parser.header_limit(kMaxResponseHeaderBytes);
-  if (call.request.method == "HEAD") parser.skip(true);
-  co_await bhttp::async_read_header(stream, buffer, parser, NoThrow(ec));
-  if (ec) {
-    call.closed_before_answer =
-        buffer.size() == 0 && ClosedByPeer(ec) && (!write_error || ClosedByPeer(write_error));
-    co_return write_error ? ErrorFor(write_error, call, "write") : ErrorFor(ec, call, "read");
+  std::optional<bhttp::response_parser<bhttp::buffer_body>> answer;
+  // Interim answers (100 Continue, 103 Early Hints) come before the final one
+  // on the same connection (RFC 9110 §15.2). Taking one for the answer would
+  // leave the final one in the socket, read by the next exchange on a pooled
+  // connection: another caller's answer.
+  for (int interim = 0;; ++interim) {
+    answer.emplace();
+    answer->body_limit(call.request.max_response_bytes);
+    answer->header_limit(kMaxResponseHeaderBytes);
+    if (call.request.method == "HEAD") answer->skip(true);
+    co_await bhttp::async_read_header(stream, buffer, *answer, NoThrow(ec));
+    if (ec) {
+      call.closed_before_answer = interim == 0 && buffer.size() == 0 && ClosedByPeer(ec) &&
+                                  (!write_error || ClosedByPeer(write_error));
+      co_return write_error ? ErrorFor(write_error, call, "write") : ErrorFor(ec, call, "read");
+    }
+    const unsigned status = answer->get().result_int();
+    if (status < 100 || status >= 200 || status == 101) break;
+    if (interim == kMaxInterimResponses) {
+      co_return absl::UnavailableError(absl::StrCat("read ", Where(call.url), ": more than ",
+                                                    kMaxInterimResponses, " interim responses"));
+    }
   }
+  bhttp::response_parser<bhttp::buffer_body>& parser = *answer;
   call.response.status = static_cast<int>(parser.get().result_int());
   CopyFromFields(parser.get().base(), call.response.headers);
   if (call.on_headers != nullptr) (*call.on_headers)(call.response);
@@ -149,7 +165,9 @@ asio::awaitable<absl::Status> Converse(Stream& stream, Call& call) {
   }
   // Bytes past the answer would be read as the next one's, and a failed
   // write leaves the request's framing unknown: neither is reused.
-  call.reusable = call.keep_alive && parser.keep_alive() && buffer.size() == 0 && !write_error;
+  // A 101 hands the connection to another protocol.
+  call.reusable = call.keep_alive && parser.keep_alive() && buffer.size() == 0 && !write_error &&
+                  call.response.status >= 200;
   // A connection not kept is closed without a TLS close_notify round trip:
   // the body's framing already said where it ends.
   if (!call.reusable) {

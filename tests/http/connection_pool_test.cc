@@ -117,6 +117,52 @@ TEST(ConnectionPool, PostOnAConnectionClosedUnderItIsNotReplayed) {
   EXPECT_EQ(pool->IdleCount(), 0u);
 }
 
+// A 100 or 103 ahead of the answer is not the answer: taking it for one
+// would leave the real answer on the pooled connection for the next caller.
+TEST(ConnectionPool, InterimAnswersAreSkippedAndTheConnectionStaysInStep) {
+  CountingHttpServer server(Behavior::kInterimFirst);
+  ASSERT_TRUE(server.ok());
+  auto pool = std::make_shared<ConnectionPool>();
+  for (int i = 0; i < 3; ++i) {
+    auto response = Fetch(PooledRequest(i % 2 ? "GET" : "POST", server.Url("/x"), pool));
+    ASSERT_TRUE(response.ok()) << response.status();
+    EXPECT_EQ(response->status, 200);
+    EXPECT_EQ(response->body, (i % 2 ? "GET " : "POST ") + std::to_string(i + 1));
+  }
+  EXPECT_EQ(server.accepted(), 1);
+}
+
+TEST(ConnectionPool, EndlessInterimAnswersEndTheExchangeAndItsConnection) {
+  CountingHttpServer server(Behavior::kEndlessInterim);
+  ASSERT_TRUE(server.ok());
+  auto pool = std::make_shared<ConnectionPool>();
+  auto response = Fetch(PooledRequest("POST", server.Url("/x"), pool));
+  ASSERT_FALSE(response.ok());
+  EXPECT_EQ(response.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(response.status().message().find("interim"), std::string_view::npos)
+      << response.status();
+  EXPECT_EQ(pool->IdleCount(), 0u);
+  EXPECT_EQ(server.requests("POST"), 1);  // not replayed
+}
+
+// The project's own server answers `Expect: 100-continue` with a 100 first.
+TEST(ConnectionPool, RequestsExpectingContinueGetTheirOwnAnswers) {
+  std::atomic<int> calls{0};
+  auto server = testing::StartOrDie([&calls](Request&) {
+    return JsonResponse(200, "{\"call\":" + std::to_string(++calls) + "}");
+  });
+  auto pool = std::make_shared<ConnectionPool>();
+  for (int i = 1; i <= 3; ++i) {
+    ClientRequest request = PooledRequest("POST", testing::Url(*server, "/x"), pool);
+    request.headers.Set("Expect", "100-continue");
+    auto response = Fetch(request);
+    ASSERT_TRUE(response.ok()) << response.status();
+    EXPECT_EQ(response->status, 200);
+    EXPECT_EQ(response->body, "{\"call\":" + std::to_string(i) + "}");
+  }
+  EXPECT_EQ(pool->IdleCount(), 1u);
+}
+
 TEST(ConnectionPool, IdleConnectionsAreBoundedPerKey) {
   constexpr int kConcurrent = 4;
   // Answers wait until all four requests arrived: four connections at once.

@@ -98,6 +98,11 @@ int CountingHttpServer::closed() {
   return closed_;
 }
 
+bool CountingHttpServer::Stopping() {
+  absl::MutexLock lock(&mu_);
+  return stopping_;
+}
+
 int CountingHttpServer::requests() {
   absl::MutexLock lock(&mu_);
   return static_cast<int>(methods_.size());
@@ -141,6 +146,17 @@ void CountingHttpServer::Serve(int fd) {
       };
       absl::MutexLock lock(&mu_);
       mu_.AwaitWithTimeout(absl::Condition(&enough), absl::FromChrono(kHangGuard));
+    }
+    if (behavior_ == Behavior::kEndlessInterim) {
+      while (SendAll(fd, "HTTP/1.1 100 Continue\r\n\r\n") && !Stopping()) {
+      }
+      break;
+    }
+    if (behavior_ == Behavior::kInterimFirst &&
+        !SendAll(fd,
+                 "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\n"
+                 "Link: </x.css>; rel=preload\r\n\r\n")) {
+      break;
     }
     std::string body = absl::StrCat(*method, " ", number);
     bool close = behavior_ == Behavior::kConnectionClose;

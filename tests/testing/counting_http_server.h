@@ -26,6 +26,8 @@ class CountingHttpServer {
     kCloseAfterAnswer,   // answer as if keeping it, then close it (idle close)
     kDropSecondRequest,  // answer a connection's first request; read its
                          // second whole, then close without an answer
+    kInterimFirst,       // send 100 Continue and 103 Early Hints before each answer
+    kEndlessInterim,     // send 100 Continue, never an answer, until the client goes
   };
 
   // `hold_until`: answers wait until this many requests have been read (for
@@ -47,6 +49,7 @@ class CountingHttpServer {
  private:
   void AcceptLoop();
   void Serve(int fd);
+  bool Stopping();
 
   const Behavior behavior_;
   const int hold_until_;

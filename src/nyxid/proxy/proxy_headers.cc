@@ -48,8 +48,10 @@ http::Headers UpstreamRequestHeaders(const http::Headers& caller,
   for (const auto& [name, value] : caller.fields()) {
     const std::string lower = Lower(name);
     if (IsHopByHop(lower) || listed.count(lower) > 0) continue;
+    // NyxID holds the whole body before it forwards: an upstream has nothing
+    // to wait for, so the caller's `Expect` stays with NyxID.
     if (lower == "host" || lower == "content-length" || lower == "authorization" ||
-        lower == "cookie" || absl::StartsWith(lower, "x-nyxid-")) {
+        lower == "cookie" || lower == "expect" || absl::StartsWith(lower, "x-nyxid-")) {
       continue;
     }
     out.Add(name, value);
