@@ -91,6 +91,16 @@ class StdioRelay {
     }
   }
 
+  // The answer to a request past InFlight's bound; the host may send it
+  // again once one of its calls has answered.
+  void EmitBusy(const json& id) {
+    json error = orchestrator::RpcError(
+        id, orchestrator::kRpcInternalError,
+        "aevatar mcp: too many requests in flight; send it again when one has answered");
+    error["error"]["data"] = {{"code", "MCP_TOO_MANY_REQUESTS"}};
+    Emit(error);
+  }
+
   // Ends the session (aevatar cancels its calls in flight).
   void Close() {
     http::ClientRequest request = Request("DELETE");
@@ -161,14 +171,18 @@ class StdioRelay {
   std::string version_ ABSL_GUARDED_BY(session_mu_);
 };
 
-// Counts the requests relaying on their own threads, bounded: a host that
-// writes faster than aevatar answers waits (stdin is not read meanwhile).
+// Counts the requests relaying on their own threads, bounded. A request past
+// the bound is refused at once rather than waited for: stdin must keep being
+// read, or a notifications/cancelled for a running call would never arrive.
 class InFlight {
  public:
-  void Enter() {
+  static constexpr int kMax = 64;
+
+  bool TryEnter() {
     absl::MutexLock lock(&mu_);
-    mu_.Await(absl::Condition(this, &InFlight::HasRoom));
+    if (count_ >= kMax) return false;
     ++count_;
+    return true;
   }
   void Leave() {
     absl::MutexLock lock(&mu_);
@@ -181,8 +195,6 @@ class InFlight {
   }
 
  private:
-  static constexpr int kMax = 64;
-  bool HasRoom() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return count_ < kMax; }
   bool IsNone() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return count_ == 0; }
   absl::Mutex mu_;
   int count_ ABSL_GUARDED_BY(mu_) = 0;
@@ -233,9 +245,12 @@ int RunMcpCommand(const McpOptions& options) {
     }
     const bool request = message->kind == RpcMessage::Kind::kRequest;
     if (request && message->method != "initialize") {
+      if (!in_flight.TryEnter()) {
+        relay.EmitBusy(message->id);
+        continue;
+      }
       // Detached: `relay` and `in_flight` live until _Exit below, and a
       // finished call leaves nothing to join.
-      in_flight.Enter();
       std::thread([&relay, &in_flight, line, id = message->id] {
         relay.Relay(line, id, false);
         in_flight.Leave();
