@@ -68,9 +68,8 @@ json ToolsCall(int id) {
 
 TEST(McpStdioRelay, RequestPastTheBoundIsRefusedAndCancellationsStillArrive) {
   auto mcp = std::make_shared<HoldingMcp>();
-  auto server = http::Server::Start({}, [mcp](http::Request& request) {
-    return mcp->Handle(request);
-  });
+  auto server =
+      http::Server::Start({}, [mcp](http::Request& request) { return mcp->Handle(request); });
   ASSERT_TRUE(server.ok()) << server.status();
   TempDir dir;
   const std::string input = dir.path() + "/stdin.jsonl";
