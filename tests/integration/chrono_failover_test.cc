@@ -185,7 +185,8 @@ TEST(ChronoFailover, TheDatabaseRestartedUnderLoadLosesNoAcceptedOperation) {
   for (const auto& [s, key] : refused) EXPECT_GE(s, 500) << s;
   // Such a client retries with the same key. Its first try may have been
   // committed with only the answer lost: the retry converges on that one.
-  for (const auto& [s, key] : refused) {
+  for (const auto& refusal : refused) {
+    const std::string& key = refusal.second;  // a lambda cannot capture a binding (clang 14)
     std::string id;
     ASSERT_TRUE(PollUntil([&] {
       const http::ClientResponse r = a->Submit(LoadBody(key), key);
