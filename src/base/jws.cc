@@ -5,6 +5,7 @@
 #include "base/crypto.h"
 #include "base/json_read.h"
 #include "base/jws_internal.h"
+#include "base/verified_signatures.h"
 
 // Theory of operation: verifying a compact JWS.
 //
@@ -115,7 +116,7 @@ absl::StatusOr<VerifiedJws> VerifyJws(std::string_view token, const KeyLookup& l
   }
 
   const std::string_view signing_input = token.substr(0, second_dot);
-  if (!Ed25519Verify(key->public_key, signing_input, *signature)) {
+  if (!Ed25519VerifyRemembered(key->public_key, signing_input, *signature)) {
     return TokenError("TOKEN_SIGNATURE_INVALID", "the token signature does not verify");
   }
 

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <regex>
 #include <utility>
 
 #include "base/clock.h"
@@ -71,11 +70,66 @@ void ConfigureLog(LogLevel min_level, int fd) {
   g_fd = fd;
 }
 
+namespace {
+
+// [A-Za-z0-9_-]: agent keys and base64url JWS segments.
+bool IsKeyChar(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-';
+}
+
+// RFC 6750's b64token: [A-Za-z0-9._~+/=-].
+bool IsBearerChar(char c) {
+  return IsKeyChar(c) || c == '.' || c == '~' || c == '+' || c == '/' || c == '=';
+}
+
+bool IsSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+size_t SkipWhile(std::string_view text, size_t at, bool (*keep)(char)) {
+  while (at < text.size() && keep(text[at])) ++at;
+  return at;
+}
+
+// Where the secret starting at `at` ends, or `at` when none starts there:
+// `nyxid_ag_<key chars>`, `Bearer|bearer <spaces> <b64token>`, or a compact
+// JWS `eyJ<key chars>.<key chars>.<key chars>`.
+size_t SecretEnd(std::string_view text, size_t at) {
+  const std::string_view rest = text.substr(at);
+  if (rest.starts_with("nyxid_ag_")) {
+    const size_t end = SkipWhile(text, at + 9, IsKeyChar);
+    if (end > at + 9) return end;
+  } else if (rest.starts_with("Bearer") || rest.starts_with("bearer")) {
+    const size_t token = SkipWhile(text, at + 6, IsSpace);
+    const size_t end = SkipWhile(text, token, IsBearerChar);
+    if (token > at + 6 && end > token) return end;
+  } else if (rest.starts_with("eyJ")) {
+    size_t end = SkipWhile(text, at + 3, IsKeyChar);
+    for (int dot = 0; dot < 2; ++dot) {
+      if (end == text.size() || text[end] != '.') return at;
+      end = SkipWhile(text, end + 1, IsKeyChar);
+    }
+    return end;
+  }
+  return at;
+}
+
+}  // namespace
+
 std::string Redact(std::string_view text) {
-  // Compiled once; std::regex is slow but log volume is small.
-  static const std::regex kPatterns(
-      R"((nyxid_ag_[A-Za-z0-9_\-]+)|((Bearer|bearer)\s+[A-Za-z0-9._~+/=\-]+)|(eyJ[A-Za-z0-9_\-]*\.[A-Za-z0-9_\-]*\.[A-Za-z0-9_\-]*))");
-  return std::regex_replace(std::string(text), kPatterns, "[redacted]");
+  // A scan, not std::regex: every log line passes through here, and the
+  // regex took ~7 µs a line.
+  std::string out;
+  out.reserve(text.size());
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = SecretEnd(text, at);
+    if (end > at) {
+      out += "[redacted]";
+      at = end;
+    } else {
+      out += text[at++];
+    }
+  }
+  return out;
 }
 
 void Log(LogLevel level, std::string_view event, std::string_view tag,

@@ -4,11 +4,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <system_error>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "store/sqlite_internal.h"
+#include "store/statement_cache.h"
 
 namespace aevatar::store {
 namespace {
@@ -97,23 +100,38 @@ bool IsInMemory(const std::string& path) { return path.empty() || path == ":memo
 
 // ---- Statement ----
 
-Statement::Statement(sqlite3* db, sqlite3_stmt* stmt, std::string label)
-    : db_(db), stmt_(stmt), label_(std::move(label)) {}
+Statement::Statement(sqlite3* db, sqlite3_stmt* stmt, std::string label,
+                     internal::StatementCache* cache)
+    : db_(db), stmt_(stmt), label_(std::move(label)), cache_(cache) {}
 
 Statement::Statement(Statement&& other) noexcept
-    : db_(other.db_), stmt_(std::exchange(other.stmt_, nullptr)), label_(std::move(other.label_)) {}
+    : db_(other.db_),
+      stmt_(std::exchange(other.stmt_, nullptr)),
+      label_(std::move(other.label_)),
+      cache_(other.cache_) {}
 
 Statement& Statement::operator=(Statement&& other) noexcept {
   if (this != &other) {
-    sqlite3_finalize(stmt_);
+    Release();
     db_ = other.db_;
     stmt_ = std::exchange(other.stmt_, nullptr);
     label_ = std::move(other.label_);
+    cache_ = other.cache_;
   }
   return *this;
 }
 
-Statement::~Statement() { sqlite3_finalize(stmt_); }
+Statement::~Statement() { Release(); }
+
+void Statement::Release() {
+  if (stmt_ == nullptr) return;
+  sqlite3_stmt* stmt = std::exchange(stmt_, nullptr);
+  if (cache_ == nullptr) {
+    sqlite3_finalize(stmt);
+    return;
+  }
+  cache_->Give({stmt, std::move(label_)});
+}
 
 absl::Status Statement::CheckBind(int rc, int index) const {
   if (rc == SQLITE_OK) return absl::OkStatus();
@@ -241,12 +259,17 @@ absl::StatusOr<Database> Database::Open(const std::string& path, int busy_timeou
   return db;
 }
 
-Database::Database(Database&& other) noexcept : db_(std::exchange(other.db_, nullptr)) {}
+Database::Database(sqlite3* db)
+    : db_(db), statements_(std::make_unique<internal::StatementCache>()) {}
+
+Database::Database(Database&& other) noexcept
+    : db_(std::exchange(other.db_, nullptr)), statements_(std::move(other.statements_)) {}
 
 Database& Database::operator=(Database&& other) noexcept {
   if (this != &other) {
     Close();
     db_ = std::exchange(other.db_, nullptr);
+    statements_ = std::move(other.statements_);
   }
   return *this;
 }
@@ -254,6 +277,7 @@ Database& Database::operator=(Database&& other) noexcept {
 Database::~Database() { Close(); }
 
 void Database::Close() {
+  if (statements_ != nullptr) statements_->FinalizeAll();
   // close_v2 defers the close until the last statement is finalized.
   if (db_ != nullptr) sqlite3_close_v2(std::exchange(db_, nullptr));
 }
@@ -266,9 +290,17 @@ absl::Status Database::Exec(const std::string& sql) {
 
 absl::StatusOr<Statement> Database::Prepare(const std::string& sql,
                                             std::initializer_list<Value> values) {
+  if (std::optional<internal::StatementCache::Entry> kept = statements_->Take(sql)) {
+    Statement statement(db_, kept->stmt, std::move(kept->label), statements_.get());
+    if (absl::Status s = statement.BindAll(values); !s.ok()) return s;
+    return statement;
+  }
   sqlite3_stmt* stmt = nullptr;
   std::string label = SqlLabel(sql);
-  const int rc = sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &stmt, nullptr);
+  // PERSISTENT: the statement is kept across calls, so SQLite allocates it
+  // outside the connection's small lookaside pool.
+  const int rc = sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()),
+                                    SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
   if (rc != SQLITE_OK) {
     sqlite3_finalize(stmt);
     return SqliteError(rc, absl::StrCat("sqlite prepare `", label, "`"), db_);
@@ -276,7 +308,10 @@ absl::StatusOr<Statement> Database::Prepare(const std::string& sql,
   if (stmt == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("sqlite prepare `", label, "`: no statement"));
   }
-  Statement statement(db_, stmt, std::move(label));
+  // Kept only when the text is exactly one statement: the cache is keyed by
+  // what SQLite compiled, which leaves out anything after the first `;`.
+  const bool whole = sql == sqlite3_sql(stmt);
+  Statement statement(db_, stmt, std::move(label), whole ? statements_.get() : nullptr);
   if (absl::Status s = statement.BindAll(values); !s.ok()) return s;
   return statement;
 }

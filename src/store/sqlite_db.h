@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -15,6 +16,9 @@ struct sqlite3;
 struct sqlite3_stmt;
 
 namespace aevatar::store {
+namespace internal {
+class StatementCache;
+}
 
 // A thin RAII layer over the SQLite C API.
 //
@@ -42,8 +46,9 @@ struct Blob {
 // viewed bytes must outlive the call (they are copied when bound).
 using Value = std::variant<int64_t, std::string_view, Blob>;
 
-// One prepared statement. Move-only; finalized on destruction. Must not
-// outlive the Database that prepared it. Not thread-safe: use it from the
+// One prepared statement. Move-only; on destruction it is reset and handed
+// back to its Database, which keeps it compiled for the next Prepare of the
+// same text. Must not outlive the Database that prepared it. Not thread-safe: use it from the
 // thread that holds the database (see Database).
 class Statement {
  public:
@@ -84,12 +89,15 @@ class Statement {
 
  private:
   friend class Database;
-  Statement(sqlite3* db, sqlite3_stmt* stmt, std::string label);
+  Statement(sqlite3* db, sqlite3_stmt* stmt, std::string label, internal::StatementCache* cache);
   absl::Status CheckBind(int rc, int index) const;
+  // Hands the statement back to the cache it came from.
+  void Release();
 
   sqlite3* db_ = nullptr;
   sqlite3_stmt* stmt_ = nullptr;
   std::string label_;  // shortened SQL text, for error messages
+  internal::StatementCache* cache_ = nullptr;
 };
 
 // One SQLite connection. Move-only; closed on destruction (after its last
@@ -126,7 +134,8 @@ class Database {
   // PRAGMA, BEGIN/COMMIT). Rows they yield are discarded.
   absl::Status Exec(const std::string& sql);
 
-  // Compiles one statement and binds `values` to ?1, ?2, ….
+  // Compiles one statement (or takes the kept compilation of the same text)
+  // and binds `values` to ?1, ?2, ….
   absl::StatusOr<Statement> Prepare(const std::string& sql,
                                     std::initializer_list<Value> values = {});
 
@@ -145,10 +154,12 @@ class Database {
   bool InTransaction() const;
 
  private:
-  explicit Database(sqlite3* db) : db_(db) {}
+  explicit Database(sqlite3* db);
   void Close();
 
   sqlite3* db_ = nullptr;
+  // Heap-held so that statements keep a stable pointer across moves.
+  std::unique_ptr<internal::StatementCache> statements_;
 };
 
 // Holds a write transaction opened with BEGIN IMMEDIATE: the write lock is

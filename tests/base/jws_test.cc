@@ -155,6 +155,22 @@ TEST_F(JwsTest, UnknownKidOrOtherKeyIsRejected) {
   ExpectError(VerifyJws(forged, Lookup()).status(), "TOKEN_SIGNATURE_INVALID", 401, forged);
 }
 
+// Verified signatures are remembered process-wide (verified_signatures.h):
+// what was once accepted must not be accepted under another key or with
+// other bytes.
+TEST_F(JwsTest, AnAcceptedTokenIsRefusedOnceItsKidNamesAnotherKey) {
+  const std::string token = SignJws(Claims(), "k1", pair_.secret_key);
+  ASSERT_TRUE(VerifyJws(token, Lookup()).ok());
+  std::string signature = *Base64UrlDecode(token.substr(token.rfind('.') + 1));
+  signature[5] ^= 0x20;
+  const std::string flipped = token.substr(0, token.rfind('.') + 1) + Base64UrlEncode(signature);
+  ExpectError(VerifyJws(flipped, Lookup()).status(), "TOKEN_SIGNATURE_INVALID", 401, flipped);
+
+  jwks_ = Jwks();
+  jwks_.Add(Jwk{"k1", GenerateEd25519KeyPair().public_key});
+  ExpectError(VerifyJws(token, Lookup()).status(), "TOKEN_SIGNATURE_INVALID", 401, token);
+}
+
 class ClaimsTest : public ::testing::Test {
  protected:
   static json Claims() {

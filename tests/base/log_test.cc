@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <random>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,24 @@ TEST(Redact, MasksAgentKeysBearersAndJws) {
 
 TEST(Redact, LeavesOrdinaryTextAlone) {
   EXPECT_EQ(Redact("operation op_123 finished: succeeded"), "operation op_123 finished: succeeded");
+}
+
+// Redact is a hand-written scan; it must mask exactly what this regular
+// expression (its first form) matched, on text made of the pieces that
+// start, continue and break secrets.
+TEST(Redact, MasksWhatTheRegularExpressionItReplacedMatched) {
+  const std::regex pattern(
+      R"((nyxid_ag_[A-Za-z0-9_\-]+)|((Bearer|bearer)\s+[A-Za-z0-9._~+/=\-]+)|(eyJ[A-Za-z0-9_\-]*\.[A-Za-z0-9_\-]*\.[A-Za-z0-9_\-]*))");
+  const std::vector<std::string> pieces = {
+      "nyxid_ag_", "Bearer", "bearer", "eyJ", "eyJhb", ".", "a", "Z9", "_",      "-",    "~",
+      "+/=",       " ",      "\t",     "\n",  "\"",    "=", ":", "é",  "nyxid_", "Bear", "ey"};
+  std::mt19937 random(20261203);
+  for (int i = 0; i < 20000; ++i) {
+    std::string text;
+    const int length = static_cast<int>(random() % 12);
+    for (int p = 0; p < length; ++p) text += pieces[random() % pieces.size()];
+    ASSERT_EQ(Redact(text), std::regex_replace(text, pattern, "[redacted]")) << text;
+  }
 }
 
 // The lines `write` logs to a pipe, in `format`, read back whole.

@@ -162,6 +162,40 @@ TEST_F(SqliteDbTest, RunRejectsAStatementThatYieldsRows) {
   EXPECT_EQ(db.Prepare("SELEC nonsense").status().code(), absl::StatusCode::kInternal);
 }
 
+// Statements are kept compiled between uses; what comes back from the
+// cache must behave like a fresh compilation.
+TEST_F(SqliteDbTest, AReusedStatementHasNoOpenReadAndNoOldBindings) {
+  Database db = OpenOrDie();
+  ASSERT_TRUE(db.Exec("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2)").ok());
+  {
+    absl::StatusOr<Statement> read = db.Prepare("SELECT x FROM t WHERE x >= ?1", {int64_t{1}});
+    ASSERT_TRUE(read.ok()) << read.status();
+    ASSERT_TRUE(*read->Step());  // left mid-read: a row is still pending
+  }
+  {
+    absl::StatusOr<Statement> again = db.Prepare("SELECT x FROM t WHERE x >= ?1");
+    ASSERT_TRUE(again.ok()) << again.status();
+    absl::StatusOr<bool> row = again->Step();
+    ASSERT_TRUE(row.ok()) << row.status();
+    EXPECT_FALSE(*row) << "x >= NULL matches nothing; a stale binding of 1 would match";
+  }
+  // A read still open on the connection would make this SQLITE_LOCKED.
+  EXPECT_TRUE(db.Exec("DROP TABLE t").ok());
+}
+
+TEST_F(SqliteDbTest, AReusedStatementSeesSchemaChanges) {
+  Database db = OpenOrDie();
+  ASSERT_TRUE(db.Exec("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1)").ok());
+  EXPECT_EQ(QueryInt(db, "SELECT * FROM t"), 1);
+  ASSERT_TRUE(db.Exec("DROP TABLE t; CREATE TABLE t (y TEXT, x INTEGER); "
+                      "INSERT INTO t VALUES ('a', 5)")
+                  .ok());
+  EXPECT_EQ(QueryText(db, "SELECT * FROM t"), "a");
+  // Only the first statement of a text is compiled, every time.
+  EXPECT_EQ(QueryInt(db, "SELECT 1; SELECT 2"), 1);
+  EXPECT_EQ(QueryInt(db, "SELECT 1; SELECT 2"), 1);
+}
+
 TEST_F(SqliteDbTest, TransactionRollsBackUnlessCommitted) {
   Database db = OpenOrDie();
   ASSERT_TRUE(db.Exec("CREATE TABLE t (x INTEGER)").ok());
