@@ -112,6 +112,14 @@ class NyxidRouteMatrix : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
+  // As a login issues it: dated after the account's last logout, which an
+  // earlier row may have done in the same millisecond.
+  std::string FreshAccess(const User& user) const {
+    absl::StatusOr<User> stored = store_->FindUserById(user.id);
+    return tokens_->IssueAccess(user.id, user.username,
+                                stored.ok() ? stored->tokens_not_before_ms : 0);
+  }
+
   std::string Credential(Attacker attacker) const {
     switch (attacker) {
       case kNone:
@@ -119,9 +127,9 @@ class NyxidRouteMatrix : public ::testing::Test {
       case kForged:
         return "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.";
       case kOtherUser:
-        return tokens_->IssueAccess(bob_.id, bob_.username);
+        return FreshAccess(bob_);
       case kOrgViewer:
-        return tokens_->IssueAccess(vera_.id, vera_.username);
+        return FreshAccess(vera_);
       case kRestrictedKey:
         return restricted_key_;
       case kForeignDelegation:

@@ -88,7 +88,8 @@ http::Response HandleLogin(const HttpApiDeps& deps, http::Request& request, Requ
   if (deps.login_throttle != nullptr) deps.login_throttle->Succeeded(name, source);
   note.credential_kind = "password";
   if (deps.metrics != nullptr) deps.metrics->CountTokenMinted("access");
-  return Json(200, {{"access_token", deps.tokens->IssueAccess(user->id, user->username)},
+  return Json(200, {{"access_token", deps.tokens->IssueAccess(user->id, user->username,
+                                                              user->tokens_not_before_ms)},
                     {"token_type", "Bearer"},
                     {"token_kind", "access"},
                     {"expires_in", kAccessTokenTtlSecs},

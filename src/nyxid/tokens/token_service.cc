@@ -1,5 +1,7 @@
 #include "nyxid/tokens/token_service.h"
 
+#include <algorithm>
+
 #include "base/api_error.h"
 #include "base/clock.h"
 #include "base/crypto.h"
@@ -28,9 +30,10 @@ nlohmann::json TokenService::BaseClaims(const std::string& subject, int64_t ttl_
           {"iat_ms", base::NowUnixMs()}};
 }
 
-std::string TokenService::IssueAccess(const std::string& user_id,
-                                      const std::string& username) const {
+std::string TokenService::IssueAccess(const std::string& user_id, const std::string& username,
+                                      int64_t not_before_ms) const {
   nlohmann::json claims = BaseClaims(user_id, kAccessTokenTtlSecs);
+  claims["iat_ms"] = std::max(claims["iat_ms"].get<int64_t>(), not_before_ms);
   claims["aud"] = kAccessAudience;
   claims["scope"] = kAccountReadScope;
   claims["token_kind"] = "access";

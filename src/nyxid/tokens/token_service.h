@@ -44,7 +44,11 @@ class TokenService {
   TokenService(const KeyRing* keys, std::string issuer, NowUnix now)
       : keys_(keys), issuer_(std::move(issuer)), now_(std::move(now)) {}
 
-  std::string IssueAccess(const std::string& user_id, const std::string& username) const;
+  // `not_before_ms` is the account's User::tokens_not_before_ms: the token
+  // is dated no earlier, so a login in the millisecond after a logout is not
+  // taken for a token the logout revoked.
+  std::string IssueAccess(const std::string& user_id, const std::string& username,
+                          int64_t not_before_ms = 0) const;
   std::string MintDelegation(const std::string& user_id, const std::string& audience,
                              const std::vector<std::string>& scopes) const;
 

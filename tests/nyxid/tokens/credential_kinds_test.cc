@@ -106,6 +106,18 @@ TEST_F(CredentialKinds, AccessTokenKeepsItsKind) {
   EXPECT_TRUE(principal->HasScope("account:read"));
 }
 
+// A logout revokes every token dated before the millisecond after it; a
+// login in that millisecond must still get a token that works.
+TEST_F(CredentialKinds, ALoginInTheMillisecondAfterALogoutGetsAWorkingToken) {
+  const std::string before = tokens_->IssueAccess(user_.id, user_.username);
+  User revoked = user_;
+  revoked.tokens_not_before_ms = base::NowUnixMs() + 1;  // as a logout sets it
+  ASSERT_TRUE(store_->UpdateUser(revoked).ok());
+  EXPECT_EQ(CodeOf(before), "TOKEN_REVOKED");
+  EXPECT_EQ(CodeOf(tokens_->IssueAccess(user_.id, user_.username, revoked.tokens_not_before_ms)),
+            "OK");
+}
+
 TEST_F(CredentialKinds, DelegationTokenHasTheFormatChronoVerifies) {
   std::string token =
       tokens_->MintDelegation(user_.id, "chrono-sandbox", {"sandbox:execute", "proxy:*"});
