@@ -101,14 +101,14 @@ bool IsInMemory(const std::string& path) { return path.empty() || path == ":memo
 // ---- Statement ----
 
 Statement::Statement(sqlite3* db, sqlite3_stmt* stmt, std::string label,
-                     internal::StatementCache* cache)
-    : db_(db), stmt_(stmt), label_(std::move(label)), cache_(cache) {}
+                     std::shared_ptr<internal::StatementCache> cache)
+    : db_(db), stmt_(stmt), label_(std::move(label)), cache_(std::move(cache)) {}
 
 Statement::Statement(Statement&& other) noexcept
     : db_(other.db_),
       stmt_(std::exchange(other.stmt_, nullptr)),
       label_(std::move(other.label_)),
-      cache_(other.cache_) {}
+      cache_(std::move(other.cache_)) {}
 
 Statement& Statement::operator=(Statement&& other) noexcept {
   if (this != &other) {
@@ -116,7 +116,7 @@ Statement& Statement::operator=(Statement&& other) noexcept {
     db_ = other.db_;
     stmt_ = std::exchange(other.stmt_, nullptr);
     label_ = std::move(other.label_);
-    cache_ = other.cache_;
+    cache_ = std::move(other.cache_);
   }
   return *this;
 }
@@ -260,7 +260,7 @@ absl::StatusOr<Database> Database::Open(const std::string& path, int busy_timeou
 }
 
 Database::Database(sqlite3* db)
-    : db_(db), statements_(std::make_unique<internal::StatementCache>()) {}
+    : db_(db), statements_(std::make_shared<internal::StatementCache>()) {}
 
 Database::Database(Database&& other) noexcept
     : db_(std::exchange(other.db_, nullptr)), statements_(std::move(other.statements_)) {}
@@ -291,7 +291,7 @@ absl::Status Database::Exec(const std::string& sql) {
 absl::StatusOr<Statement> Database::Prepare(const std::string& sql,
                                             std::initializer_list<Value> values) {
   if (std::optional<internal::StatementCache::Entry> kept = statements_->Take(sql)) {
-    Statement statement(db_, kept->stmt, std::move(kept->label), statements_.get());
+    Statement statement(db_, kept->stmt, std::move(kept->label), statements_);
     if (absl::Status s = statement.BindAll(values); !s.ok()) return s;
     return statement;
   }
@@ -311,7 +311,7 @@ absl::StatusOr<Statement> Database::Prepare(const std::string& sql,
   // Kept only when the text is exactly one statement: the cache is keyed by
   // what SQLite compiled, which leaves out anything after the first `;`.
   const bool whole = sql == sqlite3_sql(stmt);
-  Statement statement(db_, stmt, std::move(label), whole ? statements_.get() : nullptr);
+  Statement statement(db_, stmt, std::move(label), whole ? statements_ : nullptr);
   if (absl::Status s = statement.BindAll(values); !s.ok()) return s;
   return statement;
 }

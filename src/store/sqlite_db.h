@@ -89,7 +89,8 @@ class Statement {
 
  private:
   friend class Database;
-  Statement(sqlite3* db, sqlite3_stmt* stmt, std::string label, internal::StatementCache* cache);
+  Statement(sqlite3* db, sqlite3_stmt* stmt, std::string label,
+            std::shared_ptr<internal::StatementCache> cache);
   absl::Status CheckBind(int rc, int index) const;
   // Hands the statement back to the cache it came from.
   void Release();
@@ -97,7 +98,9 @@ class Statement {
   sqlite3* db_ = nullptr;
   sqlite3_stmt* stmt_ = nullptr;
   std::string label_;  // shortened SQL text, for error messages
-  internal::StatementCache* cache_ = nullptr;
+  // Shared, so that a statement given back after its Database closed is
+  // finalized instead of touching freed memory.
+  std::shared_ptr<internal::StatementCache> cache_;
 };
 
 // One SQLite connection. Move-only; closed on destruction (after its last
@@ -158,8 +161,7 @@ class Database {
   void Close();
 
   sqlite3* db_ = nullptr;
-  // Heap-held so that statements keep a stable pointer across moves.
-  std::unique_ptr<internal::StatementCache> statements_;
+  std::shared_ptr<internal::StatementCache> statements_;
 };
 
 // Holds a write transaction opened with BEGIN IMMEDIATE: the write lock is

@@ -22,7 +22,7 @@ void StatementCache::Give(Entry entry) {
   const char* sql = sqlite3_sql(entry.stmt);
   {
     absl::MutexLock lock(&mu_);
-    if (sql != nullptr && idle_.size() < kMaxIdle && !idle_.contains(sql)) {
+    if (open_ && sql != nullptr && idle_.size() < kMaxIdle && !idle_.contains(sql)) {
       idle_.emplace(sql, std::move(entry));
       return;
     }
@@ -34,6 +34,7 @@ void StatementCache::FinalizeAll() {
   absl::MutexLock lock(&mu_);
   for (auto& [sql, entry] : idle_) sqlite3_finalize(entry.stmt);
   idle_.clear();
+  open_ = false;
 }
 
 }  // namespace aevatar::store::internal

@@ -43,12 +43,15 @@ class StatementCache {
   // statement of that text is already kept or the cache is full.
   void Give(Entry entry);
 
-  // Finalizes every kept statement (before the connection closes).
+  // Finalizes every kept statement and keeps none from now on (the
+  // connection is closing; a statement still out is finalized when given
+  // back, which lets SQLite finish the deferred close).
   void FinalizeAll();
 
  private:
   absl::Mutex mu_;
   std::unordered_map<std::string, Entry> idle_ ABSL_GUARDED_BY(mu_);
+  bool open_ ABSL_GUARDED_BY(mu_) = true;
 };
 
 }  // namespace aevatar::store::internal

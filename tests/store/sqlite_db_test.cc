@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -194,6 +195,22 @@ TEST_F(SqliteDbTest, AReusedStatementSeesSchemaChanges) {
   // Only the first statement of a text is compiled, every time.
   EXPECT_EQ(QueryInt(db, "SELECT 1; SELECT 2"), 1);
   EXPECT_EQ(QueryInt(db, "SELECT 1; SELECT 2"), 1);
+}
+
+// Against the contract, but it must not touch freed memory (ASan build):
+// the statement is finalized, and SQLite then finishes the deferred close.
+TEST_F(SqliteDbTest, AStatementGivenBackAfterItsDatabaseClosedIsFinalized) {
+  std::optional<Statement> outlives;
+  {
+    Database db = OpenOrDie();
+    ASSERT_TRUE(db.Exec("CREATE TABLE t (x INTEGER)").ok());
+    absl::StatusOr<Statement> stmt = db.Prepare("SELECT x FROM t");
+    ASSERT_TRUE(stmt.ok()) << stmt.status();
+    outlives.emplace(std::move(*stmt));
+  }
+  outlives.reset();
+  Database reopened = OpenOrDie();
+  EXPECT_EQ(QueryInt(reopened, "SELECT COUNT(*) FROM t"), 0);
 }
 
 TEST_F(SqliteDbTest, TransactionRollsBackUnlessCommitted) {
