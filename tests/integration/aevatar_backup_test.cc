@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -98,6 +99,19 @@ std::string OperationRows(const std::string& state, const std::string& id) {
   return query.out;
 }
 
+// Prints the stacks' logs when the test has failed: a failure seen once in CI
+// must say what the services did.
+struct LogsOnFailure {
+  std::vector<std::string> paths;
+  ~LogsOnFailure() {
+    if (!::testing::Test::HasFailure()) return;
+    for (const std::string& path : paths) {
+      std::ifstream in(path);
+      std::cerr << "--- " << path << " ---\n" << in.rdbuf() << "\n";
+    }
+  }
+};
+
 ShellRun Aevatar(const std::string& dir, const std::string& args) {
   return RunShell(dir, BinaryPath("aevatar") + " " + args);
 }
@@ -110,6 +124,7 @@ TEST(AevatarBackup, ARestoreHoldsExactlyTheWorkAcceptedBeforeTheBackup) {
       BinaryPath("aevatar"), "up",
       "--state-dir",         state,
       "--port-base",         std::to_string(PickFreePortRange(3))};
+  const LogsOnFailure logs{{dir.path() + "/up.log", dir.path() + "/up2.log"}};
   AcceptedRun before, after;
   {
     ServiceProcess up(up_argv, dir.path() + "/up.log");
@@ -126,22 +141,27 @@ TEST(AevatarBackup, ARestoreHoldsExactlyTheWorkAcceptedBeforeTheBackup) {
     EXPECT_EQ(OperationRows(state, after.operation_id), "1\n");
 
     ShellRun refused = Aevatar(dir.path(), "restore --from " + backup + " --state-dir " + state);
-    EXPECT_EQ(refused.exit_code, 1);
+    EXPECT_EQ(refused.exit_code, 1) << refused.out << refused.err;
     EXPECT_NE(refused.err.find("STATE_DIR_IN_USE"), std::string::npos) << refused.err;
     EXPECT_EQ(up.Terminate(), 0);
   }
 
   // A copy of the backup with one byte of one database changed is refused.
+  // The byte is flipped, not overwritten: whatever it held, it now differs.
   const std::string tampered = dir.path() + "/tampered";
   std::filesystem::copy(backup, tampered, std::filesystem::copy_options::recursive);
   {
     std::fstream db(tampered + "/aevatar/workflows.db",
                     std::ios::in | std::ios::out | std::ios::binary);
-    db.seekp(4096 + 100);
-    db.put('\x42');
+    constexpr std::streamoff kOffset = 4096 + 100;
+    char byte = 0;
+    db.seekg(kOffset);
+    ASSERT_TRUE(db.get(byte)) << "the copied workflows.db is shorter than two pages";
+    db.seekp(kOffset);
+    db.put(static_cast<char>(byte ^ 0x5a));
   }
   ShellRun bad = Aevatar(dir.path(), "restore --from " + tampered + " --state-dir " + state);
-  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
   EXPECT_NE(bad.err.find("BACKUP_DIGEST_MISMATCH"), std::string::npos) << bad.err;
   EXPECT_EQ(OperationRows(state, after.operation_id), "1\n") << "a refused restore changed state";
 
