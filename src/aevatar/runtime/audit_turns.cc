@@ -51,7 +51,7 @@ void FreezeAuditIntent(Turn& turn, int64_t now, const std::string& step_id, json
       {"attempts", 0}};
   turn.run.phase = "finalizing_audit";
   AddEvent(turn, now, "audit.frozen", {{"step_id", step_id}, {"then", then}});
-  ScheduleIn(turn, now, 1);
+  ScheduleIn(turn, now, kAtOnceMs);
 }
 
 void AppendRunningAudit(const TurnDeps& deps, Turn& turn, const std::string& step_id,
@@ -113,7 +113,7 @@ absl::Status AuditStep(const TurnDeps& deps, Turn& turn) {
     FinishRun(turn, deps.now_ms, "failed", "step_failed");
   } else {
     state["step_index"] = state.value("step_index", 0) + 1;
-    ScheduleIn(turn, deps.now_ms, 1);
+    ScheduleIn(turn, deps.now_ms, kAtOnceMs);
   }
   return Commit(deps, turn);
 }

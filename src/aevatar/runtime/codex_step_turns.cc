@@ -139,7 +139,7 @@ absl::Status StartCodexStep(const TurnDeps& deps, Turn& turn, const WorkflowStep
   CurrentStep(turn)["status"] = "admitted";
   AddEvent(turn, deps.now_ms, "step.admitted",
            {{"step_id", step.id}, {"index", state.value("step_index", 0)}, {"tool", "codex_exec"}});
-  ScheduleIn(turn, deps.now_ms, 1);
+  ScheduleIn(turn, deps.now_ms, kAtOnceMs);
   return Commit(deps, turn);
 }
 
@@ -170,7 +170,7 @@ absl::Status ProgressCodexStep(const TurnDeps& deps, Turn& turn,
     pending["operation"] = operation->ToJson();
     CurrentStep(turn)["status"] = "running";
     AddEvent(turn, deps.now_ms, "step.submitted", {{"step_id", step.id}, {"tool", "codex_exec"}});
-    ScheduleIn(turn, deps.now_ms, 1);
+    ScheduleIn(turn, deps.now_ms, kAtOnceMs);
     return Commit(deps, turn);
   }
   auto args = CodexExecArgsFromJson((*material)["arguments"]);

@@ -91,7 +91,7 @@ absl::Status AwaitApproval(const TurnDeps& deps, Turn& turn, const WorkflowStep&
   CurrentStep(turn)["status"] = "running";
   AddEvent(turn, deps.now_ms, "step.approved",
            {{"step_id", step.id}, {"approval_id", approval_id}});
-  ScheduleIn(turn, deps.now_ms, 1);
+  ScheduleIn(turn, deps.now_ms, kAtOnceMs);
   return Commit(deps, turn);
 }
 

@@ -243,7 +243,7 @@ absl::Status StartStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinitio
                       {"operation", PendingOperation{}.ToJson()}};
   step_state["status"] = "admitted";
   AddEvent(turn, deps.now_ms, "step.admitted", {{"step_id", step.id}, {"index", index}});
-  ScheduleIn(turn, deps.now_ms, 1);
+  ScheduleIn(turn, deps.now_ms, kAtOnceMs);
   return Commit(deps, turn);
 }
 

@@ -50,7 +50,7 @@ void ScheduleIn(Turn& turn, int64_t now, int64_t delay_ms) {
                            base::IntOr(state["pending"], "deadline_ms", 0)}) {
     if (now < deadline) delay_ms = std::min(delay_ms, deadline - now);
   }
-  turn.next_due_ms = now + std::max<int64_t>(1, delay_ms);
+  turn.next_due_ms = now + std::max(kAtOnceMs, delay_ms);
 }
 
 void FinishRun(Turn& turn, int64_t now, const std::string& phase, const std::string& outcome) {

@@ -32,9 +32,13 @@ void AddEvent(Turn& turn, int64_t now, std::string type, nlohmann::json data);
 // Commits the turn: state, phase, events, sealed material and the next
 // callback (whose id is saved in the state first), atomically.
 absl::Status Commit(const TurnDeps& deps, Turn& turn);
+// The delay of a next turn that follows at once: the smallest a callback
+// takes (it needs a positive one). The runtime runs such a turn straight
+// after the one that scheduled it (WorkflowRuntime::Deliver).
+inline constexpr int64_t kAtOnceMs = 1;
 // Schedules the next turn `delay_ms` from now; before a stop deadline or the
 // pending step's deadline the delay is shortened to it, and it is never
-// below 1 ms (a due callback still needs a positive delay).
+// below kAtOnceMs.
 void ScheduleIn(Turn& turn, int64_t now, int64_t delay_ms);
 void FinishRun(Turn& turn, int64_t now, const std::string& phase, const std::string& outcome);
 nlohmann::json& CurrentStep(Turn& turn);

@@ -137,7 +137,7 @@ void WorkflowRuntime::RenewLeases(int64_t now) {
   }
 }
 
-void WorkflowRuntime::DrainDueForTest() {
+void WorkflowRuntime::DrainDueForTest(int turns_per_claim) {
   for (int round = 0; round < 1000; ++round) {
     const int64_t now = clock_();
     auto due = store_->ClaimDueCallbacks(options_.replica_id, now, options_.lease_ms, 64);
@@ -145,7 +145,7 @@ void WorkflowRuntime::DrainDueForTest() {
     // A run backing off from a failed turn is leased until its retry: the
     // claim skips it.
     if (due->empty()) return;
-    for (const Callback& callback : *due) Deliver(callback);
+    for (const Callback& callback : *due) Deliver(callback, turns_per_claim);
   }
 }
 

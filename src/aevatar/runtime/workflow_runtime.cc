@@ -8,6 +8,7 @@
 #include "aevatar/runtime/authorization_catalog.h"
 #include "aevatar/runtime/codex_step_turns.h"
 #include "aevatar/runtime/run_turns.h"
+#include "aevatar/runtime/turn.h"
 #include "base/api_error.h"
 #include "base/crypto.h"
 #include "base/log.h"
@@ -69,10 +70,33 @@ absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback, absl::Mutex*
   }
 }
 
-void WorkflowRuntime::Deliver(const Callback& callback) {
-  auto run_lock = RunLock(callback.run_id);
+std::optional<Callback> WorkflowRuntime::NextTurnDueNow(const std::string& run_id) {
+  {
+    absl::MutexLock state_lock(&mu_);
+    if (stopping_) return std::nullopt;
+  }
+  auto next = store_->CallbackOf(run_id);
+  if (!next.ok() || !next->has_value() || (*next)->due_at_ms > clock_() + kAtOnceMs) {
+    return std::nullopt;
+  }
+  return *next;
+}
+
+void WorkflowRuntime::Deliver(const Callback& first, int max_turns) {
+  auto run_lock = RunLock(first.run_id);
   absl::MutexLock lock(run_lock.get());
-  const absl::Status status = GuardedTurn(callback, run_lock.get());
+  // A turn that schedules the run's next one for now (admission, then the
+  // submit; a result, then its audit, then the run's end) is followed at
+  // once under the lease this delivery holds: no release, claim and queue
+  // between them. Bounded, so one run cannot keep a worker from the others.
+  Callback callback = first;
+  absl::Status status = GuardedTurn(callback, run_lock.get());
+  for (int turns = 1; status.ok() && turns < max_turns; ++turns) {
+    std::optional<Callback> next = NextTurnDueNow(callback.run_id);
+    if (!next) break;
+    callback = *std::move(next);
+    status = GuardedTurn(callback, run_lock.get());
+  }
   int attempts = 0;
   {
     // Before the lease changes: a dispatcher that claims the run's next

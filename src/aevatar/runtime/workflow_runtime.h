@@ -203,11 +203,17 @@ class WorkflowRuntime {
   absl::StatusOr<int64_t> RequestStop(const std::string& run_id, const std::string& owner);
 
   // Runs every due turn now, on the calling thread (tests). Runs whose last
-  // turn failed wait out their backoff, as under the dispatcher.
-  void DrainDueForTest();
+  // turn failed wait out their backoff, as under the dispatcher. A claim
+  // runs one turn, so that a test can act between turns that follow at
+  // once, unless `turns_per_claim` allows more (the workers use
+  // kMaxTurnsPerDelivery).
+  void DrainDueForTest(int turns_per_claim = 1);
 
   // Consecutive failed turns of one run before the run is failed typed.
   static constexpr int kMaxTurnAttempts = 8;
+  // Turns of one run a worker runs back to back when each schedules the
+  // next for now (Deliver).
+  static constexpr int kMaxTurnsPerDelivery = 8;
   // The outcome of a run failed that way.
   static constexpr char kTurnFailedCode[] = "workflow_turn_failed";
   // An unattended run whose owner has no Agent Key in the vault.
@@ -228,11 +234,16 @@ class WorkflowRuntime {
   // runs in flight when a third of the lease has passed.
   void DispatchOnce(int64_t now);
   void RenewLeases(int64_t now) ABSL_LOCKS_EXCLUDED(mu_);
-  // Runs one turn under the run's lock. A turn that fails (an error status
-  // or anything thrown) is logged with a diagnostic id and its callback is
-  // retried after BackoffMs(attempt); after kMaxTurnAttempts consecutive
-  // failures the run is failed typed (kTurnFailedCode). Never throws.
-  void Deliver(const Callback& callback);
+  // Runs the turn `first` triggers under the run's lock, then, while each
+  // turn schedules the next for now, up to `max_turns` in all. A
+  // turn that fails (an error status or anything thrown) is logged with a
+  // diagnostic id and its callback is retried after BackoffMs(attempt);
+  // after kMaxTurnAttempts consecutive failures the run is failed typed
+  // (kTurnFailedCode). Never throws.
+  void Deliver(const Callback& first, int max_turns = kMaxTurnsPerDelivery);
+  // The run's callback when it is due now (or follows at once, kAtOnceMs)
+  // and the runtime is not stopping.
+  std::optional<Callback> NextTurnDueNow(const std::string& run_id) ABSL_LOCKS_EXCLUDED(mu_);
   // `run_lock` is the run's lock, held by the caller (a codex_exec exchange
   // releases it while it waits: codex_step_turns.cc).
   absl::Status GuardedTurn(const Callback& callback, absl::Mutex* run_lock);

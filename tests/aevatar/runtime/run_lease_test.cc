@@ -17,10 +17,13 @@ constexpr int64_t kDefaultLeaseMs = 15'000;
 
 // The store as a replica sees it until `Die()`: from then on its commits
 // fail and its leases are never released (the process is gone); reads pass.
+// Counts the callbacks it hands out in claims and the leases released.
 class DyingStore final : public WorkflowStore {
  public:
   explicit DyingStore(WorkflowStore* inner) : inner_(inner) {}
   void Die() { dead_ = true; }
+  int claimed() const { return claimed_; }
+  int released() const { return released_; }
   // Called before each commit; a true return kills the replica first.
   std::function<bool()> die_before_commit;
 
@@ -56,7 +59,9 @@ class DyingStore final : public WorkflowStore {
   absl::StatusOr<std::vector<Callback>> ClaimDueCallbacks(const std::string& replica, int64_t now,
                                                           int64_t lease, int limit) override {
     if (dead_) return std::vector<Callback>();
-    return inner_->ClaimDueCallbacks(replica, now, lease, limit);
+    auto claimed = inner_->ClaimDueCallbacks(replica, now, lease, limit);
+    if (claimed.ok()) claimed_ += static_cast<int>(claimed->size());
+    return claimed;
   }
   absl::StatusOr<bool> RenewRunLease(const std::string& id, const std::string& replica, int64_t now,
                                      int64_t lease) override {
@@ -65,6 +70,7 @@ class DyingStore final : public WorkflowStore {
   }
   absl::Status ReleaseRunLease(const std::string& id, const std::string& replica) override {
     if (dead_) return absl::OkStatus();  // nobody is left to release it
+    ++released_;
     return inner_->ReleaseRunLease(id, replica);
   }
   absl::StatusOr<int> ReleaseLeasesOf(const std::string& replica) override {
@@ -81,6 +87,8 @@ class DyingStore final : public WorkflowStore {
  private:
   WorkflowStore* inner_;
   std::atomic<bool> dead_{false};
+  std::atomic<int> claimed_{0};
+  std::atomic<int> released_{0};
 };
 
 class RunLeaseTest : public testing::RuntimeFixture {
@@ -145,6 +153,25 @@ TEST_F(RunLeaseTest, ATurnInterruptedAfterItsExchangeIsReplayedWithTheSameKey) {
   EXPECT_EQ(executor_.CountOf("submit"), 2);
   EXPECT_EQ(keys.size(), 1u);
   EXPECT_EQ(audit_->ForRun(run_id)->size(), 2u);  // one running, one terminal
+}
+
+TEST_F(RunLeaseTest, TurnsScheduledForNowFollowUnderTheClaimOfTheFirst) {
+  DyingStore* counted = BecomeMortal();
+  const std::string run_id = Start();
+  for (int tick = 0; tick < 10 && Phase(run_id) != "succeeded"; ++tick) {
+    runtime_->DrainDueForTest(WorkflowRuntime::kMaxTurnsPerDelivery);  // as the workers do
+    now_ += 1000;
+  }
+  ASSERT_EQ(Phase(run_id), "succeeded");
+  // The submit and each poll (the executor double answers "running" twice)
+  // wait for their time; admission rides with the submit, and the result's
+  // audit and the run's end with the last poll. One claim each, released
+  // once: four, where a claim per turn made seven.
+  const int exchanges = EventCount(run_id, "exchange");
+  EXPECT_EQ(exchanges, 4);
+  EXPECT_EQ(EventCount(run_id, "audit.written"), 1);
+  EXPECT_EQ(counted->claimed(), exchanges);
+  EXPECT_EQ(counted->released(), exchanges);
 }
 
 }  // namespace
