@@ -63,6 +63,27 @@ std::shared_ptr<absl::Mutex> WorkflowRuntime::RunLock(const std::string& run_id)
   return slot;
 }
 
+void WorkflowRuntime::CountWaitingMessage(const std::string& run_id, int delta) {
+  absl::MutexLock lock(&mu_);
+  if ((messages_waiting_[run_id] += delta) <= 0) messages_waiting_.erase(run_id);
+}
+
+void WorkflowRuntime::LetWaitingMessagesGoFirst(const std::string& run_id) {
+  struct Query {
+    const std::map<std::string, int>* waiting;
+    const std::string* run_id;
+  };
+  absl::MutexLock lock(&mu_);
+  Query query{&messages_waiting_, &run_id};
+  mu_.Await(absl::Condition(
+      +[](Query* q) { return !q->waiting->contains(*q->run_id); }, &query));
+}
+
+bool WorkflowRuntime::MessageWaitingForTest(const std::string& run_id) {
+  absl::MutexLock lock(&mu_);
+  return messages_waiting_.contains(run_id);
+}
+
 bool WorkflowRuntime::WorkerShouldWake() const { return stopping_ || !ready_.empty(); }
 bool WorkflowRuntime::DispatcherShouldWake() const { return dispatcher_done_ || poked_; }
 

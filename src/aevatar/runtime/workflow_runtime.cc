@@ -73,7 +73,7 @@ absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback, absl::Mutex*
 std::optional<Callback> WorkflowRuntime::NextTurnDueNow(const std::string& run_id) {
   {
     absl::MutexLock state_lock(&mu_);
-    if (stopping_) return std::nullopt;
+    if (stopping_ || messages_waiting_.contains(run_id)) return std::nullopt;
   }
   auto next = store_->CallbackOf(run_id);
   if (!next.ok() || !next->has_value() || (*next)->due_at_ms > clock_() + kAtOnceMs) {
@@ -83,6 +83,7 @@ std::optional<Callback> WorkflowRuntime::NextTurnDueNow(const std::string& run_i
 }
 
 void WorkflowRuntime::Deliver(const Callback& first, int max_turns) {
+  LetWaitingMessagesGoFirst(first.run_id);
   auto run_lock = RunLock(first.run_id);
   absl::MutexLock lock(run_lock.get());
   // A turn that schedules the run's next one for now (admission, then the
@@ -334,7 +335,9 @@ absl::StatusOr<int> WorkflowRuntime::ObserveNyxidFacts(const std::string& owner,
     // turn. A turn on another replica may commit in between (Aborted): read
     // again.
     auto run_lock = RunLock(run_id);
+    CountWaitingMessage(run_id, +1);
     absl::MutexLock lock(run_lock.get());
+    CountWaitingMessage(run_id, -1);
     absl::StatusOr<bool> revoked = absl::AbortedError("not run");
     for (int attempt = 0; attempt < 5 && absl::IsAborted(revoked.status()); ++attempt) {
       revoked = ObserveFactsLocked(run_id, facts);
@@ -368,7 +371,9 @@ absl::StatusOr<int64_t> WorkflowRuntime::RequestStop(const std::string& run_id,
   std::optional<CodexStepCancel> codex;
   {
     auto run_lock = RunLock(run_id);
+    CountWaitingMessage(run_id, +1);
     absl::MutexLock lock(run_lock.get());
+    CountWaitingMessage(run_id, -1);
     // A turn on another replica may commit in between (Aborted): read again.
     for (int attempt = 0; attempt < 5 && absl::IsAborted(deadline.status()); ++attempt) {
       deadline = RequestStopLocked(run_id, owner, &codex);

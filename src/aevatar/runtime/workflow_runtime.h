@@ -209,6 +209,9 @@ class WorkflowRuntime {
   // kMaxTurnsPerDelivery).
   void DrainDueForTest(int turns_per_claim = 1);
 
+  // Whether a message (a stop, NyxID facts) waits for the run's lock (tests).
+  bool MessageWaitingForTest(const std::string& run_id) ABSL_LOCKS_EXCLUDED(mu_);
+
   // Consecutive failed turns of one run before the run is failed typed.
   static constexpr int kMaxTurnAttempts = 8;
   // Turns of one run a worker runs back to back when each schedules the
@@ -234,15 +237,16 @@ class WorkflowRuntime {
   // runs in flight when a third of the lease has passed.
   void DispatchOnce(int64_t now);
   void RenewLeases(int64_t now) ABSL_LOCKS_EXCLUDED(mu_);
-  // Runs the turn `first` triggers under the run's lock, then, while each
-  // turn schedules the next for now, up to `max_turns` in all. A
+  // Runs the turn `first` triggers under the run's lock (taken after any
+  // message waiting for it), then, while each turn schedules the next for
+  // now and no message waits, up to `max_turns` in all. A
   // turn that fails (an error status or anything thrown) is logged with a
   // diagnostic id and its callback is retried after BackoffMs(attempt);
   // after kMaxTurnAttempts consecutive failures the run is failed typed
   // (kTurnFailedCode). Never throws.
   void Deliver(const Callback& first, int max_turns = kMaxTurnsPerDelivery);
-  // The run's callback when it is due now (or follows at once, kAtOnceMs)
-  // and the runtime is not stopping.
+  // The run's callback when it is due now (or follows at once, kAtOnceMs),
+  // no message waits for the run and the runtime is not stopping.
   std::optional<Callback> NextTurnDueNow(const std::string& run_id) ABSL_LOCKS_EXCLUDED(mu_);
   // `run_lock` is the run's lock, held by the caller (a codex_exec exchange
   // releases it while it waits: codex_step_turns.cc).
@@ -256,6 +260,12 @@ class WorkflowRuntime {
                                             std::optional<CodexStepCancel>* codex);
   // The lock of one run actor: one turn (or message) at a time per run.
   std::shared_ptr<absl::Mutex> RunLock(const std::string& run_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // Returns once no message waits for `run_id`'s lock: each one that did
+  // holds it now, so the turn that follows takes it after them.
+  void LetWaitingMessagesGoFirst(const std::string& run_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // Counts a message waiting for `run_id`'s lock: +1 before it waits, -1
+  // once it holds it (messages_waiting_).
+  void CountWaitingMessage(const std::string& run_id, int delta) ABSL_LOCKS_EXCLUDED(mu_);
   // Wakes the dispatcher now (a run was created or stopped).
   void Poke() ABSL_LOCKS_EXCLUDED(mu_);
   bool WorkerShouldWake() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -282,7 +292,11 @@ class WorkflowRuntime {
   std::deque<Callback> ready_ ABSL_GUARDED_BY(mu_);  // oldest claim first
   std::map<std::string, std::shared_ptr<absl::Mutex>> run_locks_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int> turn_failures_ ABSL_GUARDED_BY(mu_);  // run -> consecutive
-  int64_t leases_renewed_at_ms_ = 0;                               // the dispatcher thread's own
+  // Messages (a stop, NyxID facts) waiting for a run's lock, by run: while
+  // one waits, a delivery runs no further turn that follows at once and no
+  // new delivery of the run starts, so a message waits for one turn at most.
+  std::map<std::string, int> messages_waiting_ ABSL_GUARDED_BY(mu_);
+  int64_t leases_renewed_at_ms_ = 0;  // the dispatcher thread's own
   std::vector<std::thread> threads_;
 };
 

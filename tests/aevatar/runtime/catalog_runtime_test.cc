@@ -1,9 +1,13 @@
 // The run actor's authorization catalog at work: NyxID facts observed for the
 // owner and the HumanBearer runtime re-read revoke grants, and a revoked
 // grant stops the next step before any network call.
+#include <atomic>
+#include <thread>
+
 #include "aevatar/runtime/authorization_catalog.h"
 #include "aevatar/runtime/durable_execution.h"
 #include "runtime_fixture.h"
+#include "testing/poll.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -54,6 +58,37 @@ TEST_F(CatalogRuntimeTest, ARevokedGrantStopsTheNextStepBeforeAnyNetworkCall) {
   EXPECT_FALSE(SecondStep(run_id).value("diagnostic_id", "").empty());
   EXPECT_EQ(executor_.exchanges().size(), exchanges) << "no exchange after the revocation";
   EXPECT_EQ(facts_reads_.load(), 0) << "no NyxID read either";
+}
+
+// The first step's result, its audit and the second step's admission and
+// submit follow one another at once, in one delivery. Facts that arrive
+// while the result is fetched must not wait for all of them: they apply
+// before the next turn, and the second step stops before its submit.
+TEST_F(CatalogRuntimeTest, FactsArrivingDuringTurnsThatFollowAtOnceApplyBeforeTheNextTurn) {
+  const std::string run_id = Start();
+  std::thread observer;
+  std::atomic<int> changed{-1};
+  executor_.before_result = [&] {
+    if (observer.joinable()) return;
+    observer = std::thread([&] {
+      auto revoked = runtime_->ObserveNyxidFacts("user-1", WithInactiveRoute());
+      changed = revoked.ok() ? *revoked : -2;
+    });
+    // The fetch goes on once the facts wait for the run.
+    EXPECT_TRUE(
+        ::aevatar::testing::PollUntil([&] { return runtime_->MessageWaitingForTest(run_id); }));
+  };
+  for (int tick = 0; tick < 20 && Phase(run_id) != "failed" && Phase(run_id) != "succeeded";
+       ++tick) {
+    runtime_->DrainDueForTest(WorkflowRuntime::kMaxTurnsPerDelivery);  // as the workers do
+    now_ += 1000;
+  }
+  if (observer.joinable()) observer.join();
+  EXPECT_EQ(changed.load(), 1);
+  ASSERT_EQ(Phase(run_id), "failed");
+  EXPECT_EQ(State(run_id)["steps"][0].value("status", ""), "succeeded");
+  EXPECT_EQ(SecondStep(run_id).value("outcome_code", ""), "code_execution_route_inactive");
+  EXPECT_EQ(executor_.CountOf("submit"), 1) << "the second step was submitted past the facts";
 }
 
 TEST_F(CatalogRuntimeTest, FactsOfAnotherOwnerOrThatStillGrantChangeNothing) {

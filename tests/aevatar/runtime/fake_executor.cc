@@ -91,6 +91,7 @@ NyxidReply FakeExecutor::Status(const std::string& id, const std::string& if_non
 }
 
 NyxidReply FakeExecutor::Result(const std::string& id) {
+  if (before_result) before_result();
   absl::MutexLock lock(&mu_);
   Record({"result", "", "", 0});
   auto key = key_of_id_.find(id);

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -40,6 +41,8 @@ class FakeExecutor {
   std::string stdout_text = "done\n";
   // The clock each exchange is stamped with (Exchange::at_ms); unset: 0.
   const std::atomic<int64_t>* clock = nullptr;
+  // Called as each result fetch begins, on the runtime's thread; unset: nothing.
+  std::function<void()> before_result;
 
   std::unique_ptr<ExecutionsTransport> Transport();
   std::vector<Exchange> exchanges() const;
