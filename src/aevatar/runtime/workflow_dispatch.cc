@@ -63,20 +63,36 @@ std::shared_ptr<absl::Mutex> WorkflowRuntime::RunLock(const std::string& run_id)
   return slot;
 }
 
-void WorkflowRuntime::CountWaitingMessage(const std::string& run_id, int delta) {
-  absl::MutexLock lock(&mu_);
-  if ((messages_waiting_[run_id] += delta) <= 0) messages_waiting_.erase(run_id);
-}
-
 void WorkflowRuntime::LetWaitingMessagesGoFirst(const std::string& run_id) {
+  // Only the messages already waiting: later ones cannot hold the turn off.
   struct Query {
-    const std::map<std::string, int>* waiting;
+    const std::map<std::string, std::set<int64_t>>* waiting;
     const std::string* run_id;
+    int64_t last_ticket;
   };
   absl::MutexLock lock(&mu_);
-  Query query{&messages_waiting_, &run_id};
+  Query query{&messages_waiting_, &run_id, message_tickets_};
   mu_.Await(absl::Condition(
-      +[](Query* q) { return !q->waiting->contains(*q->run_id); }, &query));
+      +[](Query* q) {
+        auto it = q->waiting->find(*q->run_id);
+        return it == q->waiting->end() || *it->second.begin() > q->last_ticket;
+      },
+      &query));
+}
+
+int64_t WorkflowRuntime::MessageArrives(const std::string& run_id) {
+  absl::MutexLock lock(&mu_);
+  const int64_t ticket = ++message_tickets_;
+  messages_waiting_[run_id].insert(ticket);
+  return ticket;
+}
+
+void WorkflowRuntime::MessageHoldsLock(const std::string& run_id, int64_t ticket) {
+  absl::MutexLock lock(&mu_);
+  auto it = messages_waiting_.find(run_id);
+  if (it == messages_waiting_.end()) return;
+  it->second.erase(ticket);
+  if (it->second.empty()) messages_waiting_.erase(it);
 }
 
 bool WorkflowRuntime::MessageWaitingForTest(const std::string& run_id) {

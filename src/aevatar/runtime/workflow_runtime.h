@@ -247,10 +247,15 @@ class WorkflowRuntime {
   void Deliver(const Callback& first, int max_turns = kMaxTurnsPerDelivery);
   // The run's callback when it is due now (or follows at once, kAtOnceMs),
   // no message waits for the run and the runtime is not stopping.
-  std::optional<Callback> NextTurnDueNow(const std::string& run_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // None once the delivery (started at `delivery_started_ms`) has run for a
+  // third of the lease.
+  // `last_turn_ms` is the time the turn before ran at.
+  std::optional<Callback> NextTurnDueNow(const std::string& run_id, int64_t delivery_started_ms,
+                                         int64_t last_turn_ms) ABSL_LOCKS_EXCLUDED(mu_);
   // `run_lock` is the run's lock, held by the caller (a codex_exec exchange
-  // releases it while it waits: codex_step_turns.cc).
-  absl::Status GuardedTurn(const Callback& callback, absl::Mutex* run_lock);
+  // releases it while it waits: codex_step_turns.cc); the turn runs at
+  // `now_ms`.
+  absl::Status GuardedTurn(const Callback& callback, absl::Mutex* run_lock, int64_t now_ms);
   absl::Status FailRunTyped(const std::string& run_id, const std::string& diagnostic_id);
   // ObserveNyxidFacts for one run, under its lock: whether it revoked a grant.
   absl::StatusOr<bool> ObserveFactsLocked(const std::string& run_id, const NyxidFacts& facts);
@@ -260,12 +265,13 @@ class WorkflowRuntime {
                                             std::optional<CodexStepCancel>* codex);
   // The lock of one run actor: one turn (or message) at a time per run.
   std::shared_ptr<absl::Mutex> RunLock(const std::string& run_id) ABSL_LOCKS_EXCLUDED(mu_);
-  // Returns once no message waits for `run_id`'s lock: each one that did
-  // holds it now, so the turn that follows takes it after them.
+  // Returns once every message that waited for `run_id`'s lock when it was
+  // called has taken it, so the turn that follows takes it after them.
   void LetWaitingMessagesGoFirst(const std::string& run_id) ABSL_LOCKS_EXCLUDED(mu_);
-  // Counts a message waiting for `run_id`'s lock: +1 before it waits, -1
-  // once it holds it (messages_waiting_).
-  void CountWaitingMessage(const std::string& run_id, int delta) ABSL_LOCKS_EXCLUDED(mu_);
+  // A message about to wait for `run_id`'s lock: its ticket in
+  // messages_waiting_, handed back by MessageHoldsLock once it holds it.
+  int64_t MessageArrives(const std::string& run_id) ABSL_LOCKS_EXCLUDED(mu_);
+  void MessageHoldsLock(const std::string& run_id, int64_t ticket) ABSL_LOCKS_EXCLUDED(mu_);
   // Wakes the dispatcher now (a run was created or stopped).
   void Poke() ABSL_LOCKS_EXCLUDED(mu_);
   bool WorkerShouldWake() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -292,11 +298,13 @@ class WorkflowRuntime {
   std::deque<Callback> ready_ ABSL_GUARDED_BY(mu_);  // oldest claim first
   std::map<std::string, std::shared_ptr<absl::Mutex>> run_locks_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int> turn_failures_ ABSL_GUARDED_BY(mu_);  // run -> consecutive
-  // Messages (a stop, NyxID facts) waiting for a run's lock, by run: while
-  // one waits, a delivery runs no further turn that follows at once and no
-  // new delivery of the run starts, so a message waits for one turn at most.
-  std::map<std::string, int> messages_waiting_ ABSL_GUARDED_BY(mu_);
-  int64_t leases_renewed_at_ms_ = 0;  // the dispatcher thread's own
+  // Messages (a stop, NyxID facts) waiting for a run's lock, by run, as
+  // tickets in arrival order: while one waits, a delivery runs no further
+  // turn that follows at once and a new delivery lets it go first, so a
+  // message waits for about one turn.
+  std::map<std::string, std::set<int64_t>> messages_waiting_ ABSL_GUARDED_BY(mu_);
+  int64_t message_tickets_ ABSL_GUARDED_BY(mu_) = 0;  // the last ticket given
+  int64_t leases_renewed_at_ms_ = 0;                  // the dispatcher thread's own
   std::vector<std::thread> threads_;
 };
 

@@ -84,6 +84,7 @@ TEST_F(CatalogRuntimeTest, FactsArrivingDuringTurnsThatFollowAtOnceApplyBeforeTh
     now_ += 1000;
   }
   if (observer.joinable()) observer.join();
+  executor_.before_result = nullptr;  // it refers to this test's locals
   EXPECT_EQ(changed.load(), 1);
   ASSERT_EQ(Phase(run_id), "failed");
   EXPECT_EQ(State(run_id)["steps"][0].value("status", ""), "succeeded");
