@@ -89,13 +89,11 @@ absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback, absl::Mutex*
 }
 
 std::optional<Callback> WorkflowRuntime::NextTurnDueNow(const std::string& run_id,
-                                                        int64_t delivery_started_ms,
-                                                        int64_t last_turn_ms) {
+                                                        int64_t delivery_started_ms, int64_t now) {
   {
     absl::MutexLock state_lock(&mu_);
     if (stopping_ || messages_waiting_.contains(run_id)) return std::nullopt;
   }
-  const int64_t now = std::max(clock_(), last_turn_ms);
   // Within a third of the lease the claim gave: the lease is still this
   // replica's even if no renewal reached the store since.
   if (now - delivery_started_ms >= options_.lease_ms / 3) return std::nullopt;
@@ -115,18 +113,20 @@ void WorkflowRuntime::Deliver(const Callback& first, int max_turns) {
   // submit; a result, then its audit, then the run's end) is followed at
   // once under the lease this delivery holds: no release, claim and queue
   // between them. Bounded, so one run cannot keep a worker from the others.
-  // A turn that follows at once may start in the 1 ms before it is due:
-  // it runs at the time it was scheduled for.
+  // A turn that follows at once may start in the 1 ms before it is due: it
+  // runs at the time it was scheduled for, and the delivery's clock never
+  // goes back.
   Callback callback = first;
   int64_t turn_ms = std::max(started_ms, callback.due_at_ms);
   absl::Status status = GuardedTurn(callback, run_lock.get(), turn_ms);
   bool progressed = false;  // a turn of this delivery committed
   for (int turns = 1; status.ok() && turns < max_turns; ++turns) {
-    std::optional<Callback> next = NextTurnDueNow(callback.run_id, started_ms, turn_ms);
+    const int64_t now = std::max(clock_(), turn_ms);
+    std::optional<Callback> next = NextTurnDueNow(callback.run_id, started_ms, now);
     if (!next) break;
     callback = *std::move(next);
     progressed = true;
-    turn_ms = std::max({clock_(), turn_ms, callback.due_at_ms});
+    turn_ms = std::max(now, callback.due_at_ms);
     status = GuardedTurn(callback, run_lock.get(), turn_ms);
   }
   int attempts = 0;
@@ -397,15 +397,14 @@ absl::StatusOr<bool> WorkflowRuntime::ObserveFactsLocked(const std::string& run_
 
 absl::StatusOr<int64_t> WorkflowRuntime::RequestStop(const std::string& run_id,
                                                      const std::string& owner) {
-  absl::StatusOr<int64_t> deadline = absl::AbortedError("not run");
   std::optional<CodexStepCancel> codex;
-  {
+  const absl::StatusOr<int64_t> deadline = [&] {
     auto run_lock = RunLock(run_id);
     const int64_t ticket = MessageArrives(run_id);
     absl::MutexLock lock(run_lock.get());
     MessageHoldsLock(run_id, ticket);
-    deadline = RetryWhileAborted<int64_t>([&] { return RequestStopLocked(run_id, owner, &codex); });
-  }
+    return RetryWhileAborted<int64_t>([&] { return RequestStopLocked(run_id, owner, &codex); });
+  }();
   // The stop is durable now; the kill is best effort (a cancel that is not
   // accepted leaves the stop to wait for the run's own end, as before).
   if (deadline.ok() && codex && options_.codex_cancel) {

@@ -245,13 +245,12 @@ class WorkflowRuntime {
   // after kMaxTurnAttempts consecutive failures the run is failed typed
   // (kTurnFailedCode). Never throws.
   void Deliver(const Callback& first, int max_turns = kMaxTurnsPerDelivery);
-  // The run's callback when it is due now (or follows at once, kAtOnceMs),
-  // no message waits for the run and the runtime is not stopping.
-  // None once the delivery (started at `delivery_started_ms`) has run for a
-  // third of the lease.
-  // `last_turn_ms` is the time the turn before ran at.
+  // The run's callback when it is due at `now` (or follows at once,
+  // kAtOnceMs), no message waits for the run, the runtime is not stopping
+  // and the delivery, started at `delivery_started_ms`, has run for less
+  // than a third of the lease.
   std::optional<Callback> NextTurnDueNow(const std::string& run_id, int64_t delivery_started_ms,
-                                         int64_t last_turn_ms) ABSL_LOCKS_EXCLUDED(mu_);
+                                         int64_t now) ABSL_LOCKS_EXCLUDED(mu_);
   // `run_lock` is the run's lock, held by the caller (a codex_exec exchange
   // releases it while it waits: codex_step_turns.cc); the turn runs at
   // `now_ms`.
