@@ -113,7 +113,13 @@ absl::Status AuditStep(const TurnDeps& deps, Turn& turn) {
     FinishRun(turn, deps.now_ms, "failed", "step_failed");
   } else {
     state["step_index"] = state.value("step_index", 0) + 1;
-    ScheduleIn(turn, deps.now_ms, kAtOnceMs);
+    // After the last step the run ends in this commit, unless a stop came
+    // meanwhile: the stop turn then decides how it ends, as after any step.
+    if (NoStepLeft(turn) && !state["stop"].is_object()) {
+      FinishAfterLastStep(turn, deps.now_ms);
+    } else {
+      ScheduleIn(turn, deps.now_ms, kAtOnceMs);
+    }
   }
   return Commit(deps, turn);
 }

@@ -43,9 +43,10 @@ absl::Status ExecuteTurn(const TurnDeps& deps, const Callback& callback) {
   if (turn.run.phase == "finalizing_audit") return AuditStep(deps, turn);
   auto definition = LoadDefinition(deps, turn.state());
   if (!definition.ok()) return definition.status();
-  if (turn.state()["stop"].is_object()) return StopStep(deps, turn, *definition);
-  if (!turn.state()["pending"].is_object()) return StartStep(deps, turn, *definition);
-  return ProgressStep(deps, turn, *definition);
+  const WorkflowDefinition& loaded = **definition;
+  if (turn.state()["stop"].is_object()) return StopStep(deps, turn, loaded);
+  if (!turn.state()["pending"].is_object()) return StartStep(deps, turn, loaded);
+  return ProgressStep(deps, turn, loaded);
 }
 
 }  // namespace aevatar::orchestrator

@@ -4,6 +4,7 @@
 // One actor turn of a workflow run (private to the workflow runtime).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -30,6 +31,10 @@ struct TurnDeps {
   const std::function<void(const std::string&, double)>* on_run_finished = nullptr;
   // Unattended runs' Agent Keys; may be null or hold an empty function.
   const WorkflowRuntime::AgentKeyResolver* agent_keys = nullptr;
+  // Definitions already unsealed and validated; null: none kept.
+  DefinitionCache* definitions = nullptr;
+  // Set by Commit to the next callback it committed; null: not told.
+  std::optional<Callback>* committed_next = nullptr;
 };
 
 // Runs the turn `callback` triggers, if it is still the run's current

@@ -168,9 +168,7 @@ absl::Status StartStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinitio
   json& state = turn.state();
   const int index = state.value("step_index", 0);
   if (index >= static_cast<int>(definition.steps.size())) {
-    bool all_ok = std::all_of(state["steps"].begin(), state["steps"].end(),
-                              [](const json& s) { return s.value("status", "") == "succeeded"; });
-    FinishRun(turn, deps.now_ms, all_ok ? "succeeded" : "failed", all_ok ? "" : "step_failed");
+    FinishAfterLastStep(turn, deps.now_ms);
     return Commit(deps, turn);
   }
   const WorkflowStep& step = definition.steps[index];

@@ -1,6 +1,7 @@
 #include "aevatar/runtime/turn.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "base/api_error.h"
 #include "base/crypto.h"
@@ -37,6 +38,9 @@ absl::Status Commit(const TurnDeps& deps, Turn& turn) {
       std::any_of(commit.events.begin(), commit.events.end(),
                   [&](const RunEvent& event) { return event.type == "run." + commit.phase; });
   auto committed = deps.store->CommitTurn(commit);
+  if (committed.ok() && deps.committed_next != nullptr) {
+    *deps.committed_next = commit.next_callback;
+  }
   if (committed.ok() && finishes && deps.on_run_finished != nullptr && *deps.on_run_finished) {
     (*deps.on_run_finished)(commit.phase,
                             static_cast<double>(deps.now_ms - turn.run.created_at_ms) / 1000.0);
@@ -61,6 +65,19 @@ void FinishRun(Turn& turn, int64_t now, const std::string& phase, const std::str
   turn.next_due_ms.reset();
 }
 
+bool NoStepLeft(Turn& turn) {
+  json& state = turn.state();
+  return state.value("step_index", 0) >= static_cast<int>(state["steps"].size());
+}
+
+void FinishAfterLastStep(Turn& turn, int64_t now) {
+  const json& steps = turn.state()["steps"];
+  const bool all_ok = std::all_of(steps.begin(), steps.end(), [](const json& step) {
+    return base::StringOr(step, "status", "") == "succeeded";
+  });
+  FinishRun(turn, now, all_ok ? "succeeded" : "failed", all_ok ? "" : "step_failed");
+}
+
 json& CurrentStep(Turn& turn) {
   json& state = turn.state();
   return state["steps"][state.value("step_index", 0)];
@@ -81,12 +98,23 @@ void RecordStepFinished(Turn& turn, int64_t now, const std::string& step_id,
             {"outcome_code", step_state.value("outcome_code", "")}});
 }
 
-absl::StatusOr<WorkflowDefinition> LoadDefinition(const TurnDeps& deps, const json& state) {
+absl::StatusOr<std::shared_ptr<const WorkflowDefinition>> LoadDefinition(const TurnDeps& deps,
+                                                                         const json& state) {
+  const std::string digest = base::StringOr(state, "definition_digest", "");
+  if (deps.definitions != nullptr && !digest.empty()) {
+    if (auto cached = deps.definitions->Find(digest)) return cached;
+  }
   auto sealed = deps.store->GetSealed(state.value("definition_ref", ""));
   if (!sealed.ok()) return sealed.status();
-  auto definition = OpenSealedJson(*deps.vault, *sealed, "workflow definition");
+  auto opened = OpenSealedJson(*deps.vault, *sealed, "workflow definition");
+  if (!opened.ok()) return opened.status();
+  auto definition = WorkflowFromJson(*opened);
   if (!definition.ok()) return definition.status();
-  return WorkflowFromJson(*definition);
+  auto loaded = std::make_shared<const WorkflowDefinition>(*std::move(definition));
+  // Remembered only under the digest the run recorded, recomputed from the
+  // content just unsealed: a hit is then this very content.
+  if (deps.definitions != nullptr && loaded->digest == digest) deps.definitions->Put(loaded);
+  return loaded;
 }
 
 absl::StatusOr<std::string> LoadCredential(const TurnDeps& deps, const json& state) {

@@ -8,6 +8,7 @@
 // (frozen audit intents). Callers hold the run's lock.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -41,6 +42,12 @@ inline constexpr int64_t kAtOnceMs = 1;
 // below kAtOnceMs.
 void ScheduleIn(Turn& turn, int64_t now, int64_t delay_ms);
 void FinishRun(Turn& turn, int64_t now, const std::string& phase, const std::string& outcome);
+// The run's step index is past its last step (state "steps" holds one entry
+// per step of the definition).
+bool NoStepLeft(Turn& turn);
+// Ends a run whose steps have all run: succeeded when every step did, else
+// failed with step_failed.
+void FinishAfterLastStep(Turn& turn, int64_t now);
 nlohmann::json& CurrentStep(Turn& turn);
 // Records the current step as finished with `status` and `output`: its state,
 // the run's step outputs, the pending operation cleared (the completion
@@ -48,8 +55,10 @@ nlohmann::json& CurrentStep(Turn& turn);
 // step's outcome_code. Tools set outcome_code on the step first.
 void RecordStepFinished(Turn& turn, int64_t now, const std::string& step_id,
                         const std::string& status, const nlohmann::json& output);
-absl::StatusOr<WorkflowDefinition> LoadDefinition(const TurnDeps& deps,
-                                                  const nlohmann::json& state);
+// The run's workflow definition: from deps.definitions by the run's
+// definition_digest, else unsealed, validated and remembered there.
+absl::StatusOr<std::shared_ptr<const WorkflowDefinition>> LoadDefinition(
+    const TurnDeps& deps, const nlohmann::json& state);
 absl::StatusOr<std::string> LoadCredential(const TurnDeps& deps, const nlohmann::json& state);
 // Gives a failed step a diagnostic id and writes the one log line that
 // explains it: the id, the typed category and a bounded detail that names

@@ -64,7 +64,8 @@ WorkflowRuntime::WorkflowRuntime(Options options, WorkflowStore* store, AuditLog
 WorkflowRuntime::~WorkflowRuntime() { Stop(); }
 
 absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback, absl::Mutex* run_lock,
-                                          int64_t now_ms) {
+                                          int64_t now_ms, std::optional<Callback>* committed_next) {
+  committed_next->reset();
   // A turn must never take the process down: whatever escapes it (a library
   // exception, a bug) becomes an error status handled like any failed turn.
   try {
@@ -79,7 +80,9 @@ absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback, absl::Mutex*
                   options_.approvals,
                   &options_.private_ssh,
                   &options_.on_run_finished,
-                  &options_.agent_keys};
+                  &options_.agent_keys,
+                  &definitions_,
+                  committed_next};
     return ExecuteTurn(deps, callback);
   } catch (const std::exception&) {
     return absl::InternalError("the turn raised an exception");
@@ -89,7 +92,12 @@ absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback, absl::Mutex*
 }
 
 std::optional<Callback> WorkflowRuntime::NextTurnDueNow(const std::string& run_id,
+                                                        const std::optional<Callback>& committed,
                                                         int64_t delivery_started_ms, int64_t now) {
+  // The run's lock was held since that commit, and only a message (which
+  // waits for it) or another replica (which waits for the lease) changes a
+  // run: the committed callback is still the run's. The turn checks it again.
+  if (!committed || committed->due_at_ms > now + kAtOnceMs) return std::nullopt;
   {
     absl::MutexLock state_lock(&mu_);
     if (stopping_ || messages_waiting_.contains(run_id)) return std::nullopt;
@@ -97,11 +105,7 @@ std::optional<Callback> WorkflowRuntime::NextTurnDueNow(const std::string& run_i
   // Within a third of the lease the claim gave: the lease is still this
   // replica's even if no renewal reached the store since.
   if (now - delivery_started_ms >= options_.lease_ms / 3) return std::nullopt;
-  auto next = store_->CallbackOf(run_id);
-  if (!next.ok() || !next->has_value() || (*next)->due_at_ms > now + kAtOnceMs) {
-    return std::nullopt;
-  }
-  return *next;
+  return committed;
 }
 
 void WorkflowRuntime::Deliver(const Callback& first, int max_turns) {
@@ -118,16 +122,17 @@ void WorkflowRuntime::Deliver(const Callback& first, int max_turns) {
   // goes back.
   Callback callback = first;
   int64_t turn_ms = std::max(started_ms, callback.due_at_ms);
-  absl::Status status = GuardedTurn(callback, run_lock.get(), turn_ms);
+  std::optional<Callback> committed;  // the next callback the last turn committed
+  absl::Status status = GuardedTurn(callback, run_lock.get(), turn_ms, &committed);
   bool progressed = false;  // a turn of this delivery committed
   for (int turns = 1; status.ok() && turns < max_turns; ++turns) {
     const int64_t now = std::max(clock_(), turn_ms);
-    std::optional<Callback> next = NextTurnDueNow(callback.run_id, started_ms, now);
+    std::optional<Callback> next = NextTurnDueNow(callback.run_id, committed, started_ms, now);
     if (!next) break;
     callback = *std::move(next);
     progressed = true;
     turn_ms = std::max(now, callback.due_at_ms);
-    status = GuardedTurn(callback, run_lock.get(), turn_ms);
+    status = GuardedTurn(callback, run_lock.get(), turn_ms, &committed);
   }
   int attempts = 0;
   {

@@ -23,6 +23,7 @@
 #include "aevatar/clients/executions_transport.h"
 #include "aevatar/codex/codex_exec_args.h"
 #include "aevatar/codex/managed_errors.h"
+#include "aevatar/runtime/definition_cache.h"
 #include "aevatar/runtime/workflow_store.h"
 #include "aevatar/vault/vault_keyring.h"
 #include "aevatar/workflow/workflow_definition.h"
@@ -245,16 +246,20 @@ class WorkflowRuntime {
   // after kMaxTurnAttempts consecutive failures the run is failed typed
   // (kTurnFailedCode). Never throws.
   void Deliver(const Callback& first, int max_turns = kMaxTurnsPerDelivery);
-  // The run's callback when it is due at `now` (or follows at once,
-  // kAtOnceMs), no message waits for the run, the runtime is not stopping
-  // and the delivery, started at `delivery_started_ms`, has run for less
-  // than a third of the lease.
-  std::optional<Callback> NextTurnDueNow(const std::string& run_id, int64_t delivery_started_ms,
-                                         int64_t now) ABSL_LOCKS_EXCLUDED(mu_);
+  // `committed`, the callback the last turn committed as the run's next,
+  // when it is due at `now` (or follows at once, kAtOnceMs), no message
+  // waits for the run, the runtime is not stopping and the delivery, started
+  // at `delivery_started_ms`, has run for less than a third of the lease.
+  std::optional<Callback> NextTurnDueNow(const std::string& run_id,
+                                         const std::optional<Callback>& committed,
+                                         int64_t delivery_started_ms, int64_t now)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // `run_lock` is the run's lock, held by the caller (a codex_exec exchange
   // releases it while it waits: codex_step_turns.cc); the turn runs at
-  // `now_ms`.
-  absl::Status GuardedTurn(const Callback& callback, absl::Mutex* run_lock, int64_t now_ms);
+  // `now_ms`. `*committed_next` is set to the next callback the turn
+  // committed (nullopt when it committed none).
+  absl::Status GuardedTurn(const Callback& callback, absl::Mutex* run_lock, int64_t now_ms,
+                           std::optional<Callback>* committed_next);
   absl::Status FailRunTyped(const std::string& run_id, const std::string& diagnostic_id);
   // ObserveNyxidFacts for one run, under its lock: whether it revoked a grant.
   absl::StatusOr<bool> ObserveFactsLocked(const std::string& run_id, const NyxidFacts& facts);
@@ -282,6 +287,7 @@ class WorkflowRuntime {
   TransportFactory transports_;
   FactsReader facts_;
   Clock clock_;
+  DefinitionCache definitions_;
 
   // Guards the dispatcher's and workers' shared state. Lock order: a run's
   // lock, then mu_ (never the other way round).

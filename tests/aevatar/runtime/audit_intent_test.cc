@@ -104,6 +104,22 @@ TEST_F(AuditIntentTest, AConflictingRecordInTheSlotLeavesTheStopGated) {
   EXPECT_EQ(TerminalFactOf(run_id), other.fact) << "the stored record wins";
 }
 
+TEST_F(AuditIntentTest, AStopWhileTheLastAuditWaitsIsTheRunsEnd) {
+  flaky_->FailNext(1000);  // the audit store is down: the last step's intent stays frozen
+  const std::string run_id = Start();
+  RunUntil([&] { return Phase(run_id) == "finalizing_audit"; });
+  ASSERT_EQ(Phase(run_id), "finalizing_audit");
+  ASSERT_EQ(State(run_id)["audit_intent"]["then"], "next_step");
+  ASSERT_TRUE(runtime_->RequestStop(run_id, "user-1").ok());
+  flaky_->FailNext(0);  // the store is back
+  RunUntil([&] { return Phase(run_id) == "stopped" || Phase(run_id) == "succeeded"; });
+  // The step's audit is written, and the stop that came before it still
+  // decides how the run ends (its turn audits the stop), as after any other
+  // step.
+  EXPECT_GE(EventCount(run_id, "audit.written"), 1);
+  EXPECT_EQ(Phase(run_id), "stopped") << ::testing::PrintToString(EventTypes(run_id));
+}
+
 TEST_F(AuditIntentTest, AnIntentThatDisagreesWithItsPayloadIsNeverAppended) {
   flaky_->FailNext(1000);  // the audit store is down: the intent stays frozen
   const std::string run_id = Start();

@@ -17,13 +17,17 @@ constexpr int64_t kDefaultLeaseMs = 15'000;
 
 // The store as a replica sees it until `Die()`: from then on its commits
 // fail and its leases are never released (the process is gone); reads pass.
-// Counts the callbacks it hands out in claims and the leases released.
+// Counts the callbacks it hands out in claims, the leases released, the
+// turns committed, the callbacks read back and the definitions unsealed.
 class DyingStore final : public WorkflowStore {
  public:
   explicit DyingStore(WorkflowStore* inner) : inner_(inner) {}
   void Die() { dead_ = true; }
   int claimed() const { return claimed_; }
   int released() const { return released_; }
+  int commits() const { return commits_; }
+  int callbacks_read() const { return callbacks_read_; }
+  int definitions_read() const { return definitions_read_; }
   // Called before each commit; a true return kills the replica first.
   std::function<bool()> die_before_commit;
 
@@ -48,6 +52,7 @@ class DyingStore final : public WorkflowStore {
   absl::StatusOr<int64_t> CommitTurn(const TurnCommit& commit) override {
     if (!dead_ && die_before_commit && die_before_commit()) Die();
     if (dead_) return absl::UnavailableError("the replica died");
+    ++commits_;
     return inner_->CommitTurn(commit);
   }
   absl::StatusOr<std::vector<RunEvent>> EventsAfter(const std::string& id, int64_t s) override {
@@ -78,9 +83,11 @@ class DyingStore final : public WorkflowStore {
     return inner_->ReleaseLeasesOf(replica);
   }
   absl::StatusOr<std::optional<Callback>> CallbackOf(const std::string& id) override {
+    ++callbacks_read_;
     return inner_->CallbackOf(id);
   }
   absl::StatusOr<std::string> GetSealed(const std::string& ref) override {
+    if (ref.starts_with("def_")) ++definitions_read_;  // WorkflowRuntime::CreateRun's refs
     return inner_->GetSealed(ref);
   }
 
@@ -89,6 +96,9 @@ class DyingStore final : public WorkflowStore {
   std::atomic<bool> dead_{false};
   std::atomic<int> claimed_{0};
   std::atomic<int> released_{0};
+  std::atomic<int> commits_{0};
+  std::atomic<int> callbacks_read_{0};
+  std::atomic<int> definitions_read_{0};
 };
 
 class RunLeaseTest : public testing::RuntimeFixture {
@@ -172,6 +182,34 @@ TEST_F(RunLeaseTest, TurnsScheduledForNowFollowUnderTheClaimOfTheFirst) {
   EXPECT_EQ(EventCount(run_id, "audit.written"), 1);
   EXPECT_EQ(counted->claimed(), exchanges);
   EXPECT_EQ(counted->released(), exchanges);
+  // The turn that follows is the one its predecessor committed: the store
+  // is not asked again.
+  EXPECT_EQ(counted->callbacks_read(), 0);
+}
+
+TEST_F(RunLeaseTest, TheAuditOfTheLastStepEndsTheRunInItsOwnCommit) {
+  DyingStore* counted = BecomeMortal();
+  const std::string run_id = Start();
+  RunUntil([&] { return Phase(run_id) == "succeeded"; });
+  ASSERT_EQ(Phase(run_id), "succeeded");
+  // Admission, one commit per exchange (the last one freezes the audit
+  // intent), then the audit written and the run ended together: no turn of
+  // its own for the end, where there used to be one.
+  EXPECT_EQ(counted->commits(), 1 + EventCount(run_id, "exchange") + 1);
+  EXPECT_EQ(EventCount(run_id, "audit.written"), 1);
+  EXPECT_EQ(EventCount(run_id, "run.succeeded"), 1);
+}
+
+TEST_F(RunLeaseTest, RunsOfOneWorkflowUnsealItsDefinitionOnce) {
+  DyingStore* counted = BecomeMortal();
+  const std::string first = Start("MARKER_ONE");
+  const std::string second = Start("MARKER_TWO");
+  RunUntil([&] { return Phase(first) == "succeeded" && Phase(second) == "succeeded"; });
+  ASSERT_EQ(Phase(first), "succeeded");
+  ASSERT_EQ(Phase(second), "succeeded");
+  // Every turn of both runs needs the definition; the first read validated
+  // it and it is known by its digest from then on.
+  EXPECT_EQ(counted->definitions_read(), 1);
 }
 
 }  // namespace
