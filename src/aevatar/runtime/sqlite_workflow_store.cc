@@ -3,6 +3,7 @@
 #include "absl/synchronization/mutex.h"
 #include "aevatar/runtime/workflow_rows.h"
 #include "aevatar/runtime/workflow_store.h"
+#include "store/group_commit.h"
 #include "store/migrations.h"
 #include "store/sqlite_db.h"
 
@@ -117,6 +118,8 @@ absl::StatusOr<std::vector<Callback>> Callbacks(absl::StatusOr<store::Statement>
 class SqliteWorkflowStore : public WorkflowStore {
  public:
   explicit SqliteWorkflowStore(Database db) : db_(std::move(db)) {}
+  SqliteWorkflowStore(const SqliteWorkflowStore&) = delete;
+  SqliteWorkflowStore& operator=(const SqliteWorkflowStore&) = delete;
 
   absl::Status SaveWorkflow(const SavedWorkflow& w) override {
     absl::MutexLock lock(&mu_);
@@ -169,22 +172,21 @@ class SqliteWorkflowStore : public WorkflowStore {
   absl::Status CreateRun(
       const RunRecord& run, const RunEvent& first_event, const Callback& first_callback,
       const std::vector<std::pair<std::string, std::string>>& sealed_puts) override {
-    absl::MutexLock lock(&mu_);
-    auto txn = Transaction::Begin(db_);
-    if (!txn.ok()) return txn.status();
-    if (auto st = PutSealed(sealed_puts); !st.ok()) return st;
     const std::string state = run.state.dump();
-    if (auto st =
-            db_.Run("INSERT INTO runs (run_id, owner, workflow_id, phase, state, version, "
-                    "created_at_ms, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?6)",
-                    {run.run_id, run.owner, run.workflow_id, run.phase, state, run.created_at_ms})
-                .status();
-        !st.ok()) {
-      return st;
-    }
-    if (auto st = InsertEvent(first_event); !st.ok()) return st;
-    if (auto st = PutCallback(first_callback); !st.ok()) return st;
-    return txn->Commit();
+    const std::string event_data = first_event.data.dump();
+    return group_.Run([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
+      if (auto st = PutSealed(sealed_puts); !st.ok()) return st;
+      if (auto st =
+              db_.Run("INSERT INTO runs (run_id, owner, workflow_id, phase, state, version, "
+                      "created_at_ms, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?6)",
+                      {run.run_id, run.owner, run.workflow_id, run.phase, state, run.created_at_ms})
+                  .status();
+          !st.ok()) {
+        return st;
+      }
+      if (auto st = InsertEvent(first_event, event_data); !st.ok()) return st;
+      return PutCallback(first_callback);
+    });
   }
 
   absl::StatusOr<RunRecord> GetRun(const std::string& run_id) override {
@@ -236,28 +238,26 @@ class SqliteWorkflowStore : public WorkflowStore {
   }
 
   absl::StatusOr<int64_t> CommitTurn(const TurnCommit& c) override {
-    absl::MutexLock lock(&mu_);
-    auto txn = Transaction::Begin(db_);
-    if (!txn.ok()) return txn.status();
-    if (auto st = PutSealed(c.sealed_puts); !st.ok()) return st;
     const int64_t now = c.events.empty() ? 0 : c.events.back().at_ms;
+    // Serialized before the group's transaction, which every writer waits for.
     const std::string state = c.state.dump();
-    auto changed = db_.Run(
-        "UPDATE runs SET phase = ?1, state = ?2, version = version + 1, updated_at_ms = "
-        "MAX(updated_at_ms, ?3) WHERE run_id = ?4 AND version = ?5",
-        {c.phase, state, now, c.run_id, c.expected_version});
-    if (!changed.ok()) return changed.status();
-    if (*changed != 1) return RunChangedSinceLoaded();
-    for (const RunEvent& event : c.events) {
-      if (auto st = InsertEvent(event); !st.ok()) return st;
-    }
-    if (c.next_callback) {
-      if (auto st = PutCallback(*c.next_callback); !st.ok()) return st;
-    } else if (auto st = db_.Run("DELETE FROM callbacks WHERE run_id = ?1", {c.run_id}).status();
-               !st.ok()) {
-      return st;
-    }
-    if (auto st = txn->Commit(); !st.ok()) return st;
+    std::vector<std::string> event_data;
+    for (const RunEvent& event : c.events) event_data.push_back(event.data.dump());
+    absl::Status written = group_.Run([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
+      if (auto st = PutSealed(c.sealed_puts); !st.ok()) return st;
+      auto changed = db_.Run(
+          "UPDATE runs SET phase = ?1, state = ?2, version = version + 1, updated_at_ms = "
+          "MAX(updated_at_ms, ?3) WHERE run_id = ?4 AND version = ?5",
+          {c.phase, state, now, c.run_id, c.expected_version});
+      if (!changed.ok()) return changed.status();
+      if (*changed != 1) return RunChangedSinceLoaded();
+      for (size_t i = 0; i < c.events.size(); ++i) {
+        if (auto st = InsertEvent(c.events[i], event_data[i]); !st.ok()) return st;
+      }
+      if (c.next_callback) return PutCallback(*c.next_callback);
+      return db_.Run("DELETE FROM callbacks WHERE run_id = ?1", {c.run_id}).status();
+    });
+    if (!written.ok()) return written;
     return c.expected_version + 1;
   }
 
@@ -329,13 +329,14 @@ class SqliteWorkflowStore : public WorkflowStore {
   }
 
   absl::Status ReleaseRunLease(const std::string& run_id, const std::string& replica_id) override {
-    absl::MutexLock lock(&mu_);
-    return db_
-        .Run(
-            "UPDATE runs SET lease_owner = '', lease_until_ms = 0 WHERE run_id = ?1 AND "
-            "lease_owner = ?2",
-            {run_id, replica_id})
-        .status();
+    return group_.Run([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return db_
+          .Run(
+              "UPDATE runs SET lease_owner = '', lease_until_ms = 0 WHERE run_id = ?1 AND "
+              "lease_owner = ?2",
+              {run_id, replica_id})
+          .status();
+    });
   }
 
   absl::StatusOr<int> ReleaseLeasesOf(const std::string& replica_id) override {
@@ -382,8 +383,9 @@ class SqliteWorkflowStore : public WorkflowStore {
     return absl::OkStatus();
   }
 
-  absl::Status InsertEvent(const RunEvent& event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    const std::string data = event.data.dump();
+  // `data`: event.data serialized.
+  absl::Status InsertEvent(const RunEvent& event, const std::string& data)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return db_
         .Run("INSERT INTO run_events (run_id, at_ms, type, data) VALUES (?1, ?2, ?3, ?4)",
              {event.run_id, event.at_ms, event.type, data})
@@ -401,6 +403,9 @@ class SqliteWorkflowStore : public WorkflowStore {
 
   absl::Mutex mu_;
   Database db_ ABSL_GUARDED_BY(mu_);
+  // The run writes of the workers (turns, new runs, lease releases) share
+  // one transaction and one WAL sync when they arrive together.
+  store::GroupCommit group_{&db_, &mu_};
 };
 
 }  // namespace
