@@ -57,9 +57,9 @@ class GroupCommit {
   Database* const db_;
   absl::Mutex* const db_lock_;
   mutable absl::Mutex mu_;
-  absl::CondVar written_;                           // a group ended
+  absl::CondVar written_;                             // a group ended
   std::vector<Pending*> queue_ ABSL_GUARDED_BY(mu_);  // waiting for the next group
-  bool writing_ ABSL_GUARDED_BY(mu_) = false;       // a group is being written
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;         // a group is being written
   int64_t groups_written_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
