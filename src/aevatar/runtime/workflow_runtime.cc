@@ -33,20 +33,6 @@ TurnCommit MessageCommit(const RunRecord& run, RunEvent event, std::optional<Cal
   return commit;
 }
 
-// Runs a message to a run until it is not Aborted: a turn on another
-// replica committed in between (up to 8 at once, a chain of turns that
-// follow at once), so it reads the run again after a pause, 20 ms doubling
-// to 200 ms, at most 8 times (about 0.9 s).
-template <typename T>
-absl::StatusOr<T> RetryWhileAborted(const std::function<absl::StatusOr<T>()>& message) {
-  absl::StatusOr<T> result = message();
-  for (int attempt = 1; attempt < 8 && absl::IsAborted(result.status()); ++attempt) {
-    absl::SleepFor(absl::Milliseconds(std::min(10 << attempt, 200)));
-    result = message();
-  }
-  return result;
-}
-
 }  // namespace
 
 WorkflowRuntime::WorkflowRuntime(Options options, WorkflowStore* store, AuditLog* audit,
@@ -359,6 +345,25 @@ absl::StatusOr<std::string> WorkflowRuntime::CreateRun(
   return run.run_id;
 }
 
+template <typename T>
+absl::StatusOr<T> WorkflowRuntime::DeliverMessage(
+    const std::string& run_id, const std::function<absl::StatusOr<T>()>& locked) {
+  auto run_lock = RunLock(run_id);
+  const int64_t ticket = MessageArrives(run_id);
+  absl::MutexLock lock(run_lock.get());
+  MessageHoldsLock(run_id, ticket);
+  // Aborted: a turn on another replica committed in between (up to 8 at
+  // once, a chain of turns that follow at once), so the message reads the
+  // run again after a pause, 20 ms doubling to 200 ms, at most 8 times
+  // (about 0.9 s).
+  absl::StatusOr<T> result = locked();
+  for (int attempt = 1; attempt < 8 && absl::IsAborted(result.status()); ++attempt) {
+    absl::SleepFor(absl::Milliseconds(std::min(10 << attempt, 200)));
+    result = locked();
+  }
+  return result;
+}
+
 absl::StatusOr<int> WorkflowRuntime::ObserveNyxidFacts(const std::string& owner,
                                                        const NyxidFacts& facts) {
   if (facts.caller.user_id != owner) {
@@ -368,15 +373,8 @@ absl::StatusOr<int> WorkflowRuntime::ObserveNyxidFacts(const std::string& owner,
   if (!runs.ok()) return runs.status();
   int changed = 0;
   for (const std::string& run_id : *runs) {
-    // A message to the run actor: it is handled under the run's lock, like a
-    // turn. A turn on another replica may commit in between (Aborted): read
-    // again.
-    auto run_lock = RunLock(run_id);
-    const int64_t ticket = MessageArrives(run_id);
-    absl::MutexLock lock(run_lock.get());
-    MessageHoldsLock(run_id, ticket);
     const absl::StatusOr<bool> revoked =
-        RetryWhileAborted<bool>([&] { return ObserveFactsLocked(run_id, facts); });
+        DeliverMessage<bool>(run_id, [&] { return ObserveFactsLocked(run_id, facts); });
     if (!revoked.ok()) return revoked.status();
     if (*revoked) ++changed;
   }
@@ -403,13 +401,8 @@ absl::StatusOr<bool> WorkflowRuntime::ObserveFactsLocked(const std::string& run_
 absl::StatusOr<int64_t> WorkflowRuntime::RequestStop(const std::string& run_id,
                                                      const std::string& owner) {
   std::optional<CodexStepCancel> codex;
-  const absl::StatusOr<int64_t> deadline = [&] {
-    auto run_lock = RunLock(run_id);
-    const int64_t ticket = MessageArrives(run_id);
-    absl::MutexLock lock(run_lock.get());
-    MessageHoldsLock(run_id, ticket);
-    return RetryWhileAborted<int64_t>([&] { return RequestStopLocked(run_id, owner, &codex); });
-  }();
+  const absl::StatusOr<int64_t> deadline =
+      DeliverMessage<int64_t>(run_id, [&] { return RequestStopLocked(run_id, owner, &codex); });
   // The stop is durable now; the kill is best effort (a cancel that is not
   // accepted leaves the stop to wait for the run's own end, as before).
   if (deadline.ok() && codex && options_.codex_cancel) {

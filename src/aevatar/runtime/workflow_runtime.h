@@ -272,6 +272,14 @@ class WorkflowRuntime {
   // Returns once every message that waited for `run_id`'s lock when it was
   // called has taken it, so the turn that follows takes it after them.
   void LetWaitingMessagesGoFirst(const std::string& run_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // A message to the run actor (a stop, NyxID facts): `locked` runs under
+  // the run's lock, after the messages already waiting and before the run's
+  // next delivery, and again after a pause while a turn on another replica
+  // commits in between (Aborted). Defined in workflow_runtime.cc, its only user.
+  template <typename T>
+  absl::StatusOr<T> DeliverMessage(const std::string& run_id,
+                                   const std::function<absl::StatusOr<T>()>& locked)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // A message about to wait for `run_id`'s lock: its ticket in
   // messages_waiting_, handed back by MessageHoldsLock once it holds it.
   int64_t MessageArrives(const std::string& run_id) ABSL_LOCKS_EXCLUDED(mu_);
