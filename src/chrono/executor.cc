@@ -119,12 +119,15 @@ void Executor::KillRun(const std::string& id) {
   if (auto it = cancel_fds_.find(id); it != cancel_fds_.end()) SignalCancel(it->second);
 }
 
-absl::Status Executor::AdmitOne() const {
+absl::Status Executor::AdmitSync() const {
   if (stopping_) return ShuttingDown();
-  if (static_cast<int64_t>(sync_jobs_.size()) + durable_queued_ + submitting_ >=
-      options_.queue_depth) {
-    return QueueFull();
-  }
+  if (static_cast<int64_t>(sync_jobs_.size()) >= options_.queue_depth) return QueueFull();
+  return absl::OkStatus();
+}
+
+absl::Status Executor::AdmitDurable() const {
+  if (stopping_) return ShuttingDown();
+  if (durable_queued_ + submitting_ >= options_.durable_queue_depth) return QueueFull();
   return absl::OkStatus();
 }
 
@@ -145,7 +148,7 @@ absl::StatusOr<sandbox::RunResult> Executor::RunSync(sandbox::RunSpec spec) {
   std::future<absl::StatusOr<sandbox::RunResult>> result = job->done.get_future();
   {
     absl::MutexLock lock(&mu_);
-    if (absl::Status st = AdmitOne(); !st.ok()) return st;
+    if (absl::Status st = AdmitSync(); !st.ok()) return st;
     sync_jobs_.push_back(std::move(job));
   }
   return result.get();
@@ -154,7 +157,7 @@ absl::StatusOr<sandbox::RunResult> Executor::RunSync(sandbox::RunSpec spec) {
 absl::StatusOr<CreateOutcome> Executor::Submit(const Operation& op) {
   {
     absl::MutexLock lock(&mu_);
-    if (absl::Status st = AdmitOne(); !st.ok()) return st;
+    if (absl::Status st = AdmitDurable(); !st.ok()) return st;
     ++submitting_;  // holds the place in the queue while the commit runs unlocked
     ++durable_generation_;
   }

@@ -22,8 +22,13 @@
 namespace aevatar::chrono {
 
 struct ExecutorOptions {
-  int workers = 2;       // runs executing at once
-  int queue_depth = 64;  // accepted runs waiting for a worker, sync and durable together
+  int workers = 2;  // runs executing at once
+  // Synchronous runs waiting for a worker: each holds its caller's connection.
+  int queue_depth = 64;
+  // Durable operations accepted and not yet claimed: stored rows, a few KiB
+  // each, so a burst of workflow steps waits here instead of bouncing on
+  // 429 and coming back a Retry-After later while the workers idle.
+  int durable_queue_depth = 10000;
   // This instance's identity, recorded on the operations it claims; required.
   // It must stay the same across restarts of the instance (the service keeps
   // it in its state directory) and differ between instances sharing a store:
@@ -40,9 +45,10 @@ struct ExecutorOptions {
 //
 // Workers are long-lived threads (a sandbox dies with the thread that started
 // it). Each takes, in order: a waiting synchronous run, else the oldest queued
-// durable operation from the store. Admission is bounded: past queue_depth
-// waiting runs (submissions still being committed count), submissions fail
-// with 429 QUEUE_FULL and nothing is stored. Durable operations are claimed
+// durable operation from the store. Admission is bounded, each kind on its
+// own: past queue_depth waiting synchronous runs, or durable_queue_depth
+// queued operations (submissions still being committed count), a new one
+// fails with 429 QUEUE_FULL and nothing is stored. Durable operations are claimed
 // from the store, so queued work that survived a restart is picked up the
 // same way as new work. The lock is never held across a store call or a run.
 // Thread-safe, except that Start and Stop are called from one thread.
@@ -93,7 +99,8 @@ class Executor {
   // The durable runs in progress here, and ending one (for the lease keeper).
   std::vector<std::string> RunningOperationIds() const ABSL_LOCKS_EXCLUDED(mu_);
   void KillRun(const std::string& id) ABSL_LOCKS_EXCLUDED(mu_);
-  absl::Status AdmitOne() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status AdmitSync() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status AdmitDurable() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool WorkReady() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sets the durable count to `count`, read from the store when the count
   // was at `generation`, unless it has changed since.

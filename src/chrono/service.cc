@@ -128,8 +128,9 @@ class Service : public ChronoService {
         !st.ok()) {
       return st;
     }
-    if (config.queue_depth < 1 || !(config.retention_hours > 0)) {
-      return absl::InvalidArgumentError("--queue-depth and --retention-hours must be positive");
+    if (config.queue_depth < 1 || config.durable_queue_depth < 1 || !(config.retention_hours > 0)) {
+      return absl::InvalidArgumentError(
+          "--queue-depth, --durable-queue-depth and --retention-hours must be positive");
     }
     if (absl::Status st = os::MakeDirectories(config.state_dir, 0700); !st.ok()) return st;
 
@@ -153,6 +154,7 @@ class Service : public ChronoService {
         config.workers > 0 ? config.workers
                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     executor_options.queue_depth = config.queue_depth;
+    executor_options.durable_queue_depth = config.durable_queue_depth;
     executor_options.runner_id = *runner_id;
     executor_ = std::make_unique<Executor>(executor_options, engine_.get(), store_.get(),
                                            sealer_.get(), &metrics_);

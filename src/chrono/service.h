@@ -33,7 +33,8 @@ struct ServiceConfig {
   std::string jwks_url;
   std::string audience = "chrono-sandbox";  // required "aud" of delegation tokens
   int workers = 0;                          // 0: one per core
-  int queue_depth = 64;                     // waiting runs before 429
+  int queue_depth = 64;                     // synchronous runs waiting before 429
+  int durable_queue_depth = 10000;          // durable operations queued before 429
   double retention_hours = 24;              // results readable this long (fractions allowed)
   bool async_enabled = true;                // false: POST /executions is 503
   // NyxID's base URL: NYXID_BASE_URL for Agent Key callers' programs, and

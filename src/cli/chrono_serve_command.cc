@@ -30,7 +30,10 @@ CLI::App* AddServeCommand(CLI::App& app, chrono::ServiceConfig& config) {
   file->excludes(url);
   serve->add_option("--audience", config.audience, "Required token audience (chrono-sandbox)");
   serve->add_option("--workers", config.workers, "Concurrent runs (default: cores)");
-  serve->add_option("--queue-depth", config.queue_depth, "Waiting runs before 429 (default 64)");
+  serve->add_option("--queue-depth", config.queue_depth,
+                    "Synchronous runs waiting for a worker before 429 (default 64)");
+  serve->add_option("--durable-queue-depth", config.durable_queue_depth,
+                    "Durable operations queued before 429 (default 10000)");
   serve->add_option("--retention-hours", config.retention_hours,
                     "How long results stay readable (default 24)");
   serve->add_flag(

@@ -224,7 +224,7 @@ TEST(Executor, SubmitDoesNotHoldTheLockAcrossTheStoreCommit) {
 
 TEST(Executor, ASubmissionBeingCommittedCountsAgainstTheQueueBound) {
   ExecutorOptions options = ChronoHarness::DefaultOptions();
-  options.queue_depth = 1;
+  options.durable_queue_depth = 1;
   ChronoHarness h(options);
   GatedStore gated(&h.store());
   gated.Hold();
@@ -249,6 +249,45 @@ TEST(Executor, ASubmissionBeingCommittedCountsAgainstTheQueueBound) {
   gated.Release();
   EXPECT_TRUE(first.get().ok());
   EXPECT_EQ(h.store().Get("op_2").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(Executor, SynchronousAndDurableRunsEachHaveTheirOwnQueueBound) {
+  ExecutorOptions options = ChronoHarness::DefaultOptions();  // one worker
+  options.queue_depth = 1;
+  options.durable_queue_depth = 3;
+  ChronoHarness h(options);
+  ASSERT_TRUE(h.Start().ok());
+  auto held = std::async(std::launch::async, [&] { return h.executor().RunSync(BashSpec("a")); });
+  ASSERT_TRUE(h.runner().WaitStarted(1));  // the worker is busy from here on
+  auto waiting = RunSyncDetached(h.executor(), BashSpec("b"));
+  ASSERT_TRUE(PollUntil([&] { return h.executor().queued() == 1; }));
+  Finally cleanup{[&] {
+    h.runner().Open();
+    if (held.valid()) held.wait();
+    if (waiting.valid()) waiting.wait_for(kHangGuard);
+    h.Shutdown();
+  }};
+
+  // The synchronous queue is full, and durable operations are still accepted.
+  EXPECT_EQ(base::ApiCode(h.executor().RunSync(BashSpec("c")).status()), "QUEUE_FULL");
+  for (const char* id : {"op_1", "op_2", "op_3"}) {
+    auto submitted = h.executor().Submit(NewBashOperation(id, id, h.clock().Now()));
+    EXPECT_TRUE(submitted.ok()) << id << ": " << submitted.status();
+  }
+  EXPECT_EQ(h.executor().queued(), 4);
+  // Now both are full, each by its own bound.
+  EXPECT_EQ(
+      base::ApiCode(h.executor().Submit(NewBashOperation("op_4", "k4", h.clock().Now())).status()),
+      "QUEUE_FULL");
+  EXPECT_EQ(h.store().Get("op_4").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(base::ApiCode(h.executor().RunSync(BashSpec("d")).status()), "QUEUE_FULL");
+
+  h.runner().Open();
+  for (const char* id : {"op_1", "op_2", "op_3"}) {
+    EXPECT_TRUE(PollUntil([&] { return h.store().Get(id)->status == S::kSucceeded; })) << id;
+  }
+  ASSERT_EQ(waiting.wait_for(kHangGuard), std::future_status::ready);
+  EXPECT_TRUE(waiting.get().ok());
 }
 
 TEST(Executor, CancellingAQueuedOperationTwiceCountsItOnce) {

@@ -80,7 +80,7 @@ TEST(ChronoDurability, KillNineThenRestartKeepsEveryAcceptedOperation) {
 }
 
 TEST(ChronoDurability, BurstPastTheQueueBoundGets429AndEveryAcceptedRunCompletes) {
-  ChronoFixture f({"--workers", "1", "--queue-depth", "3"});
+  ChronoFixture f({"--workers", "1", "--durable-queue-depth", "3"});
   ASSERT_TRUE(f.ok());
   std::vector<std::string> accepted;
   int rejected = 0;

@@ -46,7 +46,7 @@ ReplicaSet::ReplicaSet() {
 std::unique_ptr<ChronoFixture> ReplicaSet::Start(const std::string& name, int workers) const {
   return std::make_unique<ChronoFixture>(std::vector<std::string>{
       "--store", url_, "--replica-id", name, "--sealing-key-file", key_file_, "--workers",
-      std::to_string(workers), "--queue-depth", "1000"});
+      std::to_string(workers), "--durable-queue-depth", "1000"});
 }
 
 int64_t ReplicaSet::CountOperations() const {
