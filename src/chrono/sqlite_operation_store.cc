@@ -1,6 +1,8 @@
 #include "chrono/sqlite_operation_store.h"
 
+#include <functional>
 #include <initializer_list>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -8,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "chrono/operation_transitions.h"
+#include "store/group_commit.h"
 #include "store/migrations.h"
 #include "store/sqlite_db.h"
 
@@ -150,14 +153,19 @@ absl::Status Save(Database& db, const Operation& op) {
 // connections would only trade waiting on mu_ for SQLITE_BUSY retries. Reads
 // wait behind writes, which is cheap at this service's rates. Other processes
 // on the same file are kept exclusive by BEGIN IMMEDIATE and busy_timeout.
+//
+// The writes of every operation's life (create, claim, finish, cancel) go
+// through a GroupCommit: those that HTTP threads and workers make at the
+// same time share one transaction and one WAL sync, and each caller is
+// answered only once that transaction is durable.
 class SqliteOperationStore final : public OperationStore {
  public:
   explicit SqliteOperationStore(Database db) : db_(std::move(db)) {}
 
   absl::StatusOr<CreateOutcome> CreateOrGet(const Operation& op) override {
     if (absl::Status s = ValidateFresh(op); !s.ok()) return s;
-    absl::MutexLock lock(&mu_);
-    return ToStoreError(CreateOrGetLocked(op));
+    return ToStoreError(group_.RunForValue<CreateOutcome>(
+        [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return CreateOrGetLocked(op); }));
   }
 
   absl::StatusOr<Operation> Get(const std::string& id) override {
@@ -168,14 +176,15 @@ class SqliteOperationStore final : public OperationStore {
   absl::StatusOr<std::optional<Operation>> ClaimNext(const std::string& runner_id, int64_t now_ms,
                                                      int64_t lease_ms) override {
     if (absl::Status s = ValidateLease(runner_id, lease_ms); !s.ok()) return s;
-    absl::MutexLock lock(&mu_);
-    return ToStoreError(ClaimNextLocked(runner_id, now_ms, lease_ms));
+    return ToStoreError(
+        group_.RunForValue<std::optional<Operation>>([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+          return ClaimNextLocked(runner_id, now_ms, lease_ms);
+        }));
   }
 
   absl::StatusOr<Operation> Finish(const std::string& id, OperationStatus status,
                                    const std::string& result, int64_t now_ms) override {
     if (absl::Status s = ValidateFinishStatus(status); !s.ok()) return s;
-    absl::MutexLock lock(&mu_);
     return ToStoreError(Transition(id, [&](Operation& op) -> absl::StatusOr<bool> {
       if (absl::Status s = ApplyFinish(op, status, result, now_ms); !s.ok()) return s;
       return true;
@@ -183,7 +192,6 @@ class SqliteOperationStore final : public OperationStore {
   }
 
   absl::StatusOr<Operation> RequestCancel(const std::string& id, int64_t now_ms) override {
-    absl::MutexLock lock(&mu_);
     return ToStoreError(Transition(
         id, [&](Operation& op) -> absl::StatusOr<bool> { return ApplyCancel(op, now_ms); }));
   }
@@ -265,10 +273,9 @@ class SqliteOperationStore final : public OperationStore {
  private:
   absl::StatusOr<CreateOutcome> CreateOrGetLocked(const Operation& op)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    // Insert-if-absent and the read-back share one write transaction, so
-    // concurrent callers (threads or processes) see exactly one creation.
-    absl::StatusOr<Transaction> tx = Transaction::Begin(db_);
-    if (!tx.ok()) return tx.status();
+    // Insert-if-absent and the read-back share one write transaction (the
+    // group's), so concurrent callers (threads or processes) see exactly one
+    // creation.
     absl::StatusOr<Statement> insert = db_.Prepare(InsertSql());
     if (!insert.ok()) return insert.status();
     if (absl::Status s = BindRow(*insert, op); !s.ok()) return s;
@@ -282,22 +289,18 @@ class SqliteOperationStore final : public OperationStore {
         db_, "WHERE owner = ?1 AND idempotency_key_hash = ?2", {op.owner, op.idempotency_key_hash});
     if (!stored.ok()) return stored.status();
     if (!*stored) return absl::InternalError("inserted operation not found");
-    if (absl::Status s = tx->Commit(); !s.ok()) return s;
     return CreateOutcome{std::move(**stored), created};
   }
 
   absl::StatusOr<std::optional<Operation>> ClaimNextLocked(const std::string& runner_id,
                                                            int64_t now_ms, int64_t lease_ms)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    absl::StatusOr<Transaction> tx = Transaction::Begin(db_);
-    if (!tx.ok()) return tx.status();
     absl::StatusOr<std::optional<Operation>> next =
         QueryOne(db_, "WHERE status = ?1 ORDER BY created_at_ms, id LIMIT 1",
                  {Name(OperationStatus::kQueued)});
     if (!next.ok() || !*next) return next;
     ApplyClaim(**next, runner_id, now_ms, lease_ms);
     if (absl::Status s = Save(db_, **next); !s.ok()) return s;
-    if (absl::Status s = tx->Commit(); !s.ok()) return s;
     return next;
   }
 
@@ -324,20 +327,20 @@ class SqliteOperationStore final : public OperationStore {
   }
 
   // Loads `id`, applies `change` (which returns whether it modified the
-  // operation, or an error) and stores the result, all in one transaction.
+  // operation, or an error) and stores the result, all in one grouped write.
   absl::StatusOr<Operation> Transition(
-      const std::string& id, const std::function<absl::StatusOr<bool>(Operation&)>& change)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    absl::StatusOr<Transaction> tx = Transaction::Begin(db_);
-    if (!tx.ok()) return tx.status();
-    absl::StatusOr<Operation> op = LoadById(db_, id);
-    if (!op.ok()) return op.status();
-    absl::StatusOr<bool> changed = change(*op);
-    if (!changed.ok()) return changed.status();
-    if (!*changed) return op;
-    if (absl::Status s = Save(db_, *op); !s.ok()) return s;
-    if (absl::Status s = tx->Commit(); !s.ok()) return s;
-    return op;
+      const std::string& id, const std::function<absl::StatusOr<bool>(Operation&)>& change) {
+    return group_.RunForValue<Operation>(
+        [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::StatusOr<Operation> {
+          absl::StatusOr<Operation> op = LoadById(db_, id);
+          if (!op.ok()) return op.status();
+          absl::StatusOr<bool> changed = change(*op);
+          if (!changed.ok()) return changed.status();
+          if (*changed) {
+            if (absl::Status s = Save(db_, *op); !s.ok()) return s;
+          }
+          return op;
+        });
   }
 
   absl::StatusOr<int> ExpireOldLocked(int64_t now_ms, int64_t keep_ms)
@@ -361,6 +364,7 @@ class SqliteOperationStore final : public OperationStore {
 
   absl::Mutex mu_;
   Database db_ ABSL_GUARDED_BY(mu_);
+  store::GroupCommit group_{&db_, &mu_};
 };
 
 }  // namespace

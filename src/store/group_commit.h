@@ -4,10 +4,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "store/sqlite_db.h"
 
@@ -39,6 +42,21 @@ class GroupCommit {
   // once that transaction committed (or failed). The caller must not hold
   // the database's lock.
   absl::Status Run(const Write& write) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Run, for a write that yields a value: the value once the transaction
+  // holding the write committed, else the error (the write's own, or the
+  // group's). Same contract for `write` as Run's.
+  template <typename T>
+  absl::StatusOr<T> RunForValue(const std::function<absl::StatusOr<T>()>& write)
+      ABSL_LOCKS_EXCLUDED(mu_) {
+    std::optional<absl::StatusOr<T>> value;
+    absl::Status committed = Run([&]() -> absl::Status {
+      value = write();
+      return value->status();
+    });
+    if (!committed.ok()) return committed;
+    return std::move(**value);
+  }
 
   // Writes waiting for the next group, and groups written so far: what a
   // test needs to see groups form.

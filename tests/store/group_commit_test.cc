@@ -120,6 +120,31 @@ TEST_F(GroupCommitTest, AWriteThatEndsTheTransactionFailsTheWholeGroup) {
   EXPECT_EQ(Values(), (std::vector<int64_t>{7}));
 }
 
+TEST_F(GroupCommitTest, AWriteThatYieldsAValueGetsItOnlyOnceCommitted) {
+  absl::StatusOr<int64_t> count = group_->RunForValue<int64_t>([this]() -> absl::StatusOr<int64_t> {
+    if (auto st = db_->Run("INSERT INTO t VALUES (5)").status(); !st.ok()) return st;
+    return db_->QueryInt64("SELECT COUNT(*) FROM t", {});
+  });
+  ASSERT_TRUE(count.ok()) << count.status();
+  EXPECT_EQ(*count, 1);
+  EXPECT_EQ(Values(), (std::vector<int64_t>{5}));
+
+  // The write's own error comes back, and what it wrote is undone.
+  absl::StatusOr<int64_t> refused =
+      group_->RunForValue<int64_t>([this]() -> absl::StatusOr<int64_t> {
+        if (auto st = db_->Run("INSERT INTO t VALUES (6)").status(); !st.ok()) return st;
+        return absl::NotFoundError("no such row");
+      });
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kNotFound);
+  // A value computed inside a transaction that then failed is never handed out.
+  absl::StatusOr<int64_t> lost = group_->RunForValue<int64_t>([this]() -> absl::StatusOr<int64_t> {
+    if (auto st = db_->Exec("ROLLBACK"); !st.ok()) return st;
+    return 42;
+  });
+  EXPECT_FALSE(lost.ok());
+  EXPECT_EQ(Values(), (std::vector<int64_t>{5}));
+}
+
 TEST_F(GroupCommitTest, ManyThreadsWritingAtOnceAllLand) {
   constexpr int kThreads = 8;
   constexpr int kWritesEach = 40;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "aevatar/audit/audit_append.h"
+#include "store/group_commit.h"
 #include "store/migrations.h"
 #include "store/sqlite_db.h"
 
@@ -17,7 +18,6 @@ namespace {
 
 using store::Database;
 using store::Statement;
-using store::Transaction;
 
 // Released migrations are never edited; append new ones.
 //
@@ -107,8 +107,7 @@ absl::StatusOr<std::optional<std::string>> StoredHashInSlot(Database& db, const 
   return stmt->ColumnText(0);
 }
 
-// One connection behind one mutex: SQLite admits one writer at a time, and
-// audit appends are rare next to the work they describe. Other processes on
+// One connection behind one mutex: SQLite admits one writer at a time. Other processes on
 // the same file are kept exclusive by BEGIN IMMEDIATE and busy_timeout.
 class SqliteAuditLog final : public AuditLog {
  public:
@@ -118,11 +117,10 @@ class SqliteAuditLog final : public AuditLog {
     if (absl::Status s = PrepareForAppend(record); !s.ok()) return s;
     const std::string fact_text = record.fact.dump();  // stored verbatim; ValidateAuditRecord ran
     std::optional<std::string> stored_hash;
-    absl::StatusOr<AppendOutcome> outcome;
-    {
-      absl::MutexLock lock(&mu_);
-      outcome = AppendLocked(record, fact_text, stored_hash);
-    }
+    absl::StatusOr<AppendOutcome> outcome =
+        group_.RunForValue<AppendOutcome>([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+          return AppendLocked(record, fact_text, stored_hash);
+        });
     // Outside the lock: a conflict is logged.
     if (outcome.ok() && stored_hash) return OccupiedSlotOutcome(record, *stored_hash);
     return outcome;
@@ -147,15 +145,13 @@ class SqliteAuditLog final : public AuditLog {
   }
 
  private:
-  // Checks the slot and inserts in one write transaction, so concurrent
-  // appenders (threads or processes) fill a slot exactly once. Sets
+  // Checks the slot and inserts in one write transaction (the group's), so
+  // concurrent appenders (threads or processes) fill a slot exactly once. Sets
   // `stored_hash` to the occupant's hash when the slot is taken (the caller
   // then decides duplicate or conflict).
   absl::StatusOr<AppendOutcome> AppendLocked(const AuditRecord& r, const std::string& fact_text,
                                              std::optional<std::string>& stored_hash)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    absl::StatusOr<Transaction> tx = Transaction::Begin(db_);
-    if (!tx.ok()) return tx.status();
     absl::StatusOr<std::optional<std::string>> existing = StoredHashInSlot(db_, r);
     if (!existing.ok()) return existing.status();
     if (*existing) {
@@ -179,12 +175,13 @@ class SqliteAuditLog final : public AuditLog {
       }
       return s;
     }
-    if (absl::Status s = tx->Commit(); !s.ok()) return s;
     return AppendOutcome::kAppended;
   }
 
   absl::Mutex mu_;
   Database db_ ABSL_GUARDED_BY(mu_);
+  // Turns of several runs append at once: they share one WAL sync.
+  store::GroupCommit group_{&db_, &mu_};
 };
 
 }  // namespace
