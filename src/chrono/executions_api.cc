@@ -16,9 +16,6 @@ namespace {
 
 using base::ApiError;
 
-// Seconds a caller should wait before polling an active operation again.
-constexpr char kPollAfterSecs[] = "1";
-
 std::string ExecutionPath(const std::string& id) { return "/executions/" + id; }
 
 }  // namespace
@@ -38,8 +35,14 @@ nlohmann::json StatusDocument(const Operation& op) {
 
 namespace {
 
+// Retry-After for an active operation: when the executor expects its turn.
+std::string PollAfter(const ApiContext& ctx, const Operation& op) {
+  return std::to_string(ctx.deps.executor->PollAfterSecs(op));
+}
+
 // The status document with its ETag (and Retry-After while active), or 304.
-http::Response StatusResponse(const Operation& op, const http::Request& request) {
+http::Response StatusResponse(const ApiContext& ctx, const Operation& op,
+                              const http::Request& request) {
   const std::string body = StatusDocument(op).dump();
   const std::string etag = StrongETag(body);
   http::Response response;
@@ -49,7 +52,7 @@ http::Response StatusResponse(const Operation& op, const http::Request& request)
     response = http::JsonResponse(200, body);
   }
   response.headers.Set("ETag", etag);
-  if (!IsTerminal(op.status)) response.headers.Set("Retry-After", kPollAfterSecs);
+  if (!IsTerminal(op.status)) response.headers.Set("Retry-After", PollAfter(ctx, op));
   return response;
 }
 
@@ -156,7 +159,7 @@ http::Response HandleSubmit(const ApiContext& ctx, http::Request& request, Reque
   http::Response response = Json(202, receipt);
   response.headers.Set("Location", path);
   response.headers.Set("ETag", StrongETag(StatusDocument(stored).dump()));
-  response.headers.Set("Retry-After", kPollAfterSecs);
+  response.headers.Set("Retry-After", PollAfter(ctx, stored));
   return response;
 }
 
@@ -166,7 +169,7 @@ http::Response HandleStatus(const ApiContext& ctx, http::Request& request, Reque
   auto op = LoadOwned(ctx, request, caller->owner);
   if (!op.ok()) return Problem(op.status(), note);
   note.operation_id = op->id;
-  return StatusResponse(*op, request);
+  return StatusResponse(ctx, *op, request);
 }
 
 http::Response HandleResult(const ApiContext& ctx, http::Request& request, RequestNote& note) {
@@ -180,7 +183,7 @@ http::Response HandleResult(const ApiContext& ctx, http::Request& request, Reque
         Problem(ApiError(absl::StatusCode::kFailedPrecondition, "OPERATION_NOT_TERMINAL",
                          "the operation has not finished; poll its status"),
                 note);
-    response.headers.Set("Retry-After", kPollAfterSecs);
+    response.headers.Set("Retry-After", PollAfter(ctx, *op));
     return response;
   }
   nlohmann::json result = nlohmann::json::parse(op->result, nullptr, false);
@@ -221,7 +224,7 @@ http::Response HandleCancel(const ApiContext& ctx, http::Request& request, Reque
   }
   auto cancelled = ctx.deps.executor->Cancel(op->id);
   if (!cancelled.ok()) return Problem(cancelled.status(), note);
-  return StatusResponse(*cancelled, request);
+  return StatusResponse(ctx, *cancelled, request);
 }
 
 }  // namespace aevatar::chrono

@@ -188,6 +188,16 @@ absl::StatusOr<Operation> Executor::Cancel(const std::string& id) {
   return op;
 }
 
+int64_t Executor::PollAfterSecs(const Operation& op) const {
+  std::optional<int64_t> ms_per_run;
+  if (options_.paced_retry_after && op.status == OperationStatus::kQueued) {
+    ms_per_run = pace_.MsPerRun(now_());
+  }
+  if (!ms_per_run) return chrono::PollAfterSecs(0, std::nullopt);
+  absl::StatusOr<int64_t> ahead = store_->CountQueuedAhead(op);
+  return chrono::PollAfterSecs(ahead.ok() ? *ahead : 0, ms_per_run);
+}
+
 int64_t Executor::queued() const {
   absl::MutexLock lock(&mu_);
   return static_cast<int64_t>(sync_jobs_.size()) + durable_queued_ + submitting_;
@@ -245,6 +255,7 @@ void Executor::RunOperation(const Operation& op) {
                            : !server_env.ok() ? server_env.status()
                                               : cancel_pipe.status();
     FinishRun(op.id, OperationStatus::kFailed, FailureResult(failure));
+    pace_.Finished(now_());
     return;
   }
   {
@@ -282,6 +293,7 @@ void Executor::RunOperation(const Operation& op) {
                        static_cast<double>(result->wall_ms) / 1000.0);
   }
   FinishRun(op.id, status, result_json);
+  pace_.Finished(now_());
 }
 
 void Executor::FinishRun(const std::string& id, OperationStatus status, const std::string& result) {

@@ -17,6 +17,7 @@
 #include "chrono/lease_keeper.h"
 #include "chrono/metrics.h"
 #include "chrono/operation_store.h"
+#include "chrono/run_pace.h"
 #include "sandbox/runner.h"
 
 namespace aevatar::chrono {
@@ -39,6 +40,10 @@ struct ExecutorOptions {
   // lapses. Must exceed lease_tick by a wide margin.
   int64_t lease_ms = 15000;
   absl::Duration lease_tick = absl::Seconds(1);
+  // Whether a queued operation's Retry-After follows this executor's recent
+  // pace (PollAfterSecs). Only right when this executor is the one draining
+  // the queue: with several replicas on one store it would overstate the wait.
+  bool paced_retry_after = true;
 };
 
 // The bounded worker pool behind /execute and /executions.
@@ -84,6 +89,11 @@ class Executor {
   // finishes as cancelled; a terminal one is unchanged. Returns it afterwards.
   absl::StatusOr<Operation> Cancel(const std::string& id);
 
+  // Seconds a caller should wait before polling `op` again: 1 unless it is
+  // queued behind others and the recent pace says when its turn comes
+  // (run_pace.h). Never fails: a store error gives 1.
+  int64_t PollAfterSecs(const Operation& op) const;
+
   // Waiting runs (synchronous, durable and submissions being committed).
   int64_t queued() const;
   int64_t running() const;
@@ -125,6 +135,7 @@ class Executor {
   std::map<std::string, int> cancel_fds_ ABSL_GUARDED_BY(mu_);  // running op -> write end
   std::vector<std::thread> threads_;                            // Start/Stop only
   std::unique_ptr<LeaseKeeper> lease_keeper_;                   // Start/Stop only
+  RunPace pace_;                                                // durable runs finished
 };
 
 }  // namespace aevatar::chrono

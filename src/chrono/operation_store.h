@@ -102,6 +102,9 @@ class OperationStore {
   virtual absl::StatusOr<int> ExpireOld(int64_t now_ms, int64_t tombstone_keep_ms) = 0;
 
   virtual absl::StatusOr<int64_t> CountWithStatus(OperationStatus status) = 0;
+  // Queued operations that a claim takes before `op` (ClaimNext's order:
+  // older first, then the smaller id).
+  virtual absl::StatusOr<int64_t> CountQueuedAhead(const Operation& op) = 0;
 
   // `query.owner`'s operations with `query.status`, newest first
   // (created_at_ms, then id, both descending), after `query.after`, at most

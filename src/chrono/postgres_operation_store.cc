@@ -254,6 +254,17 @@ class PostgresOperationStore final : public OperationStore {
     }));
   }
 
+  absl::StatusOr<int64_t> CountQueuedAhead(const Operation& op) override {
+    return ToStoreError(pool_->TransactFor<int64_t>([&](pqxx::work& tx) -> absl::StatusOr<int64_t> {
+      return tx
+          .exec_params(
+              "SELECT count(*) FROM chrono_operations WHERE status = $1 AND "
+              "(created_at_ms < $2 OR (created_at_ms = $2 AND id < $3))",
+              Name(OperationStatus::kQueued), op.created_at_ms, op.id)[0][0]
+          .as<int64_t>();
+    }));
+  }
+
   absl::StatusOr<int64_t> CountWithStatus(OperationStatus status) override {
     return ToStoreError(pool_->TransactFor<int64_t>([&](pqxx::work& tx) -> absl::StatusOr<int64_t> {
       return tx

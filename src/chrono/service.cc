@@ -155,6 +155,9 @@ class Service : public ChronoService {
                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     executor_options.queue_depth = config.queue_depth;
     executor_options.durable_queue_depth = config.durable_queue_depth;
+    // A SQLite store has one executor draining it; PostgreSQL may have several.
+    executor_options.paced_retry_after =
+        store::NamesDefaultSqlite(config.store) || config.store.rfind("sqlite:", 0) == 0;
     executor_options.runner_id = *runner_id;
     executor_ = std::make_unique<Executor>(executor_options, engine_.get(), store_.get(),
                                            sealer_.get(), &metrics_);

@@ -239,6 +239,14 @@ class SqliteOperationStore final : public OperationStore {
         db_.QueryInt64("SELECT COUNT(*) FROM operations WHERE status = ?1", {Name(status)}));
   }
 
+  absl::StatusOr<int64_t> CountQueuedAhead(const Operation& op) override {
+    absl::MutexLock lock(&mu_);
+    return ToStoreError(
+        db_.QueryInt64("SELECT COUNT(*) FROM operations WHERE status = ?1 AND "
+                       "(created_at_ms < ?2 OR (created_at_ms = ?2 AND id < ?3))",
+                       {Name(OperationStatus::kQueued), op.created_at_ms, op.id}));
+  }
+
   absl::StatusOr<std::vector<Operation>> ListOwned(const OperationListQuery& q) override {
     const base::PagePosition after = q.after.value_or(base::PagePosition{});
     absl::MutexLock lock(&mu_);

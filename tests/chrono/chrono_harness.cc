@@ -8,6 +8,7 @@
 #include "chrono/execute_request.h"
 #include "chrono/sqlite_operation_store.h"
 #include "gtest/gtest.h"
+#include "testing/poll.h"
 
 namespace aevatar::chrono {
 namespace {
@@ -37,6 +38,28 @@ Operation NewBashOperation(const std::string& id, const std::string& key, int64_
   op.created_at_ms = now_ms;
   op.expires_at_ms = now_ms + 3600 * 1000;
   return op;
+}
+
+std::vector<Operation> QueueBehindAPaceOf500Ms(ChronoHarness& h) {
+  h.runner().Open();
+  for (int i = 0; i < 5; ++i) {
+    const std::string id = "op_pace_" + std::to_string(i);
+    EXPECT_TRUE(h.executor().Submit(NewBashOperation(id, id, h.clock().Now())).ok());
+    EXPECT_TRUE(::aevatar::testing::PollUntil(
+        [&] { return h.store().Get(id)->status == OperationStatus::kSucceeded; }));
+    if (i < 4) h.clock().Advance(500);
+  }
+  h.runner().Close();
+  EXPECT_TRUE(h.executor().Submit(NewBashOperation("op_held", "held", h.clock().Now())).ok());
+  EXPECT_TRUE(h.runner().WaitStarted(6));
+  std::vector<Operation> queued;
+  for (int i = 0; i < 20; ++i) {
+    h.clock().Advance(1);
+    queued.push_back(
+        NewBashOperation("op_q" + std::to_string(i), "q" + std::to_string(i), h.clock().Now()));
+    EXPECT_TRUE(h.executor().Submit(queued.back()).ok());
+  }
+  return queued;
 }
 
 ExecutorOptions ChronoHarness::DefaultOptions() {

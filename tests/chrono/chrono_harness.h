@@ -74,6 +74,12 @@ class ChronoHarness {
   std::unique_ptr<http::Router> router_;
 };
 
+// Five runs finishing 500 ms apart on `h` (started, one worker): the pace;
+// then one held running and 20 queued behind it, each a millisecond younger
+// than the one before. Returns the queued ones, oldest first; the runner
+// stays closed.
+std::vector<Operation> QueueBehindAPaceOf500Ms(ChronoHarness& h);
+
 // A fresh queued bash operation of "alice" under Idempotency-Key `key`, the
 // way POST /executions builds one (canonical request, fingerprint, an hour's
 // retention from now_ms).

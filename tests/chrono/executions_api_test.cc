@@ -85,6 +85,26 @@ TEST(ExecutionsApi, IfNoneMatchOfAnActiveOperationIs304StrongOrWeak) {
   EXPECT_FALSE(done.headers.Get("Retry-After").has_value());
 }
 
+TEST(ExecutionsApi, AQueuedOperationsRetryAfterSaysWhenItsTurnComes) {
+  ChronoHarness h;  // one worker
+  ASSERT_TRUE(h.Start().ok());
+  const std::vector<Operation> queued = QueueBehindAPaceOf500Ms(h);
+  ASSERT_EQ(queued.size(), 20u);
+
+  http::Response far = h.Call("GET", "/executions/" + queued[19].id);
+  ASSERT_EQ(far.status, 200) << far.body;
+  // Half the time the runs ahead and its own take: 20 runs of 500 ms.
+  EXPECT_EQ(far.headers.Get("Retry-After").value_or(""), "5");
+  http::Response early = h.Call("GET", "/executions/" + queued[7].id + "/result");
+  EXPECT_EQ(early.status, 409);
+  EXPECT_EQ(early.headers.Get("Retry-After").value_or(""), "2");  // eight runs
+  // A new submission joins the back of the queue, behind all 20: 10.5 s.
+  http::Response receipt = h.Submit({{"language", "bash"}, {"script", "true"}}, "k-new");
+  ASSERT_EQ(receipt.status, 202) << receipt.body;
+  EXPECT_EQ(receipt.headers.Get("Retry-After").value_or(""), "5");
+  h.runner().Open();
+}
+
 std::string CancelBody(int64_t deadline_unix_ms) {
   return nlohmann::json{{"deadline_unix_ms", deadline_unix_ms}}.dump();
 }

@@ -111,6 +111,9 @@ class GatedStore : public OperationStore {
   absl::StatusOr<int64_t> CountWithStatus(OperationStatus status) override {
     return inner_->CountWithStatus(status);
   }
+  absl::StatusOr<int64_t> CountQueuedAhead(const Operation& op) override {
+    return inner_->CountQueuedAhead(op);
+  }
   absl::Status Ping() override { return inner_->Ping(); }
   absl::StatusOr<std::vector<Operation>> ListOwned(const OperationListQuery& q) override {
     return inner_->ListOwned(q);
@@ -309,6 +312,39 @@ TEST(Executor, CancellingAQueuedOperationTwiceCountsItOnce) {
   h.runner().Open();
   ASSERT_TRUE(PollUntil([&] { return h.store().Get("op_3")->status == S::kSucceeded; }));
   EXPECT_EQ(h.runner().started(), 2);  // op_1 and op_3; the cancelled op_2 never ran
+}
+
+// PollAfterSecs behind a pace of 500 ms, with paced_retry_after as given:
+// of the 1st, 8th and 20th queued operations, of the running one, and of the
+// 20th once nothing has finished for a while.
+std::vector<int64_t> PollAftersBehindAPace(bool paced) {
+  ExecutorOptions options = ChronoHarness::DefaultOptions();  // one worker
+  options.paced_retry_after = paced;
+  ChronoHarness h(options);
+  EXPECT_TRUE(h.Start().ok());
+  Finally cleanup{[&] {
+    h.runner().Open();
+    h.Shutdown();
+  }};
+  const std::vector<Operation> queued = QueueBehindAPaceOf500Ms(h);
+  if (queued.size() != 20) return {};
+  std::vector<int64_t> secs;
+  for (int i : {0, 7, 19}) secs.push_back(h.executor().PollAfterSecs(queued[i]));
+  secs.push_back(h.executor().PollAfterSecs(*h.store().Get("op_held")));
+  h.clock().Advance(RunPace::kFreshMs + 1);
+  secs.push_back(h.executor().PollAfterSecs(queued[19]));
+  return secs;
+}
+
+TEST(Executor, AQueuedOperationFarBackIsToldToPollNearItsTurn) {
+  // Half the time the runs ahead and its own take (1, 8 and 20 runs of
+  // 500 ms); a running operation 1; a stale pace says nothing.
+  EXPECT_EQ(PollAftersBehindAPace(true), (std::vector<int64_t>{1, 2, 5, 1, 1}));
+}
+
+TEST(Executor, WithoutPacedRetryAfterEveryActiveOperationPollsAfterOneSecond) {
+  // As when several replicas drain one queue.
+  EXPECT_EQ(PollAftersBehindAPace(false), (std::vector<int64_t>{1, 1, 1, 1, 1}));
 }
 
 TEST(Executor, CancelKillsARunningOperation) {

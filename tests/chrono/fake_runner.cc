@@ -41,6 +41,11 @@ void FakeRunner::Open() {
   open_ = true;
 }
 
+void FakeRunner::Close() {
+  absl::MutexLock lock(&mu_);
+  open_ = false;
+}
+
 bool FakeRunner::WaitStarted(int count, absl::Duration timeout) {
   absl::MutexLock lock(&mu_);
   auto enough = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {

@@ -24,6 +24,8 @@ class FakeRunner : public sandbox::Runner {
 
   // Lets every run, current and future, finish.
   void Open();
+  // Holds the runs that start from now on again.
+  void Close();
   // Waits until `count` runs have started; false if that takes `timeout`.
   bool WaitStarted(int count, absl::Duration timeout = absl::Seconds(30));
   int started() const;

@@ -361,6 +361,22 @@ TEST_P(OperationStoreSuite, CountWithStatusCountsEachStatus) {
   EXPECT_EQ(*store_->CountWithStatus(S::kOutcomeUncertain), 0);
 }
 
+TEST_P(OperationStoreSuite, CountQueuedAheadCountsWhatAClaimTakesFirst) {
+  // op_b and op_c are as old as each other: the smaller id goes first.
+  Create(NewOperation("op_a", "o", "a", 1));
+  Create(NewOperation("op_b", "o", "b", 2));
+  Create(NewOperation("op_c", "p", "c", 2));
+  Create(NewOperation("op_d", "o", "d", 3));
+  auto ahead = [&](const std::string& id) { return *store_->CountQueuedAhead(*store_->Get(id)); };
+  EXPECT_EQ(ahead("op_a"), 0);
+  EXPECT_EQ(ahead("op_b"), 1);
+  EXPECT_EQ(ahead("op_c"), 2);  // another owner's operation is in the same queue
+  EXPECT_EQ(ahead("op_d"), 3);
+  Claim("r", 10);                                   // op_a leaves the queue
+  store_->RequestCancel("op_b", 20).IgnoreError();  // and so does op_b
+  EXPECT_EQ(ahead("op_d"), 1);
+}
+
 TEST_P(OperationStoreSuite, PingSucceedsOnAHealthyStore) { EXPECT_TRUE(store_->Ping().ok()); }
 
 }  // namespace

@@ -1,0 +1,37 @@
+#include "chrono/run_pace.h"
+
+#include <algorithm>
+
+namespace aevatar::chrono {
+
+void RunPace::Finished(int64_t now_ms) {
+  absl::MutexLock lock(&mu_);
+  // Workers may report out of order by a moment: keep the times sorted.
+  finishes_.insert(std::upper_bound(finishes_.begin(), finishes_.end(), now_ms), now_ms);
+  if (finishes_.size() > kWindow) finishes_.pop_front();
+}
+
+std::optional<int64_t> RunPace::MsPerRun(int64_t now_ms) const {
+  absl::MutexLock lock(&mu_);
+  if (finishes_.empty() || now_ms - finishes_.back() > kFreshMs) return std::nullopt;
+  // The oldest finish still recent; finishes_ is in time order.
+  auto first = std::lower_bound(finishes_.begin(), finishes_.end(), now_ms - kRecentMs);
+  const auto count = static_cast<int64_t>(finishes_.end() - first);
+  if (count < kMinFinishes) return std::nullopt;
+  return std::max<int64_t>(1, (finishes_.back() - *first) / (count - 1));
+}
+
+int64_t PollAfterSecs(int64_t ahead, std::optional<int64_t> ms_per_run) {
+  constexpr int64_t kMinSecs = 1;
+  constexpr int64_t kMaxSecs = 30;  // aevatar's cap on any retry delay
+  if (!ms_per_run || *ms_per_run <= 0 || ahead <= 0) return kMinSecs;
+  // Half the estimated wait: a caller polls about log2(wait) times in all,
+  // and an estimate made while the executor ran slower than it does by then
+  // (a burst of new work competing for the CPUs) costs at most half of it.
+  constexpr int64_t kMaxWaitMs = 2 * kMaxSecs * 1000;
+  if (ahead >= kMaxWaitMs / *ms_per_run) return kMaxSecs;  // and no overflow below
+  const int64_t wait_ms = (ahead + 1) * *ms_per_run;
+  return std::clamp<int64_t>(wait_ms / 2 / 1000, kMinSecs, kMaxSecs);
+}
+
+}  // namespace aevatar::chrono

@@ -1,0 +1,48 @@
+#ifndef AEVATAR_CHRONO_RUN_PACE_H_
+#define AEVATAR_CHRONO_RUN_PACE_H_
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+
+namespace aevatar::chrono {
+
+// How fast this executor has been finishing durable runs lately: what the
+// Retry-After of a queued operation is estimated from, so that a caller far
+// back in the queue polls once near its turn instead of every second.
+// Thread-safe.
+class RunPace {
+ public:
+  // The most recent finishes kept, and how many within kRecentMs are needed
+  // before a pace is given at all.
+  static constexpr int kWindow = 32;
+  static constexpr int kMinFinishes = 4;
+  // Finishes older than this say nothing about the queue of now.
+  static constexpr int64_t kRecentMs = 10000;
+  // Nothing finished for this long: what runs now is slower than the pace.
+  static constexpr int64_t kFreshMs = 3000;
+
+  void Finished(int64_t now_ms) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Mean milliseconds between the finishes of the last kRecentMs (at least
+  // 1), or nullopt with fewer than kMinFinishes of them or none within
+  // kFreshMs of now_ms.
+  std::optional<int64_t> MsPerRun(int64_t now_ms) const ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  mutable absl::Mutex mu_;
+  std::deque<int64_t> finishes_ ABSL_GUARDED_BY(mu_);  // oldest first, at most kWindow
+};
+
+// Seconds a caller should wait before polling an operation that `ahead`
+// queued operations precede: half the time the pace needs to reach it and
+// run it, rounded down (a hint that overshoots only delays the result),
+// within [1, 30]. 1 without a pace.
+int64_t PollAfterSecs(int64_t ahead, std::optional<int64_t> ms_per_run);
+
+}  // namespace aevatar::chrono
+
+#endif  // AEVATAR_CHRONO_RUN_PACE_H_
