@@ -194,7 +194,7 @@ int64_t Executor::PollAfterSecs(const Operation& op) const {
     ms_per_run = pace_.MsPerRun(now_());
   }
   if (!ms_per_run) return chrono::PollAfterSecs(0, std::nullopt);
-  absl::StatusOr<int64_t> ahead = store_->CountQueuedAhead(op);
+  absl::StatusOr<int64_t> ahead = store_->CountQueuedAhead(op, AheadWorthCounting(*ms_per_run));
   return chrono::PollAfterSecs(ahead.ok() ? *ahead : 0, ms_per_run);
 }
 

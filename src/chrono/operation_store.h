@@ -103,8 +103,9 @@ class OperationStore {
 
   virtual absl::StatusOr<int64_t> CountWithStatus(OperationStatus status) = 0;
   // Queued operations that a claim takes before `op` (ClaimNext's order:
-  // older first, then the smaller id).
-  virtual absl::StatusOr<int64_t> CountQueuedAhead(const Operation& op) = 0;
+  // older first, then the smaller id), counted up to `at_most` (>= 0), so a
+  // status read costs no more than the caller needs whatever the queue holds.
+  virtual absl::StatusOr<int64_t> CountQueuedAhead(const Operation& op, int64_t at_most) = 0;
 
   // `query.owner`'s operations with `query.status`, newest first
   // (created_at_ms, then id, both descending), after `query.after`, at most

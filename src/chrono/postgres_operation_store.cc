@@ -1,5 +1,6 @@
 #include "chrono/postgres_operation_store.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -254,13 +255,14 @@ class PostgresOperationStore final : public OperationStore {
     }));
   }
 
-  absl::StatusOr<int64_t> CountQueuedAhead(const Operation& op) override {
+  absl::StatusOr<int64_t> CountQueuedAhead(const Operation& op, int64_t at_most) override {
     return ToStoreError(pool_->TransactFor<int64_t>([&](pqxx::work& tx) -> absl::StatusOr<int64_t> {
       return tx
           .exec_params(
-              "SELECT count(*) FROM chrono_operations WHERE status = $1 AND "
-              "(created_at_ms < $2 OR (created_at_ms = $2 AND id < $3))",
-              Name(OperationStatus::kQueued), op.created_at_ms, op.id)[0][0]
+              "SELECT count(*) FROM (SELECT 1 FROM chrono_operations WHERE status = $1 AND "
+              "(created_at_ms < $2 OR (created_at_ms = $2 AND id < $3)) LIMIT $4) AS ahead",
+              Name(OperationStatus::kQueued), op.created_at_ms, op.id,
+              std::max<int64_t>(at_most, 0))[0][0]
           .as<int64_t>();
     }));
   }

@@ -21,15 +21,26 @@ std::optional<int64_t> RunPace::MsPerRun(int64_t now_ms) const {
   return std::max<int64_t>(1, (finishes_.back() - *first) / (count - 1));
 }
 
+namespace {
+
+constexpr int64_t kMinSecs = 1;
+constexpr int64_t kMaxSecs = 30;  // aevatar's cap on any retry delay
+// The hint is half the estimated wait (PollAfterSecs): a caller polls about
+// log2(wait) times in all, and an estimate made while the executor ran
+// slower than it does by then (a burst of new work competing for the CPUs)
+// costs at most half of it. So the cap is reached at twice the cap.
+constexpr int64_t kMaxWaitMs = 2 * kMaxSecs * 1000;
+
+}  // namespace
+
+int64_t AheadWorthCounting(int64_t ms_per_run) {
+  return kMaxWaitMs / std::max<int64_t>(ms_per_run, 1);
+}
+
 int64_t PollAfterSecs(int64_t ahead, std::optional<int64_t> ms_per_run) {
-  constexpr int64_t kMinSecs = 1;
-  constexpr int64_t kMaxSecs = 30;  // aevatar's cap on any retry delay
-  if (!ms_per_run || *ms_per_run <= 0 || ahead <= 0) return kMinSecs;
-  // Half the estimated wait: a caller polls about log2(wait) times in all,
-  // and an estimate made while the executor ran slower than it does by then
-  // (a burst of new work competing for the CPUs) costs at most half of it.
-  constexpr int64_t kMaxWaitMs = 2 * kMaxSecs * 1000;
-  if (ahead >= kMaxWaitMs / *ms_per_run) return kMaxSecs;  // and no overflow below
+  if (!ms_per_run || *ms_per_run <= 0) return kMinSecs;
+  ahead = std::max<int64_t>(ahead, 0);
+  if (ahead >= AheadWorthCounting(*ms_per_run)) return kMaxSecs;  // and no overflow below
   const int64_t wait_ms = (ahead + 1) * *ms_per_run;
   return std::clamp<int64_t>(wait_ms / 2 / 1000, kMinSecs, kMaxSecs);
 }

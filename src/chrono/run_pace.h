@@ -43,6 +43,10 @@ class RunPace {
 // within [1, 30]. 1 without a pace.
 int64_t PollAfterSecs(int64_t ahead, std::optional<int64_t> ms_per_run);
 
+// How many operations ahead are worth counting at `ms_per_run`: from that
+// many on, PollAfterSecs gives its cap, so a store need not count further.
+int64_t AheadWorthCounting(int64_t ms_per_run);
+
 }  // namespace aevatar::chrono
 
 #endif  // AEVATAR_CHRONO_RUN_PACE_H_

@@ -1,5 +1,6 @@
 #include "chrono/sqlite_operation_store.h"
 
+#include <algorithm>
 #include <functional>
 #include <initializer_list>
 #include <optional>
@@ -239,12 +240,12 @@ class SqliteOperationStore final : public OperationStore {
         db_.QueryInt64("SELECT COUNT(*) FROM operations WHERE status = ?1", {Name(status)}));
   }
 
-  absl::StatusOr<int64_t> CountQueuedAhead(const Operation& op) override {
+  absl::StatusOr<int64_t> CountQueuedAhead(const Operation& op, int64_t at_most) override {
     absl::MutexLock lock(&mu_);
-    return ToStoreError(
-        db_.QueryInt64("SELECT COUNT(*) FROM operations WHERE status = ?1 AND "
-                       "(created_at_ms < ?2 OR (created_at_ms = ?2 AND id < ?3))",
-                       {Name(OperationStatus::kQueued), op.created_at_ms, op.id}));
+    return ToStoreError(db_.QueryInt64(
+        "SELECT COUNT(*) FROM (SELECT 1 FROM operations WHERE status = ?1 AND "
+        "(created_at_ms < ?2 OR (created_at_ms = ?2 AND id < ?3)) LIMIT ?4)",
+        {Name(OperationStatus::kQueued), op.created_at_ms, op.id, std::max<int64_t>(at_most, 0)}));
   }
 
   absl::StatusOr<std::vector<Operation>> ListOwned(const OperationListQuery& q) override {

@@ -111,8 +111,8 @@ class GatedStore : public OperationStore {
   absl::StatusOr<int64_t> CountWithStatus(OperationStatus status) override {
     return inner_->CountWithStatus(status);
   }
-  absl::StatusOr<int64_t> CountQueuedAhead(const Operation& op) override {
-    return inner_->CountQueuedAhead(op);
+  absl::StatusOr<int64_t> CountQueuedAhead(const Operation& op, int64_t at_most) override {
+    return inner_->CountQueuedAhead(op, at_most);
   }
   absl::Status Ping() override { return inner_->Ping(); }
   absl::StatusOr<std::vector<Operation>> ListOwned(const OperationListQuery& q) override {

@@ -367,11 +367,15 @@ TEST_P(OperationStoreSuite, CountQueuedAheadCountsWhatAClaimTakesFirst) {
   Create(NewOperation("op_b", "o", "b", 2));
   Create(NewOperation("op_c", "p", "c", 2));
   Create(NewOperation("op_d", "o", "d", 3));
-  auto ahead = [&](const std::string& id) { return *store_->CountQueuedAhead(*store_->Get(id)); };
+  auto ahead = [&](const std::string& id, int64_t at_most = 100) {
+    return *store_->CountQueuedAhead(*store_->Get(id), at_most);
+  };
   EXPECT_EQ(ahead("op_a"), 0);
   EXPECT_EQ(ahead("op_b"), 1);
   EXPECT_EQ(ahead("op_c"), 2);  // another owner's operation is in the same queue
   EXPECT_EQ(ahead("op_d"), 3);
+  EXPECT_EQ(ahead("op_d", 2), 2);  // counted no further than asked
+  EXPECT_EQ(ahead("op_d", 0), 0);
   Claim("r", 10);                                   // op_a leaves the queue
   store_->RequestCancel("op_b", 20).IgnoreError();  // and so does op_b
   EXPECT_EQ(ahead("op_d"), 1);

@@ -58,5 +58,14 @@ TEST(PollAfterSecs, IsHalfTheTimeTheQueueAheadNeedsRoundedDownWithinOneToThirtyS
   EXPECT_EQ(PollAfterSecs(int64_t{1} << 40, int64_t{1} << 20), 30);  // no overflow
 }
 
+TEST(PollAfterSecs, CountingPastWhatIsWorthCountingChangesNothing) {
+  for (int64_t ms_per_run : {1, 7, 400, 1000, 60000, 90000}) {
+    const int64_t enough = AheadWorthCounting(ms_per_run);
+    EXPECT_EQ(PollAfterSecs(enough, ms_per_run), 30) << ms_per_run;
+    EXPECT_EQ(PollAfterSecs(enough * 10 + 1, ms_per_run), 30) << ms_per_run;
+  }
+  EXPECT_LT(PollAfterSecs(AheadWorthCounting(400) - 2, 400), 30);
+}
+
 }  // namespace
 }  // namespace aevatar::chrono
