@@ -22,7 +22,7 @@ bench_start_chrono() {
   mkdir -p "$dir"
   CHRONO_TOKEN="$("$bench_bin/mint_delegation" "$dir/jwks.json")"
   "$bench_bin/chrono-sandbox" serve --listen 127.0.0.1:0 --state-dir "$dir/state" \
-    --jwks-file "$dir/jwks.json" --workers 2 --queue-depth 100000 "$@" \
+    --jwks-file "$dir/jwks.json" --workers 2 --queue-depth 100000 --durable-queue-depth 100000 "$@" \
     >"$dir/out" 2>"$dir/log" &
   CHRONO_PID=$!
   BENCH_PIDS+=("$CHRONO_PID")

@@ -254,8 +254,8 @@ void Executor::RunOperation(const Operation& op) {
     absl::Status failure = !request.ok()      ? request.status()
                            : !server_env.ok() ? server_env.status()
                                               : cancel_pipe.status();
+    pace_.Finished(now_());  // before the store shows it finished
     FinishRun(op.id, OperationStatus::kFailed, FailureResult(failure));
-    pace_.Finished(now_());
     return;
   }
   {
@@ -292,8 +292,10 @@ void Executor::RunOperation(const Operation& op) {
     metrics_->CountRun(std::string(sandbox::VerdictName(result->verdict)),
                        static_cast<double>(result->wall_ms) / 1000.0);
   }
-  FinishRun(op.id, status, result_json);
+  // When the run ended, before the store shows it finished (a commit and its
+  // retries take their time; a reader of the store sees the pace include it).
   pace_.Finished(now_());
+  FinishRun(op.id, status, result_json);
 }
 
 void Executor::FinishRun(const std::string& id, OperationStatus status, const std::string& result) {

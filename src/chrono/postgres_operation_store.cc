@@ -260,7 +260,7 @@ class PostgresOperationStore final : public OperationStore {
       return tx
           .exec_params(
               "SELECT count(*) FROM (SELECT 1 FROM chrono_operations WHERE status = $1 AND "
-              "(created_at_ms < $2 OR (created_at_ms = $2 AND id < $3)) LIMIT $4) AS ahead",
+              "(created_at_ms, id) < ($2, $3) LIMIT $4) AS ahead",
               Name(OperationStatus::kQueued), op.created_at_ms, op.id,
               std::max<int64_t>(at_most, 0))[0][0]
           .as<int64_t>();

@@ -6,6 +6,8 @@ namespace aevatar::chrono {
 
 void RunPace::Finished(int64_t now_ms) {
   absl::MutexLock lock(&mu_);
+  // The wall clock stepped back: what was recorded is in the "future".
+  if (!finishes_.empty() && now_ms < finishes_.back() - kRecentMs) finishes_.clear();
   // Workers may report out of order by a moment: keep the times sorted.
   finishes_.insert(std::upper_bound(finishes_.begin(), finishes_.end(), now_ms), now_ms);
   if (finishes_.size() > kWindow) finishes_.pop_front();

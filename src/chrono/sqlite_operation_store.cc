@@ -243,8 +243,9 @@ class SqliteOperationStore final : public OperationStore {
   absl::StatusOr<int64_t> CountQueuedAhead(const Operation& op, int64_t at_most) override {
     absl::MutexLock lock(&mu_);
     return ToStoreError(db_.QueryInt64(
+        // A row-value range: a search of operations_queue, never a scan.
         "SELECT COUNT(*) FROM (SELECT 1 FROM operations WHERE status = ?1 AND "
-        "(created_at_ms < ?2 OR (created_at_ms = ?2 AND id < ?3)) LIMIT ?4)",
+        "(created_at_ms, id) < (?2, ?3) LIMIT ?4)",
         {Name(OperationStatus::kQueued), op.created_at_ms, op.id, std::max<int64_t>(at_most, 0)}));
   }
 

@@ -59,7 +59,8 @@ void GroupCommit::WriteGroup(const std::vector<Pending*>& group) {
     // An I/O error, a full disk or an interrupt ends the whole transaction:
     // what the group wrote so far is gone with it.
     if (!db_->InTransaction()) {
-      return fail_all(absl::AbortedError("the shared transaction was rolled back"));
+      // Unavailable: the others' writes did not fail; sent again, they commit.
+      return fail_all(absl::UnavailableError("the shared transaction was rolled back"));
     }
     if (!pending->result.ok()) {
       if (absl::Status s = db_->Exec("ROLLBACK TO group_write"); !s.ok()) return fail_all(s);

@@ -99,6 +99,7 @@ TEST(ExecutionsApi, AQueuedOperationsRetryAfterSaysWhenItsTurnComes) {
   EXPECT_EQ(early.status, 409);
   EXPECT_EQ(early.headers.Get("Retry-After").value_or(""), "2");  // eight runs
   // A new submission joins the back of the queue, behind all 20: 10.5 s.
+  h.clock().Advance(1);
   http::Response receipt = h.Submit({{"language", "bash"}, {"script", "true"}}, "k-new");
   ASSERT_EQ(receipt.status, 202) << receipt.body;
   EXPECT_EQ(receipt.headers.Get("Retry-After").value_or(""), "5");

@@ -39,6 +39,14 @@ TEST(RunPace, SaysNothingOnceNothingFinishedForAWhile) {
   EXPECT_EQ(pace.MsPerRun(kT0 + 71 + RunPace::kFreshMs), std::nullopt);
 }
 
+TEST(RunPace, StartsAfreshWhenTheWallClockStepsBack) {
+  RunPace pace;
+  for (int i = 0; i < 8; ++i) pace.Finished(kT0 + i * 10);
+  const int64_t earlier = kT0 - RunPace::kRecentMs - 1000;  // an NTP step back
+  for (int i = 0; i < 4; ++i) pace.Finished(earlier + i * 300);
+  EXPECT_EQ(pace.MsPerRun(earlier + 900), 300);
+}
+
 TEST(RunPace, NeverReportsLessThanOneMillisecond) {
   RunPace pace;
   for (int i = 0; i < 8; ++i) pace.Finished(kT0);

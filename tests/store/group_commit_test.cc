@@ -114,6 +114,9 @@ TEST_F(GroupCommitTest, AWriteThatEndsTheTransactionFailsTheWholeGroup) {
   GroupCommit::Write ends = [this] { return db_->Exec("ROLLBACK"); };
   const std::vector<absl::Status> results = RunAsOneGroup({Insert(1), ends, Insert(2)});
   for (const absl::Status& result : results) EXPECT_FALSE(result.ok());
+  // The others did not fail themselves: sent again, they would commit.
+  EXPECT_EQ(results[0].code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(results[2].code(), absl::StatusCode::kUnavailable);
   EXPECT_TRUE(Values().empty()) << "a write was reported failed but kept";
   // The next write starts afresh.
   EXPECT_TRUE(group_->Run(Insert(7)).ok());
