@@ -53,9 +53,9 @@ struct ExecutorOptions {
 // durable operation from the store. Admission is bounded, each kind on its
 // own: past queue_depth waiting synchronous runs, or durable_queue_depth
 // queued operations (submissions still being committed count), a new one
-// fails with 429 QUEUE_FULL and nothing is stored. Durable operations are claimed
-// from the store, so queued work that survived a restart is picked up the
-// same way as new work. The lock is never held across a store call or a run.
+// fails with 429 QUEUE_FULL and nothing is stored. Durable operations are
+// claimed from the store, so queued work that survived a restart is picked up
+// the same way as new work. The lock is never held across a store call or a run.
 // Thread-safe, except that Start and Stop are called from one thread.
 class Executor {
  public:

@@ -66,11 +66,17 @@ sandbox::EngineOptions EngineOptionsFor(const ServiceConfig& config) {
   return options;
 }
 
+// --store with its default spelled out: "sqlite:PATH", "postgres:URL" or a URI.
+std::string StoreSpec(const ServiceConfig& config) {
+  return store::NamesDefaultSqlite(config.store) ? "sqlite:" + config.state_dir + "/operations.db"
+                                                 : config.store;
+}
+
+bool IsSqliteStore(const std::string& spec) { return spec.rfind("sqlite:", 0) == 0; }
+
 absl::StatusOr<std::unique_ptr<OperationStore>> OpenStore(const ServiceConfig& config) {
-  std::string spec = store::NamesDefaultSqlite(config.store)
-                         ? "sqlite:" + config.state_dir + "/operations.db"
-                         : config.store;
-  if (spec.rfind("sqlite:", 0) == 0) return OpenSqliteOperationStore(spec.substr(7));
+  const std::string spec = StoreSpec(config);
+  if (IsSqliteStore(spec)) return OpenSqliteOperationStore(spec.substr(7));
   if (auto conninfo = store::PostgresConninfo(spec)) return OpenPostgresOperationStore(*conninfo);
   return absl::InvalidArgumentError("--store must be sqlite:PATH, postgres:URL or postgresql://…");
 }
@@ -156,8 +162,7 @@ class Service : public ChronoService {
     executor_options.queue_depth = config.queue_depth;
     executor_options.durable_queue_depth = config.durable_queue_depth;
     // A SQLite store has one executor draining it; PostgreSQL may have several.
-    executor_options.paced_retry_after =
-        store::NamesDefaultSqlite(config.store) || config.store.rfind("sqlite:", 0) == 0;
+    executor_options.paced_retry_after = IsSqliteStore(StoreSpec(config));
     executor_options.runner_id = *runner_id;
     executor_ = std::make_unique<Executor>(executor_options, engine_.get(), store_.get(),
                                            sealer_.get(), &metrics_);

@@ -26,8 +26,9 @@ namespace aevatar::store {
 // (a savepoint) without touching the others in its group. A failure that
 // ends the whole transaction (an I/O error, a failed COMMIT) fails every
 // write of the group: the one that ended it with its own error, the others
-// Unavailable (retryable) or with the COMMIT's error. Writes in a group run one after another, in
-// arrival order, each seeing the ones before it, as if each had its own transaction.
+// Unavailable (retryable) or with the COMMIT's error. Writes in a group run
+// one after another, in arrival order, each seeing the ones before it, as if
+// each had its own transaction.
 class GroupCommit {
  public:
   // Runs with the database's lock held, inside the shared transaction; an

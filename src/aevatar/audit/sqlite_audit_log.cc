@@ -107,8 +107,9 @@ absl::StatusOr<std::optional<std::string>> StoredHashInSlot(Database& db, const 
   return stmt->ColumnText(0);
 }
 
-// One connection behind one mutex: SQLite admits one writer at a time. Other processes on
-// the same file are kept exclusive by BEGIN IMMEDIATE and busy_timeout.
+// One connection behind one mutex: SQLite admits one writer at a time. Other
+// processes on the same file are kept exclusive by BEGIN IMMEDIATE and
+// busy_timeout.
 class SqliteAuditLog final : public AuditLog {
  public:
   explicit SqliteAuditLog(Database db) : db_(std::move(db)) {}
