@@ -238,6 +238,41 @@ TEST_F(NyxidTokens, AgentKeysAreShownOnceAndRevocable) {
       401, "AGENT_KEY_INVALID");
 }
 
+// GET /api/v1/keys revalidates with its ETag (the facts digest, quoted):
+// 304 and no body while the caller's /me and /keys are what they were; the
+// whole answer, with a new tag, once either changed; the credential is
+// checked first, so a revoked one is 401 whatever tag it sends.
+TEST_F(NyxidTokens, TheInventoryRevalidatesWithItsETagUntilTheFactsChange) {
+  const std::string key = f().CreateAgentKey(alice_, "revalidating").value("key", "");
+  ASSERT_FALSE(key.empty());
+  auto first = f().Call("GET", "/api/v1/keys", key);
+  ASSERT_EQ(first.status, 200) << first.body;
+  const std::string tag = first.headers.Get("ETag").value_or("");
+  EXPECT_EQ(tag, "\"" + first.headers.Get("X-NyxID-Facts-Digest").value_or("?") + "\"");
+  auto unchanged = f().Call("GET", "/api/v1/keys", key, "", {{"If-None-Match", tag}});
+  EXPECT_EQ(unchanged.status, 304);
+  EXPECT_EQ(unchanged.body, "");
+  EXPECT_EQ(unchanged.headers.Get("ETag").value_or(""), tag);
+  EXPECT_EQ(f().Call("GET", "/api/v1/keys", key, "", {{"If-None-Match", "\"0000\""}}).status, 200);
+
+  const nlohmann::json route = f().KeyBySlug(alice_, "self");
+  const std::string self = "/api/v1/user-services/" + route.value("id", "");
+  const nlohmann::json label_was = {{"label", route.value("label", "")}};
+  ASSERT_EQ(f().Call("PUT", self, alice_, R"({"label":"relabelled"})").status, 200);
+  auto changed = f().Call("GET", "/api/v1/keys", key, "", {{"If-None-Match", tag}});
+  EXPECT_EQ(changed.status, 200);
+  EXPECT_NE(changed.body.find("relabelled"), std::string::npos);
+  EXPECT_NE(changed.headers.Get("ETag").value_or(tag), tag);
+  ASSERT_EQ(f().Call("PUT", self, alice_, label_was.dump()).status, 200);
+
+  const std::string key_id =
+      JsonOf(f().Call("GET", "/api/v1/agent-keys", alice_))["agent_keys"].back().value("id", "");
+  ASSERT_EQ(f().Call("DELETE", "/api/v1/agent-keys/" + key_id, alice_).status, 204);
+  auto revoked = f().Call("GET", "/api/v1/keys", key, "",
+                          {{"If-None-Match", changed.headers.Get("ETag").value_or("")}});
+  ExpectProblem(revoked, 401, "AGENT_KEY_REVOKED");
+}
+
 TEST_F(NyxidTokens, AnAgentKeyCannotCreateAgentKeysOrChangeRoutes) {
   const std::string key = f().CreateAgentKey(alice_, "agent").value("key", "");
   ExpectProblem(f().Call("POST", "/api/v1/agent-keys", key, R"({"label":"child"})"), 403,

@@ -8,6 +8,7 @@
 #include "http/client.h"
 #include "http/openapi.h"
 #include "http/router.h"
+#include "nyxid/routes/facts_digest_cache.h"
 #include "nyxid/store/nyxid_store.h"
 #include "nyxid/tokens/authenticator.h"
 #include "nyxid/tokens/signing_keys.h"
@@ -55,6 +56,9 @@ struct HttpApiDeps {
   NyxidMetrics* metrics = nullptr;
   // The bearer token that reads /metrics; "" = loopback peers only.
   std::string metrics_token = "";
+  // Callers' facts digests the proxy checks reused admissions against, per
+  // facts generation (shared by copies of these deps).
+  std::shared_ptr<FactsDigestCache> facts_digests = std::make_shared<FactsDigestCache>();
 };
 
 // The broker's HTTP API (docs/nyxid.md):

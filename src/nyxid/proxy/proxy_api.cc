@@ -127,11 +127,14 @@ http::Headers ForwardedHeaders(const HttpApiDeps& deps, const Principal& caller,
 http::Response HandleProxy(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
   // Ambiguous framing (a Transfer-Encoding other than chunked, or one with a
   // Content-Length) never reaches here: the HTTP server refuses it and closes.
+  // The claim first: its facts generation predates every read below.
+  auto claim = ReadFactsClaim(deps, request);
+  if (!claim.ok()) return Problem(claim.status(), note);
   auto caller = Authenticated(deps, request, note);
   if (!caller.ok()) return Problem(caller.status(), note);
   // A reused admission whose facts changed is refused before anything else,
   // so the client admits again and meets whatever changed as its own error.
-  auto facts_hold = FactsStillHold(deps, *caller, request);
+  auto facts_hold = FactsStillHold(deps, *caller, *claim);
   if (!facts_hold.ok()) return Problem(facts_hold.status(), note);
   if (!*facts_hold) {
     http::Response refused = Problem(FactsChanged(), note);

@@ -6,6 +6,8 @@
 // with the digest; a proxied request that carries it back is forwarded only
 // while it still matches, so a client may reuse an admission decision
 // without reading both documents again and never acts on facts that changed.
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -35,10 +37,35 @@ std::string FactsDigestOf(const nlohmann::json& me, const nlohmann::json& keys);
 // FactsDigestOf both documents as they would be served to `caller` now.
 absl::StatusOr<std::string> CallerFactsDigest(const HttpApiDeps& deps, const Principal& caller);
 
-// True when `request` carries no facts digest or the one it carries still
-// matches the caller's facts; an error when they cannot be read.
+// A proxied request's claim that the facts its admission was made on still
+// hold: the digest it carries, and the facts generation read as it arrived,
+// before its caller was authenticated, so that every fact the check reads
+// is at least as new as the generation a digest is remembered under
+// (facts_digest_cache.h).
+struct FactsClaim {
+  std::string digest;
+  int64_t generation = 0;
+};
+
+// The claim `request` makes; nullopt when it carries no facts digest. Read it
+// before authenticating the caller.
+absl::StatusOr<std::optional<FactsClaim>> ReadFactsClaim(const HttpApiDeps& deps,
+                                                         const http::Request& request);
+
+// The same for a GET /api/v1/keys that revalidates: `If-None-Match` holding
+// exactly one strong entity tag, the digest quoted (what its ETag was).
+// nullopt for anything else, which gets the whole answer.
+absl::StatusOr<std::optional<FactsClaim>> ReadRevalidation(const HttpApiDeps& deps,
+                                                           const http::Request& request);
+
+// The entity tag of a facts digest: the digest in double quotes.
+std::string FactsEntityTag(const std::string& digest);
+
+// True when there is no claim or it still matches the caller's facts (the
+// digest remembered for the caller at the claim's generation, else computed
+// and remembered); an error when they cannot be read.
 absl::StatusOr<bool> FactsStillHold(const HttpApiDeps& deps, const Principal& caller,
-                                    const http::Request& request);
+                                    const std::optional<FactsClaim>& claim);
 
 // The 412 NYXID_FACTS_CHANGED refusal of a request whose facts changed.
 absl::Status FactsChanged();

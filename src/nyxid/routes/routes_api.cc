@@ -179,9 +179,25 @@ absl::StatusOr<nlohmann::json> KeysDocument(const HttpApiDeps& deps, const Princ
 
 // The inventory, with the digest of it and of GET /api/v1/me that the proxy
 // checks a reused admission against (caller_facts.h).
+// A revalidation whose digest still holds is 304 with no body: the caller's
+// /me and /keys are what it read before.
 http::Response HandleKeys(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
+  auto revalidation = ReadRevalidation(deps, request);  // before any other read
+  if (!revalidation.ok()) return Problem(revalidation.status(), note);
   auto caller = Authenticated(deps, request, note);
   if (!caller.ok()) return Problem(caller.status(), note);
+  // A caller who may not read its facts gets the same error either way.
+  if (*revalidation) {
+    auto unchanged = FactsStillHold(deps, *caller, *revalidation);
+    if (!unchanged.ok()) return Problem(unchanged.status(), note);
+    if (*unchanged) {
+      http::Response response;
+      response.status = 304;
+      response.headers.Set("ETag", FactsEntityTag((*revalidation)->digest));
+      response.headers.Set(kFactsDigestHeader, (*revalidation)->digest);
+      return response;
+    }
+  }
   auto keys = KeysDocument(deps, *caller);
   if (!keys.ok()) return Problem(keys.status(), note);
   http::Response response = Json(200, *keys);
@@ -189,7 +205,9 @@ http::Response HandleKeys(const HttpApiDeps& deps, http::Request& request, Reque
   // client cannot reuse an admission.
   auto me = MeDocument(deps, *caller);
   if (me.ok()) {
-    response.headers.Set(kFactsDigestHeader, FactsDigestOf(*me, *keys));
+    const std::string digest = FactsDigestOf(*me, *keys);
+    response.headers.Set(kFactsDigestHeader, digest);
+    response.headers.Set("ETag", FactsEntityTag(digest));
   }
   return response;
 }

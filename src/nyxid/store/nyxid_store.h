@@ -78,6 +78,13 @@ class NyxidStore {
   virtual absl::StatusOr<std::vector<AdminAuditEntry>> ListAdminAudit(int64_t after_seq,
                                                                       int limit) = 0;
 
+  // The facts generation: a number that moves, in the same transaction, with
+  // every change of a user, organisation, membership, catalog service, user
+  // service or Agent Key (whoever writes it: another process, another
+  // replica), and never moves back. A value remembered from a read made after
+  // reading the generation stays right while the generation stays put.
+  virtual absl::StatusOr<int64_t> FactsGeneration() = 0;
+
   // Cheap liveness probe for /readyz.
   virtual absl::Status Ping() = 0;
 };

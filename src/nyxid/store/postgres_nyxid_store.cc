@@ -140,6 +140,33 @@ CREATE TABLE nyxid_ssh_targets (
   principals      TEXT    NOT NULL
 );
 )sql"},
+    {2, R"sql(
+-- The facts generation (NyxidStore::FactsGeneration): every statement that
+-- changes a table a caller's /me and /keys derive from moves it in its own
+-- transaction, on whichever replica it runs.
+CREATE TABLE nyxid_facts_generation (
+  id INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
+  n  BIGINT  NOT NULL
+);
+INSERT INTO nyxid_facts_generation (id, n) VALUES (1, 0);
+CREATE FUNCTION nyxid_move_facts() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE nyxid_facts_generation SET n = n + 1 WHERE id = 1;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER nyxid_users_move_facts AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+  ON nyxid_users FOR EACH STATEMENT EXECUTE FUNCTION nyxid_move_facts();
+CREATE TRIGGER nyxid_orgs_move_facts AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+  ON nyxid_orgs FOR EACH STATEMENT EXECUTE FUNCTION nyxid_move_facts();
+CREATE TRIGGER nyxid_memberships_move_facts AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+  ON nyxid_memberships FOR EACH STATEMENT EXECUTE FUNCTION nyxid_move_facts();
+CREATE TRIGGER nyxid_catalog_services_move_facts AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+  ON nyxid_catalog_services FOR EACH STATEMENT EXECUTE FUNCTION nyxid_move_facts();
+CREATE TRIGGER nyxid_user_services_move_facts AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+  ON nyxid_user_services FOR EACH STATEMENT EXECUTE FUNCTION nyxid_move_facts();
+CREATE TRIGGER nyxid_agent_keys_move_facts AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+  ON nyxid_agent_keys FOR EACH STATEMENT EXECUTE FUNCTION nyxid_move_facts();
+)sql"},
 };
 
 constexpr char kKeyDocumentName[] = "the signing keys in table nyxid_signing_keys";
@@ -245,6 +272,14 @@ absl::StatusOr<std::vector<AdminAuditEntry>> PostgresNyxidStore::ListAdminAudit(
       absl::StrCat("SELECT ", rows::kAuditColumns,
                    " FROM nyxid_admin_audit WHERE seq > $1 ORDER BY seq LIMIT $2"),
       rows::AuditFromRow<pg_rows::PgRow>, after_seq, int64_t{limit});
+}
+
+absl::StatusOr<int64_t> PostgresNyxidStore::FactsGeneration() {
+  auto generation = pool_->TransactFor<int64_t>([](pqxx::work& tx) -> absl::StatusOr<int64_t> {
+    return tx.exec("SELECT n FROM nyxid_facts_generation WHERE id = 1")[0][0].as<int64_t>();
+  });
+  if (!generation.ok()) return pg_rows::Scrubbed(generation.status(), "facts generation");
+  return generation;
 }
 
 absl::Status PostgresNyxidStore::Ping() {

@@ -62,6 +62,7 @@ class PostgresNyxidStore final : public NyxidStore {
   absl::StatusOr<std::vector<AdminAuditEntry>> ListAdminAudit(int64_t after_seq,
                                                               int limit) override;
 
+  absl::StatusOr<int64_t> FactsGeneration() override;
   absl::Status Ping() override;
 
  private:

@@ -114,8 +114,59 @@ ALTER TABLE catalog_services ADD COLUMN delegation_audiences TEXT NOT NULL DEFAU
 ALTER TABLE catalog_services ADD COLUMN allow_link_local INTEGER NOT NULL DEFAULT 0;
 )sql";
 
-constexpr std::array<store::Migration, 5> kMigrations = {
-    {{1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5}}};
+// v6: the facts generation (NyxidStore::FactsGeneration). Every insert,
+// update or delete in a table a caller's /me and /keys derive from moves it
+// in the change's own transaction, whichever process or connection writes.
+constexpr char kSchemaV6[] = R"sql(
+CREATE TABLE facts_generation (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  n INTEGER NOT NULL
+);
+INSERT INTO facts_generation (id, n) VALUES (1, 0);
+CREATE TRIGGER users_moves_facts_insert AFTER INSERT ON users
+  BEGIN UPDATE facts_generation SET n = n + 1; END;
+CREATE TRIGGER users_moves_facts_update AFTER UPDATE ON users
+  BEGIN UPDATE facts_generation SET n = n + 1; END;
+CREATE TRIGGER users_moves_facts_delete AFTER DELETE ON users
+  BEGIN UPDATE facts_generation SET n = n + 1; END;
+CREATE TRIGGER orgs_moves_facts_insert AFTER INSERT ON orgs
+  BEGIN UPDATE facts_generation SET n = n + 1; END;
+CREATE TRIGGER orgs_moves_facts_update AFTER UPDATE ON orgs
+  BEGIN UPDATE facts_generation SET n = n + 1; END;
+CREATE TRIGGER orgs_moves_facts_delete AFTER DELETE ON orgs
+  BEGIN UPDATE facts_generation SET n = n + 1; END;
+CREATE TRIGGER memberships_moves_facts_insert AFTER INSERT ON memberships
+  BEGIN UPDATE facts_generation SET n = n + 1; END;
+CREATE TRIGGER memberships_moves_facts_update AFTER UPDATE ON memberships
+  BEGIN UPDATE facts_generation SET n = n + 1; END;
+CREATE TRIGGER memberships_moves_facts_delete AFTER DELETE ON memberships
+  BEGIN UPDATE facts_generation SET n = n + 1; END;
+CREATE TRIGGER catalog_services_moves_facts_insert AFTER INSERT ON catalog_services
+  BEGIN UPDATE facts_generation SET n = n + 1; END;
+CREATE TRIGGER catalog_services_moves_facts_update AFTER UPDATE ON catalog_services
+  BEGIN UPDATE facts_generation SET n = n + 1; END;
+CREATE TRIGGER catalog_services_moves_facts_delete AFTER DELETE ON catalog_services
+  BEGIN UPDATE facts_generation SET n = n + 1; END;
+CREATE TRIGGER user_services_moves_facts_insert AFTER INSERT ON user_services
+  BEGIN UPDATE facts_generation SET n = n + 1; END;
+CREATE TRIGGER user_services_moves_facts_update AFTER UPDATE ON user_services
+  BEGIN UPDATE facts_generation SET n = n + 1; END;
+CREATE TRIGGER user_services_moves_facts_delete AFTER DELETE ON user_services
+  BEGIN UPDATE facts_generation SET n = n + 1; END;
+CREATE TRIGGER agent_keys_moves_facts_insert AFTER INSERT ON agent_keys
+  BEGIN UPDATE facts_generation SET n = n + 1; END;
+CREATE TRIGGER agent_keys_moves_facts_update AFTER UPDATE ON agent_keys
+  BEGIN UPDATE facts_generation SET n = n + 1; END;
+CREATE TRIGGER agent_keys_moves_facts_delete AFTER DELETE ON agent_keys
+  BEGIN UPDATE facts_generation SET n = n + 1; END;
+)sql";
+
+constexpr std::array<store::Migration, 6> kMigrations = {{{1, kSchemaV1},
+                                                          {2, kSchemaV2},
+                                                          {3, kSchemaV3},
+                                                          {4, kSchemaV4},
+                                                          {5, kSchemaV5},
+                                                          {6, kSchemaV6}}};
 
 }  // namespace
 
@@ -152,6 +203,11 @@ absl::StatusOr<std::vector<AdminAuditEntry>> SqliteNyxidStore::ListAdminAudit(in
                        rows->ColumnText(3), rows->ColumnText(4), rows->ColumnText(5),
                        rows->ColumnText(6)});
   }
+}
+
+absl::StatusOr<int64_t> SqliteNyxidStore::FactsGeneration() {
+  absl::MutexLock lock(&mu_);
+  return db_.QueryInt64("SELECT n FROM facts_generation WHERE id = 1");
 }
 
 absl::Status SqliteNyxidStore::Ping() {

@@ -58,6 +58,7 @@ class SqliteNyxidStore : public NyxidStore {
   absl::StatusOr<std::vector<AdminAuditEntry>> ListAdminAudit(int64_t after_seq,
                                                               int limit) override;
 
+  absl::StatusOr<int64_t> FactsGeneration() override;
   absl::Status Ping() override;
 
  private:

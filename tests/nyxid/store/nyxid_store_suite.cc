@@ -346,6 +346,53 @@ TEST_P(NyxidStoreSuite, TheSigningKeyDocumentIsCreatedOnceAndChangedOnlyWhenItDi
   EXPECT_EQ(calls, 2);
 }
 
+// What FactsDigestCache relies on: every change a caller's /me or /keys could
+// show moves the generation, seen from this opening and from another (a
+// restarted broker, another replica); reads and other tables leave it.
+TEST_P(NyxidStoreSuite, EveryChangeOfACallersFactsMovesTheFactsGeneration) {
+  NyxidStores other = open_();
+  ASSERT_NE(other.store, nullptr);
+  auto generation = [&](NyxidStore* s) { return s->FactsGeneration().value_or(-1); };
+  int64_t last = generation(store());
+  ASSERT_GE(last, 0);
+  auto expect_moved = [&](absl::Status change, const char* what) {
+    ASSERT_TRUE(change.ok()) << what << ": " << change;
+    const int64_t now = generation(store());
+    EXPECT_GT(now, last) << what;
+    EXPECT_EQ(generation(other.store.get()), now) << what << ", seen from another opening";
+    last = now;
+  };
+  User alice = NewUser("usr_a", "alice");
+  expect_moved(store()->InsertUser(alice), "a new user");
+  alice.tokens_not_before_ms = 5000;
+  expect_moved(store()->UpdateUser(alice), "a logout");
+  expect_moved(store()->InsertOrg({"org_1", "acme", "Acme"}), "a new organisation");
+  expect_moved(store()->PutMembership({"org_1", "usr_a", OrgRole::kViewer}), "a membership");
+  expect_moved(store()->PutMembership({"org_1", "usr_a", OrgRole::kAdmin}), "a changed role");
+  CatalogService chrono;
+  chrono.id = "cat_chrono";
+  chrono.slug = "chrono-sandbox";
+  chrono.name = "Chrono";
+  chrono.kind = ServiceKind::kHttp;
+  chrono.base_url = "http://127.0.0.1:1";
+  expect_moved(store()->PutCatalogService(chrono), "a catalog service");
+  chrono.base_url = "http://127.0.0.1:2";
+  expect_moved(store()->PutCatalogService(chrono), "a replaced catalog service");
+  UserService route = NewRoute("us_1", {OwnerKind::kUser, "usr_a"}, "api");
+  expect_moved(store()->InsertUserService(route), "a new route");
+  route.active = false;
+  expect_moved(store()->UpdateUserService(route), "a deactivated route");
+  expect_moved(store()->InsertAgentKey(NewKey("ak_1", "usr_a", 1000)), "a new Agent Key");
+  expect_moved(store()->RevokeAgentKey("usr_a", "ak_1", 5000), "a revoked Agent Key");
+  expect_moved(other.store->InsertUser(NewUser("usr_b", "bob")), "a user added elsewhere");
+
+  ASSERT_TRUE(store()->ListUserServices({{OwnerKind::kUser, "usr_a"}}).ok());
+  ASSERT_TRUE(store()->FindUserById("usr_a").ok());
+  ASSERT_TRUE(store()->PutClient({"chrono-sandbox", std::string(64, 'a')}).ok());
+  ASSERT_TRUE(store()->AppendAdminAudit({0, 1000, "usr_a", "rotate", "key", "k1", "{}"}).ok());
+  EXPECT_EQ(generation(store()), last) << "reads, clients and the audit log are not facts";
+}
+
 TEST_P(NyxidStoreSuite, AnotherOpeningSeesEveryCommittedWriteAndTheSameSigningKeys) {
   ASSERT_TRUE(store()->InsertUser(NewUser("usr_a", "alice")).ok());
   ASSERT_TRUE(store()->InsertAgentKey(NewKey("ak_1", "usr_a", 1000)).ok());
