@@ -47,6 +47,7 @@ users:
   - {username: paul, password: pw-paul}
   - {username: nora, password: pw-nora}
   - {username: dora, password: pw-dora}
+  - {username: rita, password: pw-rita}
 orgs:
   - slug: labs
     members: [{username: olga, role: admin}, {username: mike, role: member}]
@@ -57,6 +58,7 @@ user_services:
     forward_access_token: false
   - {owner: {org: labs}, catalog_service_id: chrono-sandbox, credential_source: {allowed: true}}
   - {owner: {user: paul}, catalog_service_id: chrono-sandbox}
+  - {owner: {user: rita}, catalog_service_id: chrono-sandbox}
 )yaml" + routes;
 }
 
@@ -245,6 +247,55 @@ TEST_F(AevatarFailClosed, RuntimeRereadOfAnInactiveRouteFailsClosed) {
   const json run = runs.WaitDone(paul, JsonOf(started).value("run_id", ""));
   EXPECT_EQ(run["steps"][0].value("outcome_code", ""), "code_execution_route_inactive")
       << run.dump();
+}
+
+// The runtime re-read revalidates the facts it read last (aevatar's
+// revalidated_facts.h, NyxID's ETag on /api/v1/keys): while they hold, a
+// step's re-read is one 304; a route deactivated since the last read is met by
+// the next re-read, which fails closed before the proxy.
+TEST_F(AevatarFailClosed, RuntimeRereadRevalidatesAndMeetsARouteDeactivatedSince) {
+  const std::string rita = s().Login("rita");
+  auto two_steps = [](const std::string& id, const std::string& first) {
+    return json{{"wait", "none"},
+                {"workflow_yaml", "workflow_id: " + id +
+                                      "\nsteps:\n  - id: first\n    tool: code_execute\n"
+                                      "    arguments: {language: bash, source: '" +
+                                      first +
+                                      "'}\n  - id: second\n    tool: code_execute\n"
+                                      "    arguments: {language: bash, source: echo SECOND}\n"}}
+        .dump();
+  };
+  auto revalidated = [] {
+    return Count(s().nyxid().service().ReadLog(), R"("route":"/api/v1/keys","status":304)");
+  };
+  Runs runs(s());
+  const size_t before = revalidated();
+  auto unchanged = s().Aevatar("POST", "/api/workflow-runs", rita, two_steps("steady", "echo ONE"));
+  ASSERT_EQ(unchanged.status, 202) << unchanged.body;
+  json run = runs.WaitDone(rita, JsonOf(unchanged).value("run_id", ""));
+  ASSERT_EQ(run.value("status", ""), "succeeded") << run.dump();
+  EXPECT_EQ(run["steps"][1]["output"].value("stdout", ""), "SECOND\n");
+  EXPECT_GE(revalidated(), before + 1) << "the second step read both documents again";
+
+  // A saved plan starts on its bound proof, without a read: its step's
+  // re-read is the first to meet the change, holding facts kept from before.
+  runs.Save(rita, "rita-plan");
+  auto first = runs.Start(rita, "rita-plan");
+  ASSERT_EQ(first.status, 202) << first.body;
+  ASSERT_EQ(runs.WaitDone(rita, JsonOf(first).value("run_id", "")).value("status", ""),
+            "succeeded");
+  const json route = s().nyxid().KeyBySlug(rita, "chrono-sandbox");
+  auto put = s().nyxid().Call("PUT", "/api/v1/user-services/" + route.value("id", ""), rita,
+                              json{{"active", false}}.dump());
+  ASSERT_EQ(put.status, 200) << put.body;
+  const size_t proxied = Count(s().nyxid().service().ReadLog(), "/api/v1/proxy/");
+  auto second = runs.Start(rita, "rita-plan");
+  ASSERT_EQ(second.status, 202) << second.body;
+  run = runs.WaitDone(rita, JsonOf(second).value("run_id", ""));
+  EXPECT_EQ(run["steps"][0].value("outcome_code", ""), "code_execution_route_inactive")
+      << run.dump();
+  EXPECT_EQ(Count(s().nyxid().service().ReadLog(), "/api/v1/proxy/"), proxied)
+      << "the step reached NyxID's proxy";
 }
 
 TEST_F(AevatarFailClosed, RouteRejectionsUseTheSpecsCategoryAndLogOnlyIdCategoryAndCounts) {

@@ -7,6 +7,7 @@
 
 #include "aevatar/admission/admission_cache.h"
 #include "aevatar/admission/ingress_auth.h"
+#include "aevatar/admission/revalidated_facts.h"
 #include "aevatar/api/aevatar_metrics.h"
 #include "aevatar/api/http_api.h"
 #include "aevatar/api/store_backend.h"
@@ -256,7 +257,9 @@ class Service : public AevatarService {
           return std::unique_ptr<ExecutionsTransport>(
               new ProxyExecutionsTransport(nyxid, credential, route.slug, route.user_service_id));
         },
-        [nyxid](const std::string& credential) { return ReadNyxidFacts(*nyxid, credential); },
+        [facts = std::make_shared<RevalidatedFacts>(nyxid)](const std::string& credential) {
+          return facts->Read(credential);
+        },
         base::NowUnixMs);
     runtime_->Start();
     return absl::OkStatus();

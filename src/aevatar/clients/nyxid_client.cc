@@ -88,6 +88,13 @@ NyxidReply NyxidClient::GetKeys(const std::string& bearer) const {
   return Exchange("GET", "/api/v1/keys", bearer, "", {}, read_timeout_);
 }
 
+NyxidReply NyxidClient::RevalidateKeys(const std::string& bearer,
+                                       const std::string& facts_digest) const {
+  http::Headers headers;
+  headers.Set("If-None-Match", "\"" + facts_digest + "\"");
+  return Exchange("GET", "/api/v1/keys", bearer, "", headers, read_timeout_);
+}
+
 NyxidReply NyxidClient::PutUserService(const std::string& bearer, const std::string& id,
                                        const nlohmann::json& patch) const {
   return Exchange("PUT", "/api/v1/user-services/" + http::PercentEncode(id), bearer, patch.dump(),

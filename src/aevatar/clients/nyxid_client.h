@@ -71,6 +71,9 @@ class NyxidClient {
 
   NyxidReply GetMe(const std::string& bearer) const;
   NyxidReply GetKeys(const std::string& bearer) const;
+  // GET /api/v1/keys with If-None-Match on `facts_digest` (its ETag): 304
+  // and no body while the caller's /me and /keys still hash to it.
+  NyxidReply RevalidateKeys(const std::string& bearer, const std::string& facts_digest) const;
   NyxidReply PutUserService(const std::string& bearer, const std::string& id,
                             const nlohmann::json& patch) const;
   NyxidReply PostUserService(const std::string& bearer, const nlohmann::json& body) const;

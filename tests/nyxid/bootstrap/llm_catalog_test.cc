@@ -183,7 +183,8 @@ TEST_F(LlmCatalog, AVersionOneCatalogMigratesWithoutKeyOrModels) {
     auto db = store::Database::Open(db_path);
     ASSERT_TRUE(db.ok());
     // The v1 shape of the tables later migrations change (catalog_services
-    // with one row; users, which migration 3 extends).
+    // with one row; users, which migration 3 extends), and the other tables
+    // migration 6 puts triggers on, bare.
     ASSERT_TRUE(db->Exec("CREATE TABLE users (id TEXT PRIMARY KEY, username TEXT NOT NULL UNIQUE, "
                          "password_hash TEXT NOT NULL, platform_admin INTEGER NOT NULL DEFAULT 0, "
                          "created_at_ms INTEGER NOT NULL);"
@@ -192,6 +193,10 @@ TEST_F(LlmCatalog, AVersionOneCatalogMigratesWithoutKeyOrModels) {
                          "forward_access_token INTEGER NOT NULL, inject_delegation_token INTEGER "
                          "NOT NULL, delegation_token_scope TEXT NOT NULL, auto_connect INTEGER NOT "
                          "NULL);"
+                         "CREATE TABLE orgs (id TEXT PRIMARY KEY);"
+                         "CREATE TABLE memberships (org_id TEXT, user_id TEXT);"
+                         "CREATE TABLE user_services (id TEXT PRIMARY KEY);"
+                         "CREATE TABLE agent_keys (id TEXT PRIMARY KEY);"
                          "INSERT INTO catalog_services VALUES ('cat_chrono', 'chrono-sandbox', "
                          "'Chrono', 'http', 'http://127.0.0.1:9', 1, 1, 'proxy:*', 1);"
                          "PRAGMA user_version = 1;")
@@ -209,7 +214,7 @@ TEST_F(LlmCatalog, AVersionOneCatalogMigratesWithoutKeyOrModels) {
   EXPECT_FALSE(found->allow_link_local);
   auto db = store::Database::Open(db_path);
   ASSERT_TRUE(db.ok());
-  EXPECT_EQ(*store::SchemaVersion(*db), 5);  // every migration since v1 ran
+  EXPECT_EQ(*store::SchemaVersion(*db), 6);  // every migration since v1 ran
 }
 
 }  // namespace
