@@ -56,11 +56,24 @@ void WorkflowRuntime::Stop() {
   threads_.clear();
 }
 
-std::shared_ptr<absl::Mutex> WorkflowRuntime::RunLock(const std::string& run_id) {
+WorkflowRuntime::RunLockRef::RunLockRef(WorkflowRuntime& runtime, const std::string& run_id)
+    : runtime_(runtime), run_id_(run_id) {
+  absl::MutexLock lock(&runtime_.mu_);
+  RunLockSlot& slot = runtime_.run_locks_[run_id_];  // a map node: its address stays
+  ++slot.refs;
+  lock_ = &slot.lock;
+}
+
+WorkflowRuntime::RunLockRef::~RunLockRef() {
+  absl::MutexLock lock(&runtime_.mu_);
+  auto it = runtime_.run_locks_.find(run_id_);
+  // Every holder of the mutex holds a reference: at none, nobody can have it.
+  if (it != runtime_.run_locks_.end() && --it->second.refs == 0) runtime_.run_locks_.erase(it);
+}
+
+size_t WorkflowRuntime::RunLocksForTest() {
   absl::MutexLock lock(&mu_);
-  auto& slot = run_locks_[run_id];
-  if (!slot) slot = std::make_shared<absl::Mutex>();
-  return slot;
+  return run_locks_.size();
 }
 
 void WorkflowRuntime::LetWaitingMessagesGoFirst(const std::string& run_id) {

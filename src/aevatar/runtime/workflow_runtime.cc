@@ -96,7 +96,7 @@ std::optional<Callback> WorkflowRuntime::NextTurnDueNow(const std::string& run_i
 
 void WorkflowRuntime::Deliver(const Callback& first, int max_turns) {
   LetWaitingMessagesGoFirst(first.run_id);
-  auto run_lock = RunLock(first.run_id);
+  RunLockRef run_lock(*this, first.run_id);
   absl::MutexLock lock(run_lock.get());
   const int64_t started_ms = clock_();
   // A turn that schedules the run's next one for now (admission, then the
@@ -348,7 +348,7 @@ absl::StatusOr<std::string> WorkflowRuntime::CreateRun(
 template <typename T>
 absl::StatusOr<T> WorkflowRuntime::DeliverMessage(
     const std::string& run_id, const std::function<absl::StatusOr<T>()>& locked) {
-  auto run_lock = RunLock(run_id);
+  RunLockRef run_lock(*this, run_id);
   const int64_t ticket = MessageArrives(run_id);
   absl::MutexLock lock(run_lock.get());
   MessageHoldsLock(run_id, ticket);

@@ -212,6 +212,8 @@ class WorkflowRuntime {
 
   // Whether a message (a stop, NyxID facts) waits for the run's lock (tests).
   bool MessageWaitingForTest(const std::string& run_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // How many runs' locks are in hand (tests).
+  size_t RunLocksForTest() ABSL_LOCKS_EXCLUDED(mu_);
 
   // Consecutive failed turns of one run before the run is failed typed.
   static constexpr int kMaxTurnAttempts = 8;
@@ -267,8 +269,27 @@ class WorkflowRuntime {
   // first stop found a running managed codex_exec step to cancel.
   absl::StatusOr<int64_t> RequestStopLocked(const std::string& run_id, const std::string& owner,
                                             std::optional<CodexStepCancel>* codex);
-  // The lock of one run actor: one turn (or message) at a time per run.
-  std::shared_ptr<absl::Mutex> RunLock(const std::string& run_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // The lock of one run actor (one turn or message at a time per run), for
+  // as long as this reference lives. run_locks_ keeps a run's entry only
+  // while a reference to it exists, so it holds the runs in hand, not every
+  // run the replica ever served. Take the lock after making the reference.
+  class RunLockRef {
+   public:
+    RunLockRef(WorkflowRuntime& runtime, const std::string& run_id);
+    ~RunLockRef();
+    RunLockRef(const RunLockRef&) = delete;
+    RunLockRef& operator=(const RunLockRef&) = delete;
+    absl::Mutex* get() const { return lock_; }
+
+   private:
+    WorkflowRuntime& runtime_;
+    const std::string run_id_;
+    absl::Mutex* lock_;
+  };
+  struct RunLockSlot {
+    absl::Mutex lock;
+    int refs = 0;  // RunLockRefs alive
+  };
   // Returns once every message that waited for `run_id`'s lock when it was
   // called has taken it, so the turn that follows takes it after them.
   void LetWaitingMessagesGoFirst(const std::string& run_id) ABSL_LOCKS_EXCLUDED(mu_);
@@ -309,7 +330,7 @@ class WorkflowRuntime {
   // that a busy replica leaves new runs to idle ones.
   std::set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);
   std::deque<Callback> ready_ ABSL_GUARDED_BY(mu_);  // oldest claim first
-  std::map<std::string, std::shared_ptr<absl::Mutex>> run_locks_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, RunLockSlot> run_locks_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int> turn_failures_ ABSL_GUARDED_BY(mu_);  // run -> consecutive
   // Messages (a stop, NyxID facts) waiting for a run's lock, by run, as
   // tickets in arrival order: while one waits, a delivery runs no further

@@ -87,6 +87,23 @@ TEST_F(WorkflowRuntimeTest, StopFreezesOneDeadlineAndCancelCarriesIt) {
   EXPECT_EQ(records->back().fact.value("outcome", ""), "code_execution_cancelled");
 }
 
+// A run's lock is kept only while a turn or a message holds a reference to
+// it: a replica that served many runs keeps an entry for none of them.
+TEST_F(WorkflowRuntimeTest, NoRunsLockOutlivesItsTurnsAndMessages) {
+  executor_.polls_before_done = 1000;
+  const std::string stopped = Start("MARKER_STOPPED");
+  const std::string finished = Start("MARKER_FINISHED");
+  RunUntil([&] { return executor_.CountOf("status") >= 2; });
+  ASSERT_TRUE(runtime_->RequestStop(stopped, "user-1").ok());
+  executor_.polls_before_done = 0;
+  RunUntil([&] { return Phase(stopped) == "stopped" && Phase(finished) == "succeeded"; });
+  ASSERT_EQ(Phase(stopped), "stopped");
+  ASSERT_EQ(Phase(finished), "succeeded");
+  // A message to a run that is done takes its lock too, whatever it answers.
+  (void)runtime_->RequestStop(finished, "user-1");
+  EXPECT_EQ(runtime_->RunLocksForTest(), 0u);
+}
+
 TEST_F(WorkflowRuntimeTest, PastTheStopDeadlineTheUncertainOutcomeIsFrozen) {
   UseWorkflow(testing::kTwoStepWorkflow);  // a second step the runtime must not start
   executor_.polls_before_done = 1000;
