@@ -101,7 +101,10 @@ absl::StatusOr<nlohmann::json> MeDocument(const HttpApiDeps& deps, const Princip
   nlohmann::json orgs = nlohmann::json::array();
   for (const Membership& membership : caller.memberships) {
     auto org = deps.store->FindOrgById(membership.org_id);
-    if (!org.ok()) continue;
+    // A store error is an error, never a shorter list: the proxy remembers
+    // the digest of this document (caller_facts.h).
+    if (absl::IsNotFound(org.status())) continue;
+    if (!org.ok()) return org.status();
     orgs.push_back({{"id", org->id},
                     {"slug", org->slug},
                     {"name", org->name},

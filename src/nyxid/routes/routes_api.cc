@@ -19,13 +19,17 @@ absl::Status BadField(const std::string& detail) {
 }
 
 // catalog id -> slug, for rendering.
-std::map<std::string, std::string> CatalogSlugs(NyxidStore& store) {
-  std::map<std::string, std::string> slugs;
+absl::StatusOr<std::map<std::string, std::string>> ReadCatalogSlugs(NyxidStore& store) {
   auto catalog = store.ListCatalog();
-  if (catalog.ok()) {
-    for (const CatalogService& service : *catalog) slugs[service.id] = service.slug;
-  }
+  if (!catalog.ok()) return catalog.status();
+  std::map<std::string, std::string> slugs;
+  for (const CatalogService& service : *catalog) slugs[service.id] = service.slug;
   return slugs;
+}
+
+// The same, with no slugs when the catalog cannot be read.
+std::map<std::string, std::string> CatalogSlugs(NyxidStore& store) {
+  return ReadCatalogSlugs(store).value_or(std::map<std::string, std::string>());
 }
 
 std::string SlugOf(const std::map<std::string, std::string>& slugs, const UserService& route) {
@@ -168,7 +172,11 @@ absl::StatusOr<CreateRouteRequest> ParseCreate(const nlohmann::json& body) {
 absl::StatusOr<nlohmann::json> KeysDocument(const HttpApiDeps& deps, const Principal& caller) {
   auto routes = VisibleRoutes(deps, caller);
   if (!routes.ok()) return routes.status();
-  const auto slugs = CatalogSlugs(*deps.store);
+  // Unlike the other listings, an unreadable catalog is an error here, never
+  // missing slugs: the proxy remembers the digest of this document.
+  auto read_slugs = ReadCatalogSlugs(*deps.store);
+  if (!read_slugs.ok()) return read_slugs.status();
+  const auto& slugs = *read_slugs;
   nlohmann::json keys = nlohmann::json::array();
   for (const UserService& route : *routes) {
     keys.push_back(

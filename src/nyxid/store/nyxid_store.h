@@ -81,7 +81,9 @@ class NyxidStore {
   // The facts generation: a number that moves, in the same transaction, with
   // every change of a user, organisation, membership, catalog service, user
   // service or Agent Key (whoever writes it: another process, another
-  // replica), and never moves back. A value remembered from a read made after
+  // replica), and never moves back; it moves to at least the wall clock in
+  // microseconds, so even a database restored from a backup does not reach
+  // again a number it had before. A value remembered from a read made after
   // reading the generation stays right while the generation stays put.
   virtual absl::StatusOr<int64_t> FactsGeneration() = 0;
 

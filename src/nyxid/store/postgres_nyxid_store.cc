@@ -143,7 +143,9 @@ CREATE TABLE nyxid_ssh_targets (
     {2, R"sql(
 -- The facts generation (NyxidStore::FactsGeneration): every statement that
 -- changes a table a caller's /me and /keys derive from moves it in its own
--- transaction, on whichever replica it runs.
+-- transaction, on whichever replica it runs, to at least the wall clock in
+-- microseconds, so a restored database never climbs back through numbers a
+-- running replica remembered for other facts.
 CREATE TABLE nyxid_facts_generation (
   id INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
   n  BIGINT  NOT NULL
@@ -151,7 +153,9 @@ CREATE TABLE nyxid_facts_generation (
 INSERT INTO nyxid_facts_generation (id, n) VALUES (1, 0);
 CREATE FUNCTION nyxid_move_facts() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE nyxid_facts_generation SET n = n + 1 WHERE id = 1;
+  UPDATE nyxid_facts_generation
+    SET n = GREATEST(n + 1, (extract(epoch FROM clock_timestamp()) * 1000000)::bigint)
+    WHERE id = 1;
   RETURN NULL;
 END $$;
 CREATE TRIGGER nyxid_users_move_facts AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE

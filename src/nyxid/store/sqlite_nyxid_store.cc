@@ -117,6 +117,9 @@ ALTER TABLE catalog_services ADD COLUMN allow_link_local INTEGER NOT NULL DEFAUL
 // v6: the facts generation (NyxidStore::FactsGeneration). Every insert,
 // update or delete in a table a caller's /me and /keys derive from moves it
 // in the change's own transaction, whichever process or connection writes.
+// It moves to at least the wall clock in microseconds, so a database
+// restored from a backup never climbs back through numbers a running
+// broker remembered for other facts.
 constexpr char kSchemaV6[] = R"sql(
 CREATE TABLE facts_generation (
   id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -124,41 +127,41 @@ CREATE TABLE facts_generation (
 );
 INSERT INTO facts_generation (id, n) VALUES (1, 0);
 CREATE TRIGGER users_moves_facts_insert AFTER INSERT ON users
-  BEGIN UPDATE facts_generation SET n = n + 1; END;
+  BEGIN UPDATE facts_generation SET n = max(n + 1, CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)); END;
 CREATE TRIGGER users_moves_facts_update AFTER UPDATE ON users
-  BEGIN UPDATE facts_generation SET n = n + 1; END;
+  BEGIN UPDATE facts_generation SET n = max(n + 1, CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)); END;
 CREATE TRIGGER users_moves_facts_delete AFTER DELETE ON users
-  BEGIN UPDATE facts_generation SET n = n + 1; END;
+  BEGIN UPDATE facts_generation SET n = max(n + 1, CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)); END;
 CREATE TRIGGER orgs_moves_facts_insert AFTER INSERT ON orgs
-  BEGIN UPDATE facts_generation SET n = n + 1; END;
+  BEGIN UPDATE facts_generation SET n = max(n + 1, CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)); END;
 CREATE TRIGGER orgs_moves_facts_update AFTER UPDATE ON orgs
-  BEGIN UPDATE facts_generation SET n = n + 1; END;
+  BEGIN UPDATE facts_generation SET n = max(n + 1, CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)); END;
 CREATE TRIGGER orgs_moves_facts_delete AFTER DELETE ON orgs
-  BEGIN UPDATE facts_generation SET n = n + 1; END;
+  BEGIN UPDATE facts_generation SET n = max(n + 1, CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)); END;
 CREATE TRIGGER memberships_moves_facts_insert AFTER INSERT ON memberships
-  BEGIN UPDATE facts_generation SET n = n + 1; END;
+  BEGIN UPDATE facts_generation SET n = max(n + 1, CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)); END;
 CREATE TRIGGER memberships_moves_facts_update AFTER UPDATE ON memberships
-  BEGIN UPDATE facts_generation SET n = n + 1; END;
+  BEGIN UPDATE facts_generation SET n = max(n + 1, CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)); END;
 CREATE TRIGGER memberships_moves_facts_delete AFTER DELETE ON memberships
-  BEGIN UPDATE facts_generation SET n = n + 1; END;
+  BEGIN UPDATE facts_generation SET n = max(n + 1, CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)); END;
 CREATE TRIGGER catalog_services_moves_facts_insert AFTER INSERT ON catalog_services
-  BEGIN UPDATE facts_generation SET n = n + 1; END;
+  BEGIN UPDATE facts_generation SET n = max(n + 1, CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)); END;
 CREATE TRIGGER catalog_services_moves_facts_update AFTER UPDATE ON catalog_services
-  BEGIN UPDATE facts_generation SET n = n + 1; END;
+  BEGIN UPDATE facts_generation SET n = max(n + 1, CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)); END;
 CREATE TRIGGER catalog_services_moves_facts_delete AFTER DELETE ON catalog_services
-  BEGIN UPDATE facts_generation SET n = n + 1; END;
+  BEGIN UPDATE facts_generation SET n = max(n + 1, CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)); END;
 CREATE TRIGGER user_services_moves_facts_insert AFTER INSERT ON user_services
-  BEGIN UPDATE facts_generation SET n = n + 1; END;
+  BEGIN UPDATE facts_generation SET n = max(n + 1, CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)); END;
 CREATE TRIGGER user_services_moves_facts_update AFTER UPDATE ON user_services
-  BEGIN UPDATE facts_generation SET n = n + 1; END;
+  BEGIN UPDATE facts_generation SET n = max(n + 1, CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)); END;
 CREATE TRIGGER user_services_moves_facts_delete AFTER DELETE ON user_services
-  BEGIN UPDATE facts_generation SET n = n + 1; END;
+  BEGIN UPDATE facts_generation SET n = max(n + 1, CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)); END;
 CREATE TRIGGER agent_keys_moves_facts_insert AFTER INSERT ON agent_keys
-  BEGIN UPDATE facts_generation SET n = n + 1; END;
+  BEGIN UPDATE facts_generation SET n = max(n + 1, CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)); END;
 CREATE TRIGGER agent_keys_moves_facts_update AFTER UPDATE ON agent_keys
-  BEGIN UPDATE facts_generation SET n = n + 1; END;
+  BEGIN UPDATE facts_generation SET n = max(n + 1, CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)); END;
 CREATE TRIGGER agent_keys_moves_facts_delete AFTER DELETE ON agent_keys
-  BEGIN UPDATE facts_generation SET n = n + 1; END;
+  BEGIN UPDATE facts_generation SET n = max(n + 1, CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)); END;
 )sql";
 
 constexpr std::array<store::Migration, 6> kMigrations = {{{1, kSchemaV1},

@@ -1,5 +1,6 @@
 #include "nyxid_store_suite.h"
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -355,12 +356,23 @@ TEST_P(NyxidStoreSuite, EveryChangeOfACallersFactsMovesTheFactsGeneration) {
   auto generation = [&](NyxidStore* s) { return s->FactsGeneration().value_or(-1); };
   int64_t last = generation(store());
   ASSERT_GE(last, 0);
+  // A restored database must not reach a remembered number again: each
+  // move goes to at least the wall clock in microseconds (less the 1 ms
+  // SQLite's clock rounds to).
+  auto wall_clock_us = [] {
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  int64_t wall_us = wall_clock_us();  // before the change each call checks
   auto expect_moved = [&](absl::Status change, const char* what) {
     ASSERT_TRUE(change.ok()) << what << ": " << change;
     const int64_t now = generation(store());
     EXPECT_GT(now, last) << what;
+    EXPECT_GE(now, wall_us - 1000) << what;
     EXPECT_EQ(generation(other.store.get()), now) << what << ", seen from another opening";
     last = now;
+    wall_us = wall_clock_us();
   };
   User alice = NewUser("usr_a", "alice");
   expect_moved(store()->InsertUser(alice), "a new user");
