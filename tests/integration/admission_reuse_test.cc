@@ -61,7 +61,10 @@ TEST_F(AdmissionReuse, RepeatedCallsReadTheInventoryOnce) {
 }
 
 TEST_F(AdmissionReuse, AChangedRouteIsMetOnTheNextCallWithTheTypedError) {
+  // Two calls: the second reuses the admission, so NyxID has checked its
+  // digest and remembers it (facts_digest_cache.h) when the route changes.
   ASSERT_EQ(Echo("warm").status, 200);
+  ASSERT_EQ(Echo("reusing").status, 200);
   const std::string id = stack_.nyxid().KeyBySlug(token_, "chrono-sandbox").value("id", "");
   ASSERT_FALSE(id.empty());
   const std::string path = "/api/v1/user-services/" + id;
