@@ -14,8 +14,9 @@ std::string FactsKeyOf(const Principal& caller) {
 std::optional<std::string> FactsDigestCache::Find(const std::string& key, int64_t generation) {
   absl::MutexLock lock(&mu_);
   // A generation behind the remembered one is a reader that raced ahead of
-  // another, or a store restored from a backup, whose generation will climb
-  // through numbers that name other facts: forget what was remembered.
+  // another, or a store restored from a backup (whose next write jumps past
+  // every number it had, NyxidStore::FactsGeneration): forget what was
+  // remembered either way.
   if (generation < generation_) digests_.clear();
   if (generation != generation_) return std::nullopt;
   auto it = digests_.find(key);
