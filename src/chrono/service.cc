@@ -186,6 +186,7 @@ class Service : public ChronoService {
     server_options.port = listen->second;
     server_options.io_threads = config.http_threads;
     server_options.tls = config.tls.listen;
+    server_options.serve_in_process = config.serve_in_process;
     auto server = http::Server::Start(
         server_options, [this](http::Request& request) { return router_->Handle(request); });
     if (!server.ok()) return server.status();

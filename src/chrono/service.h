@@ -41,6 +41,10 @@ struct ServiceConfig {
   // where the managed Codex runner's relay forwards model calls.
   std::string nyxid_base_url;
   int http_threads = 2;
+  // Also serve this process's own calls to `listen` without TCP
+  // (http::ServerOptions::serve_in_process): `aevatar up` runs the services
+  // in one process.
+  bool serve_in_process = false;
   http::ServiceTls tls;  // the listener's, and the calls to NyxID (JWKS, model relay)
   // The managed Codex runner (POST /codex/execute); available only with a
   // model, the Codex CLI at codex_path, the backend and nyxid_base_url.

@@ -131,6 +131,7 @@ class Stack : public EmbeddedStack {
 
     nyxid::ServiceConfig nyxid_config;
     nyxid_config.listen = ListenOf(info_.nyxid_url);
+    nyxid_config.serve_in_process = true;
     nyxid_config.state_dir = options.state_dir + "/nyxid";
     nyxid_config.store = options.store;
     nyxid_config.bootstrap_file = options.state_dir + "/bootstrap.yaml";
@@ -142,6 +143,7 @@ class Stack : public EmbeddedStack {
 
     chrono::ServiceConfig chrono_config;
     chrono_config.listen = ListenOf(info_.chrono_url);
+    chrono_config.serve_in_process = true;
     chrono_config.state_dir = options.state_dir + "/chrono-sandbox";
     chrono_config.jwks_url = info_.nyxid_url + "/.well-known/jwks.json";
     chrono_config.nyxid_base_url = info_.nyxid_url;
@@ -155,6 +157,7 @@ class Stack : public EmbeddedStack {
 
     orchestrator::ServiceConfig aevatar_config;
     aevatar_config.listen = ListenOf(info_.aevatar_url);
+    aevatar_config.serve_in_process = true;
     aevatar_config.state_dir = options.state_dir + "/aevatar";
     aevatar_config.store = options.store;
     aevatar_config.nyxid_url = info_.nyxid_url;

@@ -27,6 +27,7 @@
 #include <string_view>
 #include <utility>
 
+#include "http/header_text.h"
 #include "http/message.h"
 
 namespace aevatar::http {
@@ -42,12 +43,6 @@ inline auto NoThrow(beast::error_code& ec) { return asio::redirect_error(asio::u
 
 inline std::string_view ToStringView(beast::string_view s) { return {s.data(), s.size()}; }
 
-// True when a header name or value could not be written safely (CR, LF or NUL
-// would let a value forge extra header lines).
-inline bool UnsafeHeaderText(std::string_view text) {
-  return text.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos;
-}
-
 // Copies Beast fields into our Headers, in arrival order.
 inline void CopyFromFields(const bhttp::fields& fields, Headers& out) {
   for (const auto& field : fields) {
@@ -61,13 +56,7 @@ inline void CopyFromFields(const bhttp::fields& fields, Headers& out) {
 // that are unsafe to write.
 inline void CopyToFields(const Headers& headers, bhttp::fields& out) {
   for (const auto& [name, value] : headers.fields()) {
-    if (name.empty() || UnsafeHeaderText(name) || UnsafeHeaderText(value)) continue;
-    bhttp::field known = bhttp::string_to_field(name);
-    if (known == bhttp::field::content_length || known == bhttp::field::transfer_encoding ||
-        known == bhttp::field::connection) {
-      continue;
-    }
-    out.insert(name, value);
+    if (WritableField(name, value)) out.insert(name, value);
   }
 }
 

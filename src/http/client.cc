@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "http/beast_private.h"
 #include "http/client_connection.h"
+#include "http/in_process.h"
 #include "http/tls.h"
 #include "http/url.h"
 
@@ -265,6 +266,11 @@ absl::StatusOr<ClientResponse> RunExchange(const ClientRequest& request,
                                            const ChunkCallback& on_chunk) {
   absl::StatusOr<HttpUrl> url = ParseHttpUrl(request.url);
   if (!url.ok()) return url.status();
+  if (!url->tls) {
+    if (std::shared_ptr<InProcessPeer> peer = FindInProcessPeer(url->host, url->port)) {
+      return InProcessExchange(request, *url, std::move(peer), on_headers, on_chunk);
+    }
+  }
   std::shared_ptr<ssl::context> tls;
   if (url->tls) {
     auto context = SharedClientTlsContext(request.tls);

@@ -39,6 +39,7 @@
 #include "http/beast_private.h"
 #include "http/connection_limit.h"
 #include "http/handler_pool.h"
+#include "http/in_process.h"
 #include "http/server_framing.h"
 #include "http/server_handler_thread.h"
 #include "http/server_state.h"
@@ -285,7 +286,19 @@ class ServerImpl final : public Server {
     for (int i = 0; i < std::max(1, options.io_threads); ++i) {
       io_threads_.emplace_back([ioc = ioc_] { RunIo(*ioc); });
     }
+    if (options.serve_in_process && options.listen_fd < 0 && !shared_->tls) ServeInProcess();
     return absl::OkStatus();
+  }
+
+  void ServeInProcess() {
+    const ServerOptions& options = shared_->options;
+    in_process_ = std::make_shared<InProcessPeer>();
+    in_process_->handler = shared_->handler;
+    in_process_->pool = shared_->pool;
+    in_process_->max_header_bytes = options.max_header_bytes;
+    in_process_->max_body_bytes = options.max_body_bytes;
+    in_process_host_ = options.host == "localhost" ? "127.0.0.1" : options.host;
+    RegisterInProcessPeer(in_process_host_, port_, in_process_);
   }
 
   absl::Status BindAndListen() {
@@ -336,6 +349,10 @@ class ServerImpl final : public Server {
     auto deadline =
         std::chrono::steady_clock::now() + std::chrono::seconds(std::max(0, grace_secs));
     shared_->stopping = true;
+    if (in_process_) {
+      in_process_->stopping = true;
+      UnregisterInProcessPeer(in_process_host_, port_, in_process_.get());
+    }
     if (acceptor_ && io_threads_.empty()) {
       beast::error_code ec;
       acceptor_->close(ec);  // Listen() failed before any I/O thread started
@@ -390,6 +407,8 @@ class ServerImpl final : public Server {
   std::shared_ptr<tcp::acceptor> acceptor_;
   std::vector<std::thread> io_threads_;
   uint16_t port_ = 0;
+  std::shared_ptr<InProcessPeer> in_process_;  // null: served over TCP only
+  std::string in_process_host_;
   absl::Mutex stop_mu_;
   bool stopped_ ABSL_GUARDED_BY(stop_mu_) = false;
 };

@@ -84,6 +84,13 @@ struct ServerOptions {
   // is closed without an answer (a plaintext 503 means nothing to a TLS
   // client, and a handshake would spend the CPU shedding saves).
   ServerTls tls;
+  // Also serve this process's own http:// requests to host:port (the bound
+  // address as given, "localhost" as 127.0.0.1) without TCP: http::Fetch
+  // hands them to `handler` on this server's handler threads, under the same
+  // limits (in_process.h). For services that run in one process (`aevatar
+  // up`). Ignored with `listen_fd` (its address may be another network
+  // namespace's) and with TLS.
+  bool serve_in_process = false;
 };
 
 // An HTTP/1.1 server (keep-alive, chunked streaming; optionally over TLS) on

@@ -18,6 +18,7 @@
 #include "http/problem.h"
 #include "http/request_body.h"
 #include "http/server.h"
+#include "http/server_common.h"
 #include "http/server_state.h"
 #include "http/tls.h"
 
@@ -45,19 +46,12 @@ struct Exchange {
 inline Request ToRequest(bhttp::request<RequestBody> message, std::string remote_address) {
   Request request;
   request.method = std::string(ToStringView(message.method_string()));
-  request.target = std::string(ToStringView(message.target()));
-  std::string_view target = request.target;
-  size_t question = target.find('?');
-  request.path = PercentDecode(target.substr(0, question));
-  if (question != std::string_view::npos) request.query = std::string(target.substr(question + 1));
+  SetTarget(request, std::string(ToStringView(message.target())));
   CopyFromFields(message, request.headers);
   request.body = std::move(message.body());
   request.remote_address = std::move(remote_address);
   return request;
 }
-
-// 1xx, 204 and 304 never carry a body (RFC 9110 §6.4.1).
-inline bool StatusHasNoBody(int status) { return status < 200 || status == 204 || status == 304; }
 
 // A status Beast can write: three digits, else 500.
 inline unsigned WireStatus(int status) {
@@ -110,15 +104,6 @@ inline bhttp::response<bhttp::empty_body> BuildStreamHeader(const Response& resp
   return message;
 }
 
-// The 503 for a request that found every handler thread busy.
-inline Response BusyResponse() {
-  Response response = ProblemResponse(base::ApiError(absl::StatusCode::kUnavailable, "SERVER_BUSY",
-                                                     "too many requests in flight; retry shortly"),
-                                      NewDiagnosticId());
-  response.headers.Set("Retry-After", "1");
-  return response;
-}
-
 // The 503 for a connection past the server's or the process's connection cap.
 inline Response TooManyConnectionsResponse() {
   Response response =
@@ -129,13 +114,6 @@ inline Response TooManyConnectionsResponse() {
   return response;
 }
 
-// The 503 for a request read after Stop() began.
-inline Response StoppingResponse() {
-  return ProblemResponse(base::ApiError(absl::StatusCode::kUnavailable, "SERVER_STOPPING",
-                                        "the server is shutting down"),
-                         NewDiagnosticId());
-}
-
 // Returns the problem to answer a failed request read with, or nullopt when
 // the connection should just close (peer gone, timeout, clean end).
 // `request_line_read` tells a header_limit in the request line (414) from one
@@ -143,27 +121,11 @@ inline Response StoppingResponse() {
 inline std::optional<Response> ProblemForReadError(const beast::error_code& ec,
                                                    const ServerOptions& options,
                                                    bool request_line_read) {
-  if (ec == bhttp::error::body_limit) {
-    return ProblemResponse(
-        base::ApiError(absl::StatusCode::kResourceExhausted, "BODY_TOO_LARGE",
-                       absl::StrCat("request body exceeds ", options.max_body_bytes, " bytes"),
-                       413),
-        NewDiagnosticId());
-  }
+  if (ec == bhttp::error::body_limit) return BodyTooLargeResponse(options.max_body_bytes);
   if (ec == bhttp::error::header_limit && !request_line_read) {
-    return ProblemResponse(
-        base::ApiError(
-            absl::StatusCode::kInvalidArgument, "URI_TOO_LONG",
-            absl::StrCat("the request line exceeds ", options.max_header_bytes, " bytes"), 414),
-        NewDiagnosticId());
+    return UriTooLongResponse(options.max_header_bytes);
   }
-  if (ec == bhttp::error::header_limit) {
-    return ProblemResponse(
-        base::ApiError(
-            absl::StatusCode::kInvalidArgument, "HEADERS_TOO_LARGE",
-            absl::StrCat("request header fields exceed ", options.max_header_bytes, " bytes"), 431),
-        NewDiagnosticId());
-  }
+  if (ec == bhttp::error::header_limit) return HeadersTooLargeResponse(options.max_header_bytes);
   bool parse_error = ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category();
   if (parse_error && ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
     return ProblemResponse(base::ApiError(absl::StatusCode::kInvalidArgument, "MALFORMED_REQUEST",

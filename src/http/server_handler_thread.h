@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "http/beast_private.h"
 #include "http/problem.h"
+#include "http/server_common.h"
 #include "http/server_framing.h"
 #include "http/server_state.h"
 #include "http/websocket_channel.h"
@@ -33,23 +34,6 @@ struct Ticket {
   std::shared_ptr<Exchange> exchange;
   std::function<void()> resume;  // resumes the connection's coroutine
 };
-
-// Runs the handler; an exception becomes a 500 problem and one log line.
-inline Response CallHandler(const Handler& handler, Request& request) {
-  const char* type = "unknown";
-  try {
-    return handler(request);
-  } catch (const std::exception& e) {
-    type = typeid(e).name();  // the message may quote request data: log the type only
-  } catch (...) {
-  }
-  std::string diagnostic_id = NewDiagnosticId();
-  base::Log(base::LogLevel::kError, "http_handler_threw", diagnostic_id,
-            {{"method", request.method}, {"exception", type}});
-  return ProblemResponse(
-      base::ApiError(absl::StatusCode::kInternal, "INTERNAL", "the request handler failed"),
-      diagnostic_id);
-}
 
 // Runs `start(done)` on the connection's strand and blocks this (handler)
 // thread until `done(ec, bytes)` is called. Returns false on a write error, or
@@ -168,10 +152,7 @@ inline void RunExchange(Ticket& ticket) {
   if (ex.response.websocket && !ex.head && IsWebSocketUpgrade(ex.request)) {
     std::visit([&](auto* stream) { WebSocketOnHandlerThread(ticket, stream); }, ex.stream);
   } else if (ex.response.websocket) {
-    ex.response = ProblemResponse(
-        base::ApiError(absl::StatusCode::kInvalidArgument, "WEBSOCKET_UPGRADE_REQUIRED",
-                       "this endpoint takes a WebSocket upgrade", 400),
-        NewDiagnosticId());
+    ex.response = WebSocketRequiredResponse();
   } else if (ex.response.stream) {
     std::visit([&](auto* stream) { StreamOnHandlerThread(ticket, stream); }, ex.stream);
   }

@@ -47,6 +47,10 @@ struct ServiceConfig {
   // The audience of NyxID delegation tokens minted for aevatar.
   std::string audience = "aevatar";
   int http_threads = 2;
+  // Also serve this process's own calls to `listen` without TCP
+  // (http::ServerOptions::serve_in_process): `aevatar up` runs the services
+  // in one process.
+  bool serve_in_process = false;
   http::ServiceTls tls;  // the listener's, and the calls to NyxID
   // The stop-cancellation window of workflow runs (the spec's two minutes;
   // tests shorten it).

@@ -126,6 +126,7 @@ class Service : public NyxidService {
     options.port = listen->second;
     options.io_threads = config.http_threads;
     options.tls = config.tls.listen;
+    options.serve_in_process = config.serve_in_process;
     auto server = http::Server::Start(
         options, [this](http::Request& request) { return router_->Handle(request); });
     if (!server.ok()) return server.status();

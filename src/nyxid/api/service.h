@@ -30,6 +30,10 @@ struct ServiceConfig {
   // kDefaultProxyTimeout, 315 s; tests of the deadline chain scale it down).
   std::chrono::milliseconds proxy_timeout = kDefaultProxyTimeout;
   int http_threads = 2;
+  // Also serve this process's own calls to `listen` without TCP
+  // (http::ServerOptions::serve_in_process): `aevatar up` runs the services
+  // in one process.
+  bool serve_in_process = false;
   // The listener's TLS, and the proxy's to its upstreams: `tls.peers.ca_file`
   // is trusted for https upstreams (catalog and custom base URLs, e.g. a
   // private CA) in addition to the system store, and its client certificate

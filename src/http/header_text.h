@@ -1,0 +1,38 @@
+#ifndef AEVATAR_HTTP_HEADER_TEXT_H_
+#define AEVATAR_HTTP_HEADER_TEXT_H_
+
+// Private to src/http: which header fields a sender may write as given, for
+// the Beast framing (beast_private.h) and the in-process exchanges
+// (in_process.cc) alike, so a field the wire would drop is dropped by both.
+
+#include <string_view>
+
+#include "absl/strings/match.h"
+#include "http/message.h"
+
+namespace aevatar::http {
+
+// True when a header name or value could not be written safely (CR, LF or NUL
+// would let a value forge extra header lines).
+inline bool UnsafeHeaderText(std::string_view text) {
+  return text.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos;
+}
+
+// True for the framing fields a sender computes itself rather than copying
+// from a message's headers: Content-Length, Transfer-Encoding, Connection.
+inline bool IsFramingField(std::string_view name) {
+  const absl::string_view field(name.data(), name.size());  // Debian's absl has its own
+  return absl::EqualsIgnoreCase(field, "Content-Length") ||
+         absl::EqualsIgnoreCase(field, "Transfer-Encoding") ||
+         absl::EqualsIgnoreCase(field, "Connection");
+}
+
+// True when a message's header field is written as given.
+inline bool WritableField(std::string_view name, std::string_view value) {
+  return !name.empty() && !UnsafeHeaderText(name) && !UnsafeHeaderText(value) &&
+         !IsFramingField(name);
+}
+
+}  // namespace aevatar::http
+
+#endif  // AEVATAR_HTTP_HEADER_TEXT_H_
