@@ -200,6 +200,8 @@ TEST(ChronoFailover, TheDatabaseRestartedUnderLoadLosesNoAcceptedOperation) {
   }
   const std::map<std::string, int> started_a = Tally(StartedIds(a->service()));
   const std::map<std::string, int> started_b = Tally(StartedIds(b->service()));
+  const std::map<std::string, int> unrecorded_a = Tally(FinishFailedIds(a->service()));
+  const std::map<std::string, int> unrecorded_b = Tally(FinishFailedIds(b->service()));
   int succeeded = 0;
   for (const std::string& id : accepted) {
     const int runs = CountOf(started_a, id) + CountOf(started_b, id);
@@ -208,9 +210,13 @@ TEST(ChronoFailover, TheDatabaseRestartedUnderLoadLosesNoAcceptedOperation) {
       ++succeeded;
       EXPECT_EQ(runs, 1) << id;
     } else {
-      // Only a claim whose commit the restart cut can end uncertain: never run.
+      // Uncertain, and never run: a claim whose commit the restart cut. Or
+      // run once, when the restart outlasted the run's lease: its runner
+      // could not record the outcome (a loaded host's restart can take that
+      // long), and says so.
       EXPECT_EQ(status[id], "outcome_uncertain") << id;
-      EXPECT_EQ(runs, 0) << id;
+      const bool unrecorded = CountOf(unrecorded_a, id) + CountOf(unrecorded_b, id) > 0;
+      EXPECT_EQ(runs, unrecorded ? 1 : 0) << id;
     }
   }
   EXPECT_GT(succeeded, 0);

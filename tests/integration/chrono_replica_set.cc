@@ -86,4 +86,8 @@ std::vector<std::string> FinishedIds(const ServiceProcess& service) {
   return TagsOf(service, "operation.finished");
 }
 
+std::vector<std::string> FinishFailedIds(const ServiceProcess& service) {
+  return TagsOf(service, "operation.finish_failed");
+}
+
 }  // namespace aevatar::testing

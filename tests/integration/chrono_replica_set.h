@@ -48,6 +48,10 @@ class ReplicaSet {
 std::vector<std::string> StartedIds(const ServiceProcess& service);
 // The operation ids `service` logged "operation.finished" for.
 std::vector<std::string> FinishedIds(const ServiceProcess& service);
+// The operation ids whose outcome `service` could not record
+// ("operation.finish_failed": the store stayed unreachable past the run's
+// lease, or another runner had settled it meanwhile).
+std::vector<std::string> FinishFailedIds(const ServiceProcess& service);
 
 }  // namespace aevatar::testing
 
