@@ -81,7 +81,9 @@ bhttp::request<bhttp::string_body> BuildRequest(const ClientRequest& request, co
     message.set(bhttp::field::host, url.HostHeader());
   }
   message.body() = request.body;
-  message.prepare_payload();  // Content-Length for a body (and for an empty POST)
+  if (SendsContentLength(request.method, request.body.size())) {
+    message.content_length(request.body.size());
+  }
   // Without a pool, one exchange per connection: tell the server not to hold it open.
   message.keep_alive(keep_alive);
   return message;

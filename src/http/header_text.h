@@ -5,8 +5,10 @@
 // the Beast framing (beast_private.h) and the in-process exchanges
 // (in_process.cc) alike, so a field the wire would drop is dropped by both.
 
+#include <cstddef>
 #include <string_view>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "http/message.h"
 
@@ -31,6 +33,34 @@ inline bool IsFramingField(std::string_view name) {
 inline bool WritableField(std::string_view name, std::string_view value) {
   return !name.empty() && !UnsafeHeaderText(name) && !UnsafeHeaderText(value) &&
          !IsFramingField(name);
+}
+
+// True when a request carries Content-Length: a body, or a method that
+// expects one even when empty (as Beast's prepare_payload decides).
+inline bool SendsContentLength(std::string_view method, size_t body_bytes) {
+  return body_bytes > 0 || method == "POST" || method == "PUT" || method == "OPTIONS";
+}
+
+// True for an RFC 9110 token (a method or a field name): one or more of
+// ALPHA, DIGIT and !#$%&'*+-.^_`|~.
+inline bool IsToken(std::string_view text) {
+  if (text.empty()) return false;
+  for (unsigned char c : text) {
+    if (!absl::ascii_isalnum(c) &&
+        std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) == std::string_view::npos) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// True for a field value the wire's parser takes: no control character but
+// horizontal tab.
+inline bool IsFieldValue(std::string_view text) {
+  for (unsigned char c : text) {
+    if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
+  }
+  return true;
 }
 
 }  // namespace aevatar::http

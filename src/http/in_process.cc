@@ -1,8 +1,11 @@
 #include "http/in_process.h"
 
+#include <atomic>
+#include <chrono>
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
@@ -10,15 +13,35 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/log_context.h"
 #include "http/header_text.h"
 #include "http/server_common.h"
 
 namespace aevatar::http {
+
+// The answer on its way from the handler's thread to the caller's. Waits are
+// absl::Mutex conditions, re-evaluated whenever `mu` is released.
+struct InProcessConversation {
+  absl::Mutex mu;
+  std::optional<ClientResponse> head ABSL_GUARDED_BY(mu);  // status and header fields
+  std::deque<std::string> chunks ABSL_GUARDED_BY(mu);
+  size_t unread_bytes ABSL_GUARDED_BY(mu) = 0;
+  bool ended ABSL_GUARDED_BY(mu) = false;        // no chunk comes after these
+  bool broken ABSL_GUARDED_BY(mu) = false;       // ... because the handler's stream failed
+  bool caller_gone ABSL_GUARDED_BY(mu) = false;  // nobody reads any more
+  bool server_gone ABSL_GUARDED_BY(mu) = false;  // the server stopped and ended the exchange
+};
+
 namespace {
+
+using Clock = std::chrono::steady_clock;
+using Conversation = InProcessConversation;
 
 // A streamed body waits for the caller past this many unread bytes, as a
 // socket's buffers would make it wait.
 constexpr size_t kUnreadLimit = 1 << 20;
+// The TCP client's bound on an answer's header block (client.cc).
+constexpr size_t kMaxResponseHeaderBytes = 64 << 10;
 
 using Address = std::pair<std::string, uint16_t>;
 
@@ -34,37 +57,42 @@ Registry& TheRegistry() {
   return *registry;
 }
 
-// The answer on its way from the handler's thread to the caller's. Waits are
-// absl::Mutex conditions, re-evaluated whenever `mu` is released.
-struct Conversation {
-  absl::Mutex mu;
-  std::optional<ClientResponse> head ABSL_GUARDED_BY(mu);  // status and header fields
-  std::deque<std::string> chunks ABSL_GUARDED_BY(mu);
-  size_t unread_bytes ABSL_GUARDED_BY(mu) = 0;
-  bool ended ABSL_GUARDED_BY(mu) = false;        // no chunk comes after these
-  bool broken ABSL_GUARDED_BY(mu) = false;       // ... because the handler's stream failed
-  bool caller_gone ABSL_GUARDED_BY(mu) = false;  // nobody reads any more
-};
-
-bool HasHead(Conversation* c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c->mu) { return c->head.has_value(); }
+bool HasHeadOrGone(Conversation* c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c->mu) {
+  return c->head.has_value() || c->server_gone;
+}
 bool ChunkOrEnded(Conversation* c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c->mu) {
-  return !c->chunks.empty() || c->ended;
+  return !c->chunks.empty() || c->ended || c->server_gone;
 }
 bool RoomOrGone(Conversation* c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c->mu) {
-  return c->caller_gone || c->unread_bytes < kUnreadLimit;
+  return c->caller_gone || c->server_gone || c->unread_bytes < kUnreadLimit;
+}
+bool NoneLive(InProcessPeer* peer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(peer->mu) {
+  return peer->live.empty();
 }
 
-// The Request the server would parse from the client's message.
+absl::Duration Until(Clock::time_point deadline) {
+  return absl::FromChrono(deadline - Clock::now());
+}
+
+// A field value as the parser hands it on: without the spaces and tabs
+// around it.
+std::string Trimmed(std::string_view value) {
+  const size_t first = value.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return "";
+  return std::string(value.substr(first, value.find_last_not_of(" \t") - first + 1));
+}
+
+// The Request the server would parse from the client's message (client.cc:
+// BuildRequest writes the same fields).
 Request ToServedRequest(const ClientRequest& sent, const HttpUrl& url) {
   Request request;
   request.method = sent.method;
   SetTarget(request, url.target);
   for (const auto& [name, value] : sent.headers.fields()) {
-    if (WritableField(name, value)) request.headers.Add(name, value);
+    if (WritableField(name, value)) request.headers.Add(name, Trimmed(value));
   }
   if (!request.headers.Get("Host")) request.headers.Add("Host", url.HostHeader());
-  const bool body_method = sent.method == "POST" || sent.method == "PUT" || sent.method == "PATCH";
-  if (!sent.body.empty() || body_method) {
+  if (SendsContentLength(sent.method, sent.body.size())) {
     request.headers.Add("Content-Length", std::to_string(sent.body.size()));
   }
   // Without a pool the client asks for one exchange per connection.
@@ -74,46 +102,54 @@ Request ToServedRequest(const ClientRequest& sent, const HttpUrl& url) {
   return request;
 }
 
-// The 413, 414 or 431 the server's reader would answer `request` with.
-std::optional<Response> LimitProblem(const Request& request, const InProcessPeer& peer) {
-  const size_t request_line = request.method.size() + request.target.size() + 11;
+// The 400, 413, 414 or 431 the server's reader would answer `request` with.
+std::optional<Response> ReaderProblem(const Request& request, const InProcessPeer& peer) {
+  // method SP target SP "HTTP/1.1" CRLF
+  const size_t request_line = request.method.size() + request.target.size() + 12;
   if (request_line > peer.max_header_bytes) return UriTooLongResponse(peer.max_header_bytes);
-  size_t header_bytes = request_line + 2;
+  if (!IsToken(request.method)) return MalformedRequestResponse();
+  size_t header_bytes = request_line + 2;  // the empty line that ends the block
   for (const auto& [name, value] : request.headers.fields()) {
-    header_bytes += name.size() + value.size() + 4;
+    header_bytes += name.size() + value.size() + 4;  // name ": " value CRLF
   }
   if (header_bytes > peer.max_header_bytes) return HeadersTooLargeResponse(peer.max_header_bytes);
+  for (const auto& [name, value] : request.headers.fields()) {
+    if (!IsToken(name) || !IsFieldValue(value)) return MalformedRequestResponse();
+  }
   if (request.body.size() > peer.max_body_bytes) return BodyTooLargeResponse(peer.max_body_bytes);
   return std::nullopt;
 }
 
 // The header fields the client would read: the handler's writable ones plus
 // the framing the server computes (server_framing.h: BuildResponse).
-Headers WireHeaders(const Response& response, bool head) {
+Headers WireHeaders(const Response& response, bool head, bool close) {
   Headers headers;
   for (const auto& [name, value] : response.headers.fields()) {
     if (WritableField(name, value)) headers.Add(name, value);
   }
-  if (StatusHasNoBody(response.status)) return headers;
   std::optional<std::string> declared = response.headers.Get("Content-Length");
-  if (response.stream) {
+  if (StatusHasNoBody(static_cast<int>(WireStatus(response.status)))) {
+    // No body, no length.
+  } else if (response.stream) {
     headers.Add("Transfer-Encoding", "chunked");
-  } else if (head && response.body.empty() && declared && !UnsafeHeaderText(*declared)) {
-    headers.Add("Content-Length", *declared);
-  } else {
+  } else if (!head || !response.body.empty() || !declared) {
     headers.Add("Content-Length", std::to_string(response.body.size()));
+  } else if (!UnsafeHeaderText(*declared)) {
+    headers.Add("Content-Length", *declared);
   }
+  if (close || WantsClose(response)) headers.Add("Connection", "close");
   return headers;
 }
 
 // Hands `response` to the caller through `c`; for a streamed body, runs the
 // handler's stream on this thread until it ends or the caller leaves.
-void Answer(Response response, bool head, const std::shared_ptr<Conversation>& c) {
-  const bool has_body = !head && !StatusHasNoBody(response.status);
+void Answer(Response response, bool head, bool close, const std::shared_ptr<Conversation>& c) {
+  const int status = static_cast<int>(WireStatus(response.status));
+  const bool has_body = !head && !StatusHasNoBody(status);
   const bool streamed = has_body && response.stream;
   {
     absl::MutexLock lock(&c->mu);
-    c->head = ClientResponse{response.status, WireHeaders(response, head), {}};
+    c->head = ClientResponse{status, WireHeaders(response, head, close), {}};
     if (has_body && !streamed && !response.body.empty()) {
       c->unread_bytes = response.body.size();
       c->chunks.push_back(std::move(response.body));
@@ -123,7 +159,7 @@ void Answer(Response response, bool head, const std::shared_ptr<Conversation>& c
   if (!streamed) return;
   ChunkWriter write = [c](std::string_view chunk) {
     absl::MutexLock lock(&c->mu, absl::Condition(&RoomOrGone, c.get()));
-    if (c->caller_gone) return false;
+    if (c->caller_gone || c->server_gone) return false;
     if (!chunk.empty()) {  // an empty chunk would end a chunked body early: skipped, as there
       c->chunks.emplace_back(chunk);
       c->unread_bytes += chunk.size();
@@ -138,7 +174,8 @@ void Answer(Response response, bool head, const std::shared_ptr<Conversation>& c
   }
   absl::MutexLock lock(&c->mu);
   c->ended = true;
-  c->broken = !ok;
+  // A stream the stopping server cut returns as if done: it is not.
+  c->broken = !ok || c->server_gone;
 }
 
 // Tells the handler's side, however the caller leaves, that nobody reads.
@@ -152,7 +189,7 @@ struct CallerLeaves {
 
 // Reads the answer from `c` on the caller's thread, under `deadline`.
 absl::StatusOr<ClientResponse> Receive(Conversation& c, const ClientRequest& request,
-                                       const std::string& where, absl::Time deadline,
+                                       const std::string& where, Clock::time_point deadline,
                                        const std::function<void(const ClientResponse&)>* on_headers,
                                        const std::function<bool(std::string_view)>& on_chunk) {
   CallerLeaves leaves{&c};
@@ -160,21 +197,51 @@ absl::StatusOr<ClientResponse> Receive(Conversation& c, const ClientRequest& req
     return absl::DeadlineExceededError(
         absl::StrCat("http exchange with ", where, " exceeded ", request.timeout.count(), " ms"));
   };
+  auto closed_error = [&] {
+    return absl::UnavailableError(
+        absl::StrCat("read ", where, ": the server closed the connection as it stopped"));
+  };
+  auto too_large = [&] {
+    return absl::ResourceExhaustedError(absl::StrCat("response body from ", where, " exceeds ",
+                                                     request.max_response_bytes, " bytes"));
+  };
   ClientResponse response;
   {
     absl::MutexLock lock(&c.mu);
-    if (!c.mu.AwaitWithDeadline(absl::Condition(&HasHead, &c), deadline)) return deadline_error();
+    if (!c.mu.AwaitWithTimeout(absl::Condition(&HasHeadOrGone, &c), Until(deadline))) {
+      return deadline_error();
+    }
+    if (!c.head) return closed_error();
     response = *c.head;
   }
+  // What the TCP client's parser refuses with the header block.
+  size_t header_bytes = 0;
+  for (const auto& [name, value] : response.headers.fields()) {
+    header_bytes += name.size() + value.size() + 4;
+  }
+  if (header_bytes > kMaxResponseHeaderBytes) {
+    return absl::ResourceExhaustedError(absl::StrCat("response header from ", where, " too large"));
+  }
+  const std::optional<std::string> declared = response.headers.Get("Content-Length");
+  if (request.method != "HEAD" && declared && !declared->empty() &&
+      declared->find_first_not_of("0123456789") == std::string::npos && declared->size() < 20 &&
+      std::stoull(*declared) > request.max_response_bytes) {
+    return too_large();
+  }
+  if (Clock::now() >= deadline) return deadline_error();
   if (on_headers != nullptr) (*on_headers)(response);
   size_t received = 0;
   while (true) {
+    // Checked before every chunk: a caller slower than the handler would
+    // otherwise always find one waiting and never reach a timed wait.
+    if (Clock::now() >= deadline) return deadline_error();
     std::string chunk;
     {
       absl::MutexLock lock(&c.mu);
-      if (!c.mu.AwaitWithDeadline(absl::Condition(&ChunkOrEnded, &c), deadline)) {
+      if (!c.mu.AwaitWithTimeout(absl::Condition(&ChunkOrEnded, &c), Until(deadline))) {
         return deadline_error();
       }
+      if (c.server_gone && !c.ended) return closed_error();
       if (c.chunks.empty()) {
         if (c.broken)
           return absl::UnavailableError(absl::StrCat("read ", where, ": partial message"));
@@ -185,10 +252,7 @@ absl::StatusOr<ClientResponse> Receive(Conversation& c, const ClientRequest& req
       c.unread_bytes -= chunk.size();
     }
     received += chunk.size();
-    if (received > request.max_response_bytes) {
-      return absl::ResourceExhaustedError(absl::StrCat("response body from ", where, " exceeds ",
-                                                       request.max_response_bytes, " bytes"));
-    }
+    if (received > request.max_response_bytes) return too_large();
     if (!on_chunk(chunk)) {
       return absl::CancelledError("response body consumer stopped the exchange");
     }
@@ -196,6 +260,20 @@ absl::StatusOr<ClientResponse> Receive(Conversation& c, const ClientRequest& req
 }
 
 }  // namespace
+
+void StopInProcessPeer(InProcessPeer& peer, Clock::time_point deadline) {
+  std::set<std::shared_ptr<Conversation>> rest;
+  {
+    absl::MutexLock lock(&peer.mu);
+    peer.stopping = true;
+    peer.mu.AwaitWithTimeout(absl::Condition(&NoneLive, &peer), Until(deadline));
+    rest = peer.live;
+  }
+  for (const std::shared_ptr<Conversation>& c : rest) {
+    absl::MutexLock lock(&c->mu);
+    c->server_gone = true;
+  }
+}
 
 void RegisterInProcessPeer(const std::string& host, uint16_t port,
                            std::shared_ptr<InProcessPeer> peer) {
@@ -222,31 +300,53 @@ std::shared_ptr<InProcessPeer> FindInProcessPeer(const std::string& host, uint16
 }
 
 absl::StatusOr<ClientResponse> InProcessExchange(
-    const ClientRequest& request, const HttpUrl& url, std::shared_ptr<const InProcessPeer> peer,
+    const ClientRequest& request, const HttpUrl& url, std::shared_ptr<InProcessPeer> peer,
     const std::function<void(const ClientResponse&)>* on_headers,
     const std::function<bool(std::string_view chunk)>& on_chunk) {
-  const absl::Time deadline = absl::Now() + absl::FromChrono(request.timeout);
+  const Clock::time_point deadline = Clock::now() + request.timeout;
+  const std::string where = absl::StrCat(url.host, ":", url.port);
   const bool head = request.method == "HEAD";
+  const bool close = !request.pool;
   auto c = std::make_shared<Conversation>();
   Request served = ToServedRequest(request, url);
-  if (std::optional<Response> problem = LimitProblem(served, *peer)) {
-    Answer(*std::move(problem), head, c);
-  } else if (peer->stopping) {
-    Answer(StoppingResponse(), head, c);
-  } else {
-    // The handler holds what it needs by value: it may outlive this call.
-    auto task = [peer, served = std::move(served), head, c]() mutable {
-      Response response = CallHandler(peer->handler, served);
-      // Only a WebSocket upgrade over TCP can become a session.
-      if (response.websocket) response = WebSocketRequiredResponse();
-      Answer(std::move(response), head, c);
-    };
-    if (!peer->pool->TrySubmit(std::move(task))) {
-      Answer(peer->stopping ? StoppingResponse() : BusyResponse(), head, c);
+  std::optional<Response> refusal;
+  {
+    base::ScopedRequestId none("");  // the server's own answers carry no request id
+    refusal = ReaderProblem(served, *peer);
+    if (!refusal) {
+      absl::MutexLock lock(&peer->mu);
+      if (peer->stopping) {
+        refusal = StoppingResponse();
+      } else {
+        peer->live.insert(c);
+      }
     }
   }
-  return Receive(*c, request, absl::StrCat(url.host, ":", url.port), deadline, on_headers,
-                 on_chunk);
+  if (refusal) {
+    Answer(*std::move(refusal), head, close, c);
+    return Receive(*c, request, where, deadline, on_headers, on_chunk);
+  }
+  // The task holds what it needs by value: it may outlive this call.
+  auto task = [peer, served = std::move(served), head, close, c]() mutable {
+    Response response = CallHandler(peer->handler, served);
+    // Only a WebSocket upgrade over TCP can become a session.
+    if (response.websocket) response = WebSocketRequiredResponse();
+    Answer(std::move(response), head, close, c);
+  };
+  if (!peer->pool->TrySubmit(std::move(task))) {
+    bool stopping = false;
+    {
+      absl::MutexLock lock(&peer->mu);
+      stopping = peer->stopping;
+    }
+    base::ScopedRequestId none("");
+    Answer(stopping ? StoppingResponse() : BusyResponse(), head, close, c);
+  }
+  absl::StatusOr<ClientResponse> answer =
+      Receive(*c, request, where, deadline, on_headers, on_chunk);
+  absl::MutexLock lock(&peer->mu);
+  peer->live.erase(c);
+  return answer;
 }
 
 }  // namespace aevatar::http

@@ -25,6 +25,8 @@
 // thread lets go; once the I/O threads are joined, posted work never runs and
 // blocked stream writes give up (Shared::io_stopped).
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <atomic>
 #include <future>
@@ -286,19 +288,39 @@ class ServerImpl final : public Server {
     for (int i = 0; i < std::max(1, options.io_threads); ++i) {
       io_threads_.emplace_back([ioc = ioc_] { RunIo(*ioc); });
     }
-    if (options.serve_in_process && options.listen_fd < 0 && !shared_->tls) ServeInProcess();
+    if (options.serve_in_process) ServeInProcess();
     return absl::OkStatus();
   }
 
+  // Registers this server for the process's own requests to its address,
+  // where that address is one this process's clients reach as bound.
   void ServeInProcess() {
     const ServerOptions& options = shared_->options;
+    const std::string host = options.host == "localhost" ? "127.0.0.1" : options.host;
+    // Not a given socket (its address may be another namespace's), not TLS,
+    // not a wildcard (its callers name another address, and their remote
+    // address would not be the one they called), and not from a thread
+    // that entered another network namespace.
+    if (options.listen_fd >= 0 || shared_->tls || host == "0.0.0.0" || host == "::" ||
+        !InProcessNetworkNamespace()) {
+      return;
+    }
     in_process_ = std::make_shared<InProcessPeer>();
     in_process_->handler = shared_->handler;
     in_process_->pool = shared_->pool;
     in_process_->max_header_bytes = options.max_header_bytes;
     in_process_->max_body_bytes = options.max_body_bytes;
-    in_process_host_ = options.host == "localhost" ? "127.0.0.1" : options.host;
+    in_process_host_ = host;
     RegisterInProcessPeer(in_process_host_, port_, in_process_);
+  }
+
+  // True when this thread is in the process's own network namespace.
+  static bool InProcessNetworkNamespace() {
+    struct stat thread_ns {};
+    struct stat process_ns {};
+    return ::stat("/proc/thread-self/ns/net", &thread_ns) == 0 &&
+           ::stat("/proc/self/ns/net", &process_ns) == 0 && thread_ns.st_ino == process_ns.st_ino &&
+           thread_ns.st_dev == process_ns.st_dev;
   }
 
   absl::Status BindAndListen() {
@@ -349,10 +371,7 @@ class ServerImpl final : public Server {
     auto deadline =
         std::chrono::steady_clock::now() + std::chrono::seconds(std::max(0, grace_secs));
     shared_->stopping = true;
-    if (in_process_) {
-      in_process_->stopping = true;
-      UnregisterInProcessPeer(in_process_host_, port_, in_process_.get());
-    }
+    if (in_process_) UnregisterInProcessPeer(in_process_host_, port_, in_process_.get());
     if (acceptor_ && io_threads_.empty()) {
       beast::error_code ec;
       acceptor_->close(ec);  // Listen() failed before any I/O thread started
@@ -372,6 +391,8 @@ class ServerImpl final : public Server {
       shared_->mu.AwaitWithTimeout(absl::Condition(shared_.get(), &Shared::NoneInFlight),
                                    absl::FromChrono(remaining));
     }
+    // Within the same grace; what is left ends with the connections below.
+    if (in_process_) StopInProcessPeer(*in_process_, deadline);
     work_.reset();
     ioc_->stop();
     for (auto& thread : io_threads_) thread.join();

@@ -86,10 +86,12 @@ struct ServerOptions {
   ServerTls tls;
   // Also serve this process's own http:// requests to host:port (the bound
   // address as given, "localhost" as 127.0.0.1) without TCP: http::Fetch
-  // hands them to `handler` on this server's handler threads, under the same
-  // limits (in_process.h). For services that run in one process (`aevatar
-  // up`). Ignored with `listen_fd` (its address may be another network
-  // namespace's) and with TLS.
+  // hands them to `handler` on this server's handler threads, under its
+  // size limits and handler bound and the caller's deadline (in_process.h).
+  // For services that run in one process (`aevatar up`). Ignored with
+  // `listen_fd` (its address may be another network namespace's), with TLS,
+  // for a wildcard host (0.0.0.0, ::) and when Start runs on a thread in
+  // another network namespace.
   bool serve_in_process = false;
 };
 

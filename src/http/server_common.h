@@ -7,12 +7,14 @@
 // must compile fast.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <typeinfo>
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "base/api_error.h"
 #include "base/log.h"
@@ -74,6 +76,24 @@ inline Response WebSocketRequiredResponse() {
       base::ApiError(absl::StatusCode::kInvalidArgument, "WEBSOCKET_UPGRADE_REQUIRED",
                      "this endpoint takes a WebSocket upgrade", 400),
       NewDiagnosticId());
+}
+
+// A status the wire can carry: three digits, else 500.
+inline unsigned WireStatus(int status) {
+  return status >= 100 && status <= 999 ? static_cast<unsigned>(status) : 500u;
+}
+
+// True when the handler asked to end the connection after this response.
+inline bool WantsClose(const Response& response) {
+  std::optional<std::string> connection = response.headers.Get("Connection");
+  return connection && absl::AsciiStrToLower(*connection).find("close") != std::string::npos;
+}
+
+// The 400 for a request that is not valid HTTP/1.1.
+inline Response MalformedRequestResponse() {
+  return ProblemResponse(base::ApiError(absl::StatusCode::kInvalidArgument, "MALFORMED_REQUEST",
+                                        "the request is not valid HTTP/1.1"),
+                         NewDiagnosticId());
 }
 
 // The 413 for a body past ServerOptions::max_body_bytes.

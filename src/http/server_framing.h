@@ -53,17 +53,6 @@ inline Request ToRequest(bhttp::request<RequestBody> message, std::string remote
   return request;
 }
 
-// A status Beast can write: three digits, else 500.
-inline unsigned WireStatus(int status) {
-  return status >= 100 && status <= 999 ? static_cast<unsigned>(status) : 500u;
-}
-
-// True when the handler asked to end the connection after this response.
-inline bool WantsClose(const Response& response) {
-  std::optional<std::string> connection = response.headers.Get("Connection");
-  return connection && absl::AsciiStrToLower(*connection).find("close") != std::string::npos;
-}
-
 // Returns the message for a buffered response. Handler headers are kept as
 // given; the framing fields are computed: Content-Length is the body size for
 // a normal body, the handler's (or the body's) length for HEAD, and absent
@@ -128,9 +117,7 @@ inline std::optional<Response> ProblemForReadError(const beast::error_code& ec,
   if (ec == bhttp::error::header_limit) return HeadersTooLargeResponse(options.max_header_bytes);
   bool parse_error = ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category();
   if (parse_error && ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
-    return ProblemResponse(base::ApiError(absl::StatusCode::kInvalidArgument, "MALFORMED_REQUEST",
-                                          "the request is not valid HTTP/1.1"),
-                           NewDiagnosticId());
+    return MalformedRequestResponse();
   }
   return std::nullopt;
 }
