@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "http/beast_private.h"
 #include "http/client_connection.h"
+#include "http/header_text.h"
 #include "http/in_process.h"
 #include "http/tls.h"
 #include "http/url.h"
@@ -29,7 +30,6 @@ using Clock = std::chrono::steady_clock;
 using HeadersCallback = std::function<void(const ClientResponse&)>;
 using ChunkCallback = std::function<bool(std::string_view chunk)>;
 
-constexpr size_t kMaxResponseHeaderBytes = 64 << 10;
 // A server sends a 100 or a 103 or two; more is a peer stalling the exchange.
 constexpr int kMaxInterimResponses = 8;
 constexpr size_t kReadChunkBytes = 64 << 10;

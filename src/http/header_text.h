@@ -14,6 +14,9 @@
 
 namespace aevatar::http {
 
+// The client's bound on an answer's header block, over TCP and in process.
+inline constexpr size_t kMaxResponseHeaderBytes = 64 << 10;
+
 // True when a header name or value could not be written safely (CR, LF or NUL
 // would let a value forge extra header lines).
 inline bool UnsafeHeaderText(std::string_view text) {

@@ -40,8 +40,6 @@ using Conversation = InProcessConversation;
 // A streamed body waits for the caller past this many unread bytes, as a
 // socket's buffers would make it wait.
 constexpr size_t kUnreadLimit = 1 << 20;
-// The TCP client's bound on an answer's header block (client.cc).
-constexpr size_t kMaxResponseHeaderBytes = 64 << 10;
 
 using Address = std::pair<std::string, uint16_t>;
 
