@@ -12,7 +12,7 @@ namespace aevatar::nyxid {
 //   nyxid_http_requests_total{route,status},
 //   nyxid_http_request_duration_seconds{route},
 //   nyxid_logins_total{outcome}            "succeeded" or the refusal's code,
-//   nyxid_tokens_minted_total{kind}        access | delegation,
+//   nyxid_tokens_minted_total{kind}        access | delegation (signed, not reused),
 //   nyxid_proxy_exchanges_total{status}    the proxied request's answer status,
 //   nyxid_proxy_upstream_duration_seconds  send to upstream response headers.
 // Labels are route patterns, status codes, typed codes and fixed kinds: never

@@ -115,9 +115,11 @@ http::Headers ForwardedHeaders(const HttpApiDeps& deps, const Principal& caller,
   UpstreamCredentials credentials;
   if (route.policy.forward_access_token) credentials.authorization = caller.credential;
   if (route.policy.inject_delegation_token) {
-    credentials.delegation_token = deps.tokens->MintDelegation(caller.user.id, upstream.audience,
-                                                               route.policy.delegation_token_scope);
-    if (deps.metrics != nullptr) deps.metrics->CountTokenMinted("delegation");
+    DelegationGrant grant = deps.tokens->DelegationForProxy(caller.user.id, upstream.audience,
+                                                            route.policy.delegation_token_scope,
+                                                            caller.user.tokens_not_before_ms);
+    credentials.delegation_token = std::move(grant.token);
+    if (grant.minted && deps.metrics != nullptr) deps.metrics->CountTokenMinted("delegation");
   }
   return UpstreamRequestHeaders(request.headers, credentials);
 }

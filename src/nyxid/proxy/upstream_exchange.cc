@@ -5,13 +5,13 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
 #include "base/api_error.h"
 #include "base/log.h"
+#include "base/reusable_threads.h"
 #include "nyxid/proxy/proxy_headers.h"
 
 namespace aevatar::nyxid {
@@ -117,9 +117,12 @@ absl::StatusOr<http::Response> ProxyExchange(http::ClientRequest request,
   auto pipe = std::make_shared<Pipe>(options.buffer_limit, options.queue_limit);
   Pipe* p = pipe.get();
   const std::string method = request.method;
-  // Detached, so that a response handed to the server owns its exchange; the
-  // thread ends by itself within the request deadline at the latest.
-  std::thread([request = std::move(request), pipe] { RunExchange(request, pipe); }).detach();
+  // On a thread of its own (reused from an earlier exchange when one is
+  // idle), so that a response handed to the server owns its exchange; the
+  // exchange ends by itself within the request deadline at the latest.
+  static base::ReusableThreads* const exchange_threads =
+      new base::ReusableThreads(absl::Seconds(10));
+  exchange_threads->Run([request = std::move(request), pipe] { RunExchange(request, pipe); });
   auto guard = std::make_shared<ConsumerGuard>(pipe);
 
   http::Response response;

@@ -42,12 +42,35 @@ std::string TokenService::IssueAccess(const std::string& user_id, const std::str
 }
 
 std::string TokenService::MintDelegation(const std::string& user_id, const std::string& audience,
-                                         const std::vector<std::string>& scopes) const {
+                                         const std::vector<std::string>& scopes,
+                                         int64_t not_before_ms) const {
   nlohmann::json claims = BaseClaims(user_id, kDelegationTokenTtlSecs);
+  claims["iat_ms"] = std::max(claims["iat_ms"].get<int64_t>(), not_before_ms);
   claims["aud"] = audience;
   claims["scope"] = JoinScopes(NormalizeScopes(scopes));
   claims["token_kind"] = "delegation";
   return keys_->Sign(claims);
+}
+
+DelegationGrant TokenService::DelegationForProxy(const std::string& user_id,
+                                                 const std::string& audience,
+                                                 const std::vector<std::string>& scopes,
+                                                 int64_t not_before_ms) const {
+  // NUL cannot occur in ids, slugs or scopes, so the fields cannot run into
+  // each other.
+  std::string key = user_id;
+  for (const std::string& part : {audience, JoinScopes(NormalizeScopes(scopes)),
+                                  keys_->current_kid(), std::to_string(not_before_ms)}) {
+    key += '\0';
+    key += part;
+  }
+  const int64_t now = now_();
+  if (std::optional<std::string> recent = recent_.Find(key, now)) {
+    return {std::move(*recent), false};
+  }
+  std::string token = MintDelegation(user_id, audience, scopes, not_before_ms);
+  recent_.Remember(std::move(key), token, now);
+  return {std::move(token), true};
 }
 
 absl::StatusOr<VerifiedToken> TokenService::Verify(std::string_view token) const {

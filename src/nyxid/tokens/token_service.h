@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
+#include "nyxid/tokens/recent_delegations.h"
 #include "nyxid/tokens/signing_keys.h"
 
 namespace aevatar::nyxid {
@@ -25,6 +26,13 @@ namespace aevatar::nyxid {
 inline constexpr int64_t kAccessTokenTtlSecs = 3600;
 inline constexpr int64_t kDelegationTokenTtlSecs = 300;
 inline constexpr char kAccessAudience[] = "nyxid";
+
+// What DelegationForProxy hands out: the token, and whether it was signed
+// now (false: reused, see recent_delegations.h).
+struct DelegationGrant {
+  std::string token;
+  bool minted = false;
+};
 
 struct VerifiedToken {
   std::string kind;  // "access" or "delegation"
@@ -49,8 +57,16 @@ class TokenService {
   // taken for a token the logout revoked.
   std::string IssueAccess(const std::string& user_id, const std::string& username,
                           int64_t not_before_ms = 0) const;
+  // A new delegation token, dated no earlier than `not_before_ms` (as above).
   std::string MintDelegation(const std::string& user_id, const std::string& audience,
-                             const std::vector<std::string>& scopes) const;
+                             const std::vector<std::string>& scopes,
+                             int64_t not_before_ms = 0) const;
+  // For the proxy: the token minted for exactly this grant (user, audience,
+  // scopes, signing key, `not_before_ms`) in the last
+  // RecentDelegations::kReuseSecs, else a new one.
+  DelegationGrant DelegationForProxy(const std::string& user_id, const std::string& audience,
+                                     const std::vector<std::string>& scopes,
+                                     int64_t not_before_ms) const;
 
   // Verifies a JWS this broker issued: alg EdDSA only, a published kid, the
   // signature, iss, exp/nbf/iat, and token_kind "access" (aud "nyxid") or
@@ -69,6 +85,7 @@ class TokenService {
   const KeyRing* keys_;
   std::string issuer_;
   NowUnix now_;
+  mutable RecentDelegations recent_;
 };
 
 }  // namespace aevatar::nyxid

@@ -190,6 +190,63 @@ TEST_F(CredentialKinds, AgentKeysAreVerifiedByHashAndRevocable) {
   EXPECT_TRUE(absl::IsNotFound(store_->RevokeAgentKey("usr_other", key.record.id, 3)));
 }
 
+// The proxy hands the same token to the same grant for RecentDelegations::
+// kReuseSecs, so the upstream's signature cache hits; any difference in the
+// grant, or an older token, mints afresh.
+TEST_F(CredentialKinds, ProxyDelegationsAreReusedForExactlyTheSameGrantWhileYoung) {
+  const std::vector<std::string> scopes = {"sandbox:execute", "proxy:*"};
+  const DelegationGrant first = tokens_->DelegationForProxy(user_.id, "chrono-sandbox", scopes, 0);
+  EXPECT_TRUE(first.minted);
+  EXPECT_EQ(CodeOf(first.token), "OK");
+  const DelegationGrant again =
+      tokens_->DelegationForProxy(user_.id, "chrono-sandbox", {"proxy:*", "sandbox:execute"}, 0);
+  EXPECT_FALSE(again.minted);
+  EXPECT_EQ(again.token, first.token);
+
+  const DelegationGrant other_audience =
+      tokens_->DelegationForProxy(user_.id, "other-service", scopes, 0);
+  const DelegationGrant other_scopes =
+      tokens_->DelegationForProxy(user_.id, "chrono-sandbox", {"sandbox:execute"}, 0);
+  const DelegationGrant other_user =
+      tokens_->DelegationForProxy("usr_bob", "chrono-sandbox", scopes, 0);
+  for (const DelegationGrant& grant : {other_audience, other_scopes, other_user}) {
+    EXPECT_TRUE(grant.minted);
+    EXPECT_NE(grant.token, first.token);
+  }
+
+  now_ += RecentDelegations::kReuseSecs;
+  EXPECT_EQ(tokens_->DelegationForProxy(user_.id, "chrono-sandbox", scopes, 0).token, first.token);
+  now_ += 1;
+  const DelegationGrant later = tokens_->DelegationForProxy(user_.id, "chrono-sandbox", scopes, 0);
+  EXPECT_TRUE(later.minted);
+  EXPECT_NE(later.token, first.token);
+  now_ -= 60;  // a clock stepped back reuses nothing
+  EXPECT_TRUE(tokens_->DelegationForProxy(user_.id, "chrono-sandbox", scopes, 0).minted);
+}
+
+TEST_F(CredentialKinds, ALogoutOrAKeyRotationEndsDelegationReuse) {
+  const std::vector<std::string> scopes = {"sandbox:execute"};
+  const std::string before =
+      tokens_->DelegationForProxy(user_.id, "chrono-sandbox", scopes, 0).token;
+  User revoked = user_;
+  revoked.tokens_not_before_ms = base::NowUnixMs() + 1;  // as a logout sets it
+  ASSERT_TRUE(store_->UpdateUser(revoked).ok());
+  EXPECT_EQ(CodeOf(before), "TOKEN_REVOKED");
+  const DelegationGrant after =
+      tokens_->DelegationForProxy(user_.id, "chrono-sandbox", scopes, revoked.tokens_not_before_ms);
+  EXPECT_TRUE(after.minted);
+  EXPECT_EQ(CodeOf(after.token), "OK");  // dated no earlier than the logout
+
+  ASSERT_TRUE(keys_->Rotate(now_).ok());
+  const DelegationGrant rotated =
+      tokens_->DelegationForProxy(user_.id, "chrono-sandbox", scopes, revoked.tokens_not_before_ms);
+  EXPECT_TRUE(rotated.minted);
+  auto verified = base::VerifyJws(rotated.token,
+                                  [&](std::string_view kid) { return keys_->Lookup(kid, now_); });
+  ASSERT_TRUE(verified.ok()) << verified.status();
+  EXPECT_EQ(verified->header["kid"], keys_->current_kid());
+}
+
 TEST_F(CredentialKinds, SigningKeyFileIsPrivateAndRotationKeepsOldKeysPublished) {
   const std::string path = dir_.path() + "/signing-keys.json";
   struct stat st {};
