@@ -26,6 +26,9 @@ struct Pipe {
   const size_t queue_limit;
   absl::Mutex mu;
   std::optional<http::ClientResponse> head ABSL_GUARDED_BY(mu);
+  // The head alone decides the answer: a status without a body, or an
+  // event stream (streamed from its first byte).
+  bool head_decides ABSL_GUARDED_BY(mu) = false;
   std::deque<std::string> chunks ABSL_GUARDED_BY(mu);
   size_t queued_bytes ABSL_GUARDED_BY(mu) = 0;
   bool done ABSL_GUARDED_BY(mu) = false;
@@ -37,8 +40,12 @@ struct Pipe {
 bool RoomOrGone(Pipe* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mu) {
   return p->consumer_gone || p->queued_bytes < p->queue_limit;
 }
-bool HeadOrDone(Pipe* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mu) {
-  return p->head.has_value() || p->done;
+// When the caller's thread can decide how to answer: the exchange ended, or
+// the head came and either decides alone or the buffer is full (at once for
+// a zero buffer_limit). One condition, not "head" and then "body", so that a
+// small answer wakes that thread once.
+bool ReadyToAnswer(Pipe* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mu) {
+  return p->done || (p->head && (p->head_decides || p->queued_bytes >= p->buffer_limit));
 }
 bool BufferFullOrDone(Pipe* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mu) {
   return p->done || p->queued_bytes >= p->buffer_limit;
@@ -92,9 +99,10 @@ bool HasNoBody(int status, const std::string& method) {
 
 void RunExchange(const http::ClientRequest& request, const std::shared_ptr<Pipe>& pipe) {
   Pipe* p = pipe.get();
-  auto on_headers = [p](const http::ClientResponse& head) {
+  auto on_headers = [p, &request](const http::ClientResponse& head) {
     absl::MutexLock lock(&p->mu);
     p->head = head;
+    p->head_decides = HasNoBody(head.status, request.method) || IsEventStream(head.headers);
   };
   auto on_chunk = [p](std::string_view chunk) {
     absl::MutexLock lock(&p->mu, absl::Condition(&RoomOrGone, p));
@@ -128,7 +136,7 @@ absl::StatusOr<http::Response> ProxyExchange(http::ClientRequest request,
   http::Response response;
   bool event_stream = false;
   {
-    absl::MutexLock lock(&p->mu, absl::Condition(&HeadOrDone, p));
+    absl::MutexLock lock(&p->mu, absl::Condition(&ReadyToAnswer, p));
     if (!p->head) {
       return TypedUpstreamError(p->result.ok() ? absl::UnavailableError("no answer") : p->result);
     }
