@@ -47,9 +47,6 @@ bool RoomOrGone(Pipe* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mu) {
 bool ReadyToAnswer(Pipe* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mu) {
   return p->done || (p->head && (p->head_decides || p->queued_bytes >= p->buffer_limit));
 }
-bool BufferFullOrDone(Pipe* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mu) {
-  return p->done || p->queued_bytes >= p->buffer_limit;
-}
 bool ChunkOrDone(Pipe* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mu) {
   return !p->chunks.empty() || p->done;
 }
@@ -134,7 +131,6 @@ absl::StatusOr<http::Response> ProxyExchange(http::ClientRequest request,
   auto guard = std::make_shared<ConsumerGuard>(pipe);
 
   http::Response response;
-  bool event_stream = false;
   {
     absl::MutexLock lock(&p->mu, absl::Condition(&ReadyToAnswer, p));
     if (!p->head) {
@@ -142,20 +138,18 @@ absl::StatusOr<http::Response> ProxyExchange(http::ClientRequest request,
     }
     response.status = p->head->status;
     response.headers = DownstreamResponseHeaders(p->head->headers);
-    event_stream = IsEventStream(p->head->headers);
-  }
-  if (HasNoBody(response.status, method)) return response;  // guard stops the exchange
-
-  // Server-sent events stream from the first byte: nothing is held back
-  // waiting for the buffer to fill. Other bodies wait for the size decision.
-  if (!event_stream) {
-    absl::MutexLock lock(&p->mu, absl::Condition(&BufferFullOrDone, p));
-    // A failure known before anything is sent can still be answered honestly.
-    if (p->done && !p->result.ok()) return TypedUpstreamError(p->result);
-    // Decided by size alone (not by timing): small bodies are answered whole.
-    if (p->queued_bytes < p->buffer_limit) {
-      for (const std::string& chunk : p->chunks) response.body += chunk;
-      return response;
+    if (HasNoBody(response.status, method)) return response;  // guard stops the exchange
+    // A head that decides alone and has a body is an event stream: it streams
+    // from the first byte, nothing held back for the buffer to fill. Any
+    // other body is done or has filled the buffer by now (ReadyToAnswer).
+    if (!p->head_decides) {
+      // A failure known before anything is sent can still be answered honestly.
+      if (p->done && !p->result.ok()) return TypedUpstreamError(p->result);
+      // Decided by size alone (not by timing): small bodies are answered whole.
+      if (p->queued_bytes < p->buffer_limit) {
+        for (const std::string& chunk : p->chunks) response.body += chunk;
+        return response;
+      }
     }
   }
   response.stream = [guard](const http::ChunkWriter& write) {
