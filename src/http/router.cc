@@ -54,29 +54,35 @@ struct Match {
   std::vector<int> score;  // SegmentKind per matched pattern segment
 };
 
-// Matches already-split `path` against `pattern`; a final {name...} takes the
-// rest of the path (zero or more segments, joined with '/').
-std::optional<Match> MatchSegments(const std::vector<std::string>& pattern,
-                                   const std::vector<std::string>& path) {
+// Whether already-split `path` matches `pattern`; a final {name...} takes the
+// rest of the path (zero or more segments). Allocates nothing: every request
+// is tried against every route, and most fail on their first literal.
+bool Matches(const std::vector<std::string>& pattern, const std::vector<std::string>& path) {
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const SegmentKind kind = KindOf(pattern[i]);
+    if (kind == kRest) return true;
+    if (i >= path.size()) return false;
+    if (kind == kLiteral ? pattern[i] != path[i] : path[i].empty()) {
+      return false;  // "{id}" never matches ""
+    }
+  }
+  return path.size() == pattern.size();
+}
+
+// The parameters and the score of a `pattern` that Matches `path`.
+Match Bind(const std::vector<std::string>& pattern, const std::vector<std::string>& path) {
   Match match;
   for (size_t i = 0; i < pattern.size(); ++i) {
-    SegmentKind kind = KindOf(pattern[i]);
+    const SegmentKind kind = KindOf(pattern[i]);
     match.score.push_back(kind);
     if (kind == kRest) {
       std::vector<std::string> rest;
       if (i < path.size()) rest.assign(path.begin() + static_cast<ptrdiff_t>(i), path.end());
       match.params[ParamName(pattern[i])] = absl::StrJoin(rest, "/");
-      return match;
-    }
-    if (i >= path.size()) return std::nullopt;
-    if (kind == kLiteral) {
-      if (pattern[i] != path[i]) return std::nullopt;
-    } else {
-      if (path[i].empty()) return std::nullopt;  // "{id}" never matches ""
+    } else if (kind == kParam) {
       match.params[ParamName(pattern[i])] = path[i];
     }
   }
-  if (path.size() != pattern.size()) return std::nullopt;
   return match;
 }
 
@@ -113,8 +119,7 @@ Response Router::Handle(Request& request) const {
       if (route.method == "HEAD") has_head_route = true;
     }
     for (const Route& route : routes_) {
-      std::optional<Match> match = MatchSegments(route.segments, path);
-      if (!match) continue;
+      if (!Matches(route.segments, path)) continue;
       if (std::find(allowed.begin(), allowed.end(), route.method) == allowed.end()) {
         allowed.push_back(route.method);
       }
@@ -122,7 +127,8 @@ Response Router::Handle(Request& request) const {
       bool method_ok = route.method == request.method ||
                        (request.method == "HEAD" && route.method == "GET" && !has_head_route);
       if (!method_ok) continue;
-      if (best == nullptr || match->score > best_match->score) {
+      Match match = Bind(route.segments, path);
+      if (best == nullptr || match.score > best_match->score) {
         best = &route;
         best_match = std::move(match);
       }
