@@ -1,11 +1,15 @@
 #include "base/jws.h"
 
+#include <memory>
+#include <utility>
+
 #include "absl/status/status.h"
 #include "base/api_error.h"
 #include "base/crypto.h"
 #include "base/json_read.h"
 #include "base/jws_internal.h"
 #include "base/verified_signatures.h"
+#include "base/verified_tokens.h"
 
 // Theory of operation: verifying a compact JWS.
 //
@@ -24,6 +28,9 @@
 //                                                  -> TOKEN_SIGNATURE_INVALID
 //   7. only then are the (now authenticated) claims parsed -> TOKEN_MALFORMED
 // Claims (exp, aud, scopes, …) are checked separately by VerifyClaims.
+// A token that passed 2–7 is remembered (VerifiedTokens): presented again,
+// with its kid still resolving to the same key, it skips 2–7 and returns
+// what they produced then.
 namespace aevatar::base {
 namespace jws_internal {
 
@@ -70,15 +77,12 @@ std::string SignJws(const nlohmann::json& claims, std::string_view kid,
   return signing_input + "." + Base64UrlEncode(signature);
 }
 
-absl::StatusOr<VerifiedJws> VerifyJws(std::string_view token, const KeyLookup& lookup) {
-  if (token.size() > kMaxTokenBytes) return MalformedToken("the token is too large");
-  const size_t first_dot = token.find('.');
-  const size_t second_dot =
-      first_dot == std::string_view::npos ? first_dot : token.find('.', first_dot + 1);
-  if (second_dot == std::string_view::npos ||
-      token.find('.', second_dot + 1) != std::string_view::npos) {
-    return MalformedToken("the token must have exactly three segments");
-  }
+namespace {
+
+// Steps 2–7 of the theory above, for a token already split at its dots.
+// Fills `verified` (all but its digest) on success.
+absl::Status VerifyUncached(std::string_view token, size_t first_dot, size_t second_dot,
+                            const KeyLookup& lookup, VerifiedTokens::Entry& verified) {
   const std::string_view header_b64 = token.substr(0, first_dot);
   const std::string_view claims_b64 = token.substr(first_dot + 1, second_dot - first_dot - 1);
   const std::string_view signature_b64 = token.substr(second_dot + 1);
@@ -122,7 +126,50 @@ absl::StatusOr<VerifiedJws> VerifyJws(std::string_view token, const KeyLookup& l
 
   std::optional<nlohmann::json> claims = ParseStrictObject(*claims_json);
   if (!claims) return MalformedToken("the token claims are not a JSON object");
-  return VerifiedJws{std::move(*header), std::move(*claims)};
+  verified.kid = kid->get<std::string>();
+  verified.public_key = std::move(key->public_key);
+  verified.header = std::move(*header);
+  verified.claims = std::move(*claims);
+  return absl::OkStatus();
+}
+
+// The remembered verification of exactly these token bytes, if the key its
+// kid resolves to now is still the key that verified them.
+std::shared_ptr<const VerifiedTokens::Entry> StillVerified(const VerifiedTokens& remembered,
+                                                           const VerifiedTokens::Digest& digest,
+                                                           const KeyLookup& lookup) {
+  std::shared_ptr<const VerifiedTokens::Entry> entry = remembered.Find(digest);
+  if (entry == nullptr || !lookup) return nullptr;
+  absl::StatusOr<Jwk> key = lookup(entry->kid);
+  if (!key.ok() || key->public_key != entry->public_key) return nullptr;
+  return entry;
+}
+
+}  // namespace
+
+absl::StatusOr<VerifiedJws> VerifyJws(std::string_view token, const KeyLookup& lookup) {
+  static VerifiedTokens* const remembered = new VerifiedTokens();
+  if (token.size() > kMaxTokenBytes) return MalformedToken("the token is too large");
+  const size_t first_dot = token.find('.');
+  const size_t second_dot =
+      first_dot == std::string_view::npos ? first_dot : token.find('.', first_dot + 1);
+  if (second_dot == std::string_view::npos ||
+      token.find('.', second_dot + 1) != std::string_view::npos) {
+    return MalformedToken("the token must have exactly three segments");
+  }
+
+  const VerifiedTokens::Digest digest = VerifiedTokens::DigestOf(token);
+  if (auto entry = StillVerified(*remembered, digest, lookup)) {
+    return VerifiedJws{entry->header, entry->claims};
+  }
+  auto verified = std::make_shared<VerifiedTokens::Entry>();
+  if (absl::Status st = VerifyUncached(token, first_dot, second_dot, lookup, *verified); !st.ok()) {
+    return st;
+  }
+  verified->digest = digest;
+  VerifiedJws result{verified->header, verified->claims};
+  remembered->Remember(std::move(verified));
+  return result;
 }
 
 }  // namespace aevatar::base

@@ -171,6 +171,24 @@ TEST_F(JwsTest, AnAcceptedTokenIsRefusedOnceItsKidNamesAnotherKey) {
   ExpectError(VerifyJws(token, Lookup()).status(), "TOKEN_SIGNATURE_INVALID", 401, token);
 }
 
+// Verified tokens are remembered too, with their parsed header and claims
+// (verified_tokens.h): a hit must still ask for the kid's key each time and
+// give back exactly what the first verification parsed.
+TEST_F(JwsTest, ARememberedTokenStillResolvesItsKidEveryTime) {
+  const std::string token = SignJws(Claims(), "k1", pair_.secret_key);
+  for (int presented = 1; presented <= 3; ++presented) {
+    absl::StatusOr<VerifiedJws> verified = VerifyJws(token, Lookup());
+    ASSERT_TRUE(verified.ok()) << verified.status();
+    EXPECT_EQ(verified->header["kid"], "k1");
+    EXPECT_EQ(verified->claims, Claims());
+    EXPECT_EQ(lookups_, presented);
+  }
+  jwks_ = Jwks();
+  ExpectError(VerifyJws(token, Lookup()).status(), "TOKEN_KEY_UNKNOWN", 401, token);
+  jwks_.Add(Jwk{"k1", pair_.public_key});
+  EXPECT_TRUE(VerifyJws(token, Lookup()).ok());
+}
+
 class ClaimsTest : public ::testing::Test {
  protected:
   static json Claims() {
