@@ -8,7 +8,6 @@
 #include "base/crypto.h"
 #include "base/json_read.h"
 #include "base/jws_internal.h"
-#include "base/verified_signatures.h"
 #include "base/verified_tokens.h"
 
 // Theory of operation: verifying a compact JWS.
@@ -120,7 +119,7 @@ absl::Status VerifyUncached(std::string_view token, size_t first_dot, size_t sec
   }
 
   const std::string_view signing_input = token.substr(0, second_dot);
-  if (!Ed25519VerifyRemembered(key->public_key, signing_input, *signature)) {
+  if (!Ed25519Verify(key->public_key, signing_input, *signature)) {
     return TokenError("TOKEN_SIGNATURE_INVALID", "the token signature does not verify");
   }
 
@@ -147,8 +146,9 @@ std::shared_ptr<const VerifiedTokens::Entry> StillVerified(const VerifiedTokens&
 
 }  // namespace
 
-absl::StatusOr<VerifiedJws> VerifyJws(std::string_view token, const KeyLookup& lookup) {
-  static VerifiedTokens* const remembered = new VerifiedTokens();
+absl::StatusOr<VerifiedJws> jws_internal::VerifyJwsRemembering(std::string_view token,
+                                                               const KeyLookup& lookup,
+                                                               VerifiedTokens& remembered) {
   if (token.size() > kMaxTokenBytes) return MalformedToken("the token is too large");
   const size_t first_dot = token.find('.');
   const size_t second_dot =
@@ -159,7 +159,7 @@ absl::StatusOr<VerifiedJws> VerifyJws(std::string_view token, const KeyLookup& l
   }
 
   const VerifiedTokens::Digest digest = VerifiedTokens::DigestOf(token);
-  if (auto entry = StillVerified(*remembered, digest, lookup)) {
+  if (auto entry = StillVerified(remembered, digest, lookup)) {
     return VerifiedJws{entry->header, entry->claims};
   }
   auto verified = std::make_shared<VerifiedTokens::Entry>();
@@ -168,8 +168,13 @@ absl::StatusOr<VerifiedJws> VerifyJws(std::string_view token, const KeyLookup& l
   }
   verified->digest = digest;
   VerifiedJws result{verified->header, verified->claims};
-  remembered->Remember(std::move(verified));
+  remembered.Remember(std::move(verified));
   return result;
+}
+
+absl::StatusOr<VerifiedJws> VerifyJws(std::string_view token, const KeyLookup& lookup) {
+  static VerifiedTokens* const remembered = new VerifiedTokens();
+  return jws_internal::VerifyJwsRemembering(token, lookup, *remembered);
 }
 
 }  // namespace aevatar::base

@@ -6,6 +6,9 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "base/jws.h"
+#include "base/verified_tokens.h"
 #include "nlohmann/json.hpp"
 
 // Helpers shared by jws.cc, jws_claims.cc and jwks.cc. Not part of the API.
@@ -24,6 +27,11 @@ absl::Status TokenError(std::string api_code, std::string detail);
 
 // TokenError("TOKEN_MALFORMED", detail).
 absl::Status MalformedToken(std::string detail);
+
+// VerifyJws with `remembered` as its table of verified tokens; VerifyJws
+// passes one process-wide table. Tests pass their own to watch it.
+absl::StatusOr<VerifiedJws> VerifyJwsRemembering(std::string_view token, const KeyLookup& lookup,
+                                                 VerifiedTokens& remembered);
 
 }  // namespace aevatar::base::jws_internal
 

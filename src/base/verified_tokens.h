@@ -16,16 +16,17 @@ namespace aevatar::base {
 // Compact JWS tokens whose signature has verified, remembered with the header
 // and claims parsed from them. One stack call checks the same tokens several
 // times (aevatar the caller's bearer, NyxID it again, chrono-sandbox the
-// delegation token NyxID reuses for the grant); a hit costs one BLAKE2b hash
-// and the copies, not three base64 decodes, two strict JSON parses and the
-// signature cache's own hash.
+// delegation token NyxID reuses for the grant); a hit costs one BLAKE2b hash,
+// the kid's lookup and the copies, not three base64 decodes, two strict JSON
+// parses and an Ed25519 verification (~50 µs on this project's VM).
 //
 // An entry is keyed by a 256-bit hash of the token's exact bytes and keeps
 // the kid and public key that verified it. VerifyJws still resolves the kid
 // on every hit and uses the entry only if the key it gets now is the key that
 // verified, so a rotated-out or replaced key misses; and the claims (exp,
 // aud, scopes) are still checked by the caller each time. Only successes are
-// kept, and no token bytes: a hash cannot be presented as a bearer.
+// kept. An entry holds the decoded header and claims but never the signature
+// or the encoded token, so nothing in it can be presented as a bearer.
 // Bounded: kSlots entries, a new one replacing whichever shared its slot.
 // Thread-safe.
 class VerifiedTokens {

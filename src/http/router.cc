@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cassert>
 #include <map>
-#include <optional>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -107,35 +106,44 @@ std::vector<std::pair<std::string, std::string>> Router::Routes() const {
 // Gives the request its request id (request_id.h) for the handler's log
 // lines and the X-Request-Id response header, then dispatches it.
 Response Router::Handle(Request& request) const {
+  // The most specific of the routes offered (literal segments outrank
+  // {name}, which outranks {name...}).
+  struct Candidate {
+    const Route* route = nullptr;
+    Match match;
+    void Offer(const Route& offered, const std::vector<std::string>& path) {
+      Match offered_match = Bind(offered.segments, path);
+      if (route == nullptr || offered_match.score > match.score) {
+        route = &offered;
+        match = std::move(offered_match);
+      }
+    }
+  };
   std::string request_id = RequestIdOf(request);
   base::ScopedRequestId scope(request_id);
   Response response = [&]() -> Response {
     std::vector<std::string> path = SplitPath(request.path);
-    const Route* best = nullptr;
-    std::optional<Match> best_match;
+    // The best route of the request's method, and for a HEAD request the
+    // best GET one: HEAD falls back to the GET handler of a path that has
+    // no HEAD route (the server drops the body).
+    Candidate exact;
+    Candidate get_for_head;
     std::vector<std::string> allowed;
-    bool has_head_route = false;
-    for (const Route& route : routes_) {
-      if (route.method == "HEAD") has_head_route = true;
-    }
     for (const Route& route : routes_) {
       if (!Matches(route.segments, path)) continue;
       if (std::find(allowed.begin(), allowed.end(), route.method) == allowed.end()) {
         allowed.push_back(route.method);
       }
-      // HEAD falls back to the GET handler; the server drops the body.
-      bool method_ok = route.method == request.method ||
-                       (request.method == "HEAD" && route.method == "GET" && !has_head_route);
-      if (!method_ok) continue;
-      Match match = Bind(route.segments, path);
-      if (best == nullptr || match.score > best_match->score) {
-        best = &route;
-        best_match = std::move(match);
+      if (route.method == request.method) {
+        exact.Offer(route, path);
+      } else if (request.method == "HEAD" && route.method == "GET") {
+        get_for_head.Offer(route, path);
       }
     }
-    if (best != nullptr) {
-      request.path_params = std::move(best_match->params);
-      return best->handler(request);
+    Candidate& chosen = exact.route != nullptr ? exact : get_for_head;
+    if (chosen.route != nullptr) {
+      request.path_params = std::move(chosen.match.params);
+      return chosen.route->handler(request);
     }
     if (allowed.empty()) {
       return ProblemResponse(

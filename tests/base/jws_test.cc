@@ -1,7 +1,11 @@
 #include "base/jws.h"
 
+#include <memory>
+
 #include "base/api_error.h"
 #include "base/crypto.h"
+#include "base/jws_internal.h"
+#include "base/verified_tokens.h"
 #include "gtest/gtest.h"
 
 namespace aevatar::base {
@@ -155,9 +159,8 @@ TEST_F(JwsTest, UnknownKidOrOtherKeyIsRejected) {
   ExpectError(VerifyJws(forged, Lookup()).status(), "TOKEN_SIGNATURE_INVALID", 401, forged);
 }
 
-// Verified signatures are remembered process-wide (verified_signatures.h):
-// what was once accepted must not be accepted under another key or with
-// other bytes.
+// Verified tokens are remembered process-wide (verified_tokens.h): what was
+// once accepted must not be accepted under another key or with other bytes.
 TEST_F(JwsTest, AnAcceptedTokenIsRefusedOnceItsKidNamesAnotherKey) {
   const std::string token = SignJws(Claims(), "k1", pair_.secret_key);
   ASSERT_TRUE(VerifyJws(token, Lookup()).ok());
@@ -187,6 +190,59 @@ TEST_F(JwsTest, ARememberedTokenStillResolvesItsKidEveryTime) {
   ExpectError(VerifyJws(token, Lookup()).status(), "TOKEN_KEY_UNKNOWN", 401, token);
   jwks_.Add(Jwk{"k1", pair_.public_key});
   EXPECT_TRUE(VerifyJws(token, Lookup()).ok());
+}
+
+// The table itself, watched through a private one: a hit is served from it,
+// and only while the kid still resolves to the key that verified.
+TEST_F(JwsTest, AHitIsServedFromTheTableOnlyWhileTheKidKeepsItsKey) {
+  using jws_internal::VerifyJwsRemembering;
+  VerifiedTokens remembered;
+  const std::string token = SignJws(Claims(), "k1", pair_.secret_key);
+  const VerifiedTokens::Digest digest = VerifiedTokens::DigestOf(token);
+  ASSERT_TRUE(VerifyJwsRemembering(token, Lookup(), remembered).ok());
+  std::shared_ptr<const VerifiedTokens::Entry> entry = remembered.Find(digest);
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry->kid, "k1");
+  EXPECT_EQ(entry->public_key, pair_.public_key);
+  EXPECT_EQ(entry->claims, Claims());
+
+  // Marked claims in the entry come back: the second check was a hit.
+  auto marked = std::make_shared<VerifiedTokens::Entry>(*entry);
+  marked->claims["marked"] = true;
+  remembered.Remember(marked);
+  absl::StatusOr<VerifiedJws> hit = VerifyJwsRemembering(token, Lookup(), remembered);
+  ASSERT_TRUE(hit.ok()) << hit.status();
+  EXPECT_EQ(hit->claims.value("marked", false), true);
+
+  // The kid now names another key: the entry is passed over and the token
+  // checked afresh, which fails; the failure is not remembered.
+  jwks_ = Jwks();
+  jwks_.Add(Jwk{"k1", GenerateEd25519KeyPair().public_key});
+  ExpectError(VerifyJwsRemembering(token, Lookup(), remembered).status(), "TOKEN_SIGNATURE_INVALID",
+              401, token);
+  EXPECT_EQ(remembered.Find(digest), marked);
+
+  // The original key back: the entry is used again.
+  jwks_ = Jwks();
+  jwks_.Add(Jwk{"k1", pair_.public_key});
+  hit = VerifyJwsRemembering(token, Lookup(), remembered);
+  ASSERT_TRUE(hit.ok()) << hit.status();
+  EXPECT_EQ(hit->claims.value("marked", false), true);
+}
+
+TEST_F(JwsTest, OnlyTokensThatVerifyAreRemembered) {
+  using jws_internal::VerifyJwsRemembering;
+  VerifiedTokens remembered;
+  const std::string forged = SignJws(Claims(), "k1", GenerateEd25519KeyPair().secret_key);
+  for (int presented = 0; presented < 2; ++presented) {
+    ExpectError(VerifyJwsRemembering(forged, Lookup(), remembered).status(),
+                "TOKEN_SIGNATURE_INVALID", 401, forged);
+  }
+  EXPECT_EQ(remembered.Find(VerifiedTokens::DigestOf(forged)), nullptr);
+  const std::string unknown = SignJws(Claims(), "k9", pair_.secret_key);
+  ExpectError(VerifyJwsRemembering(unknown, Lookup(), remembered).status(), "TOKEN_KEY_UNKNOWN",
+              401, unknown);
+  EXPECT_EQ(remembered.Find(VerifiedTokens::DigestOf(unknown)), nullptr);
 }
 
 class ClaimsTest : public ::testing::Test {

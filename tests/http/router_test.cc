@@ -112,6 +112,27 @@ TEST_F(RouterTest, HeadFallsBackToGetWithoutBody) {
   EXPECT_NE(response.headers.Get("Content-Length"), "0");
 }
 
+// Whether HEAD falls back to GET is decided per path: a HEAD route on one
+// path takes nothing from another path that has only GET.
+TEST(Router, HeadFallsBackToGetOnEveryPathWithoutAHeadRoute) {
+  Router router;
+  router.Add("GET", "/items/{id}", Named("item"));
+  router.Add("GET", "/status", Named("status-get"));
+  router.Add("HEAD", "/status", Named("status-head"));
+  Request request;
+  request.method = "HEAD";
+  request.path = "/items/7";
+  Response fallback = router.Handle(request);
+  EXPECT_EQ(fallback.status, 200);
+  EXPECT_EQ(nlohmann::json::parse(fallback.body)["route"], "item");
+  EXPECT_EQ(nlohmann::json::parse(fallback.body)["params"]["id"], "7");
+  request.path = "/status";
+  request.path_params.clear();
+  EXPECT_EQ(nlohmann::json::parse(router.Handle(request).body)["route"], "status-head");
+  request.method = "GET";
+  EXPECT_EQ(nlohmann::json::parse(router.Handle(request).body)["route"], "status-get");
+}
+
 TEST(Router, HandleWorksWithoutAServer) {
   Router router;
   router.Add("GET", "/", Named("root"));

@@ -13,8 +13,8 @@ namespace aevatar::nyxid {
 
 // Delegation tokens the proxy minted in the last kReuseSecs, so that the
 // next request for exactly the same grant is sent the same token: NyxID
-// signs once, and the upstream's signature check hits its cache of verified
-// signatures (base/verified_signatures.h) instead of a curve computation.
+// signs once, and the upstream's token check hits its table of verified
+// tokens (base/verified_tokens.h) instead of a curve computation.
 //
 // The key is everything that decides a token's meaning and validity: the
 // user, the audience, the scopes, the signing kid and the user's revocation
