@@ -44,10 +44,17 @@ std::string TokenService::IssueAccess(const std::string& user_id, const std::str
 std::string TokenService::MintDelegation(const std::string& user_id, const std::string& audience,
                                          const std::vector<std::string>& scopes,
                                          int64_t not_before_ms) const {
+  return MintDelegationForScope(user_id, audience, JoinScopes(NormalizeScopes(scopes)),
+                                not_before_ms);
+}
+
+std::string TokenService::MintDelegationForScope(const std::string& user_id,
+                                                 const std::string& audience, std::string scope,
+                                                 int64_t not_before_ms) const {
   nlohmann::json claims = BaseClaims(user_id, kDelegationTokenTtlSecs);
   claims["iat_ms"] = std::max(claims["iat_ms"].get<int64_t>(), not_before_ms);
   claims["aud"] = audience;
-  claims["scope"] = JoinScopes(NormalizeScopes(scopes));
+  claims["scope"] = std::move(scope);
   claims["token_kind"] = "delegation";
   return keys_->Sign(claims);
 }
@@ -58,9 +65,10 @@ DelegationGrant TokenService::DelegationForProxy(const std::string& user_id,
                                                  int64_t not_before_ms) const {
   // NUL cannot occur in ids, slugs or scopes, so the fields cannot run into
   // each other.
+  std::string scope = JoinScopes(NormalizeScopes(scopes));
   std::string key = user_id;
-  for (const std::string& part : {audience, JoinScopes(NormalizeScopes(scopes)),
-                                  keys_->current_kid(), std::to_string(not_before_ms)}) {
+  for (const std::string& part :
+       {audience, scope, keys_->current_kid(), std::to_string(not_before_ms)}) {
     key += '\0';
     key += part;
   }
@@ -68,7 +76,7 @@ DelegationGrant TokenService::DelegationForProxy(const std::string& user_id,
   if (std::optional<std::string> recent = recent_.Find(key, now)) {
     return {std::move(*recent), false};
   }
-  std::string token = MintDelegation(user_id, audience, scopes, not_before_ms);
+  std::string token = MintDelegationForScope(user_id, audience, std::move(scope), not_before_ms);
   recent_.Remember(std::move(key), token, now);
   return {std::move(token), true};
 }

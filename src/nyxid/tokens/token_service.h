@@ -81,6 +81,9 @@ class TokenService {
 
  private:
   nlohmann::json BaseClaims(const std::string& subject, int64_t ttl_secs) const;
+  // MintDelegation with the scope claim already normalized and joined.
+  std::string MintDelegationForScope(const std::string& user_id, const std::string& audience,
+                                     std::string scope, int64_t not_before_ms) const;
 
   const KeyRing* keys_;
   std::string issuer_;

@@ -191,7 +191,7 @@ TEST_F(CredentialKinds, AgentKeysAreVerifiedByHashAndRevocable) {
 }
 
 // The proxy hands the same token to the same grant for RecentDelegations::
-// kReuseSecs, so the upstream's signature cache hits; any difference in the
+// kReuseSecs, so the upstream's table of verified tokens hits; any difference in the
 // grant, or an older token, mints afresh.
 TEST_F(CredentialKinds, ProxyDelegationsAreReusedForExactlyTheSameGrantWhileYoung) {
   const std::vector<std::string> scopes = {"sandbox:execute", "proxy:*"};
