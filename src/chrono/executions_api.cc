@@ -35,9 +35,12 @@ nlohmann::json StatusDocument(const Operation& op) {
 
 namespace {
 
-// Retry-After for an active operation: when the executor expects its turn.
-std::string PollAfter(const ApiContext& ctx, const Operation& op) {
-  return std::to_string(ctx.deps.executor->PollAfterSecs(op));
+// When to poll an active operation again: Retry-After, and Retry-After-Ms
+// when the executor expects it to end within a second.
+void SetPollHint(const ApiContext& ctx, const Operation& op, http::Response& response) {
+  const Executor::PollHint hint = ctx.deps.executor->PollAfter(op);
+  response.headers.Set("Retry-After", std::to_string(hint.secs));
+  if (hint.ms) response.headers.Set("Retry-After-Ms", std::to_string(*hint.ms));
 }
 
 // The status document with its ETag (and Retry-After while active), or 304.
@@ -52,7 +55,7 @@ http::Response StatusResponse(const ApiContext& ctx, const Operation& op,
     response = http::JsonResponse(200, body);
   }
   response.headers.Set("ETag", etag);
-  if (!IsTerminal(op.status)) response.headers.Set("Retry-After", PollAfter(ctx, op));
+  if (!IsTerminal(op.status)) SetPollHint(ctx, op, response);
   return response;
 }
 
@@ -159,7 +162,7 @@ http::Response HandleSubmit(const ApiContext& ctx, http::Request& request, Reque
   http::Response response = Json(202, receipt);
   response.headers.Set("Location", path);
   response.headers.Set("ETag", StrongETag(StatusDocument(stored).dump()));
-  response.headers.Set("Retry-After", PollAfter(ctx, stored));
+  SetPollHint(ctx, stored, response);
   return response;
 }
 
@@ -183,7 +186,7 @@ http::Response HandleResult(const ApiContext& ctx, http::Request& request, Reque
         Problem(ApiError(absl::StatusCode::kFailedPrecondition, "OPERATION_NOT_TERMINAL",
                          "the operation has not finished; poll its status"),
                 note);
-    response.headers.Set("Retry-After", PollAfter(ctx, *op));
+    SetPollHint(ctx, *op, response);
     return response;
   }
   nlohmann::json result = nlohmann::json::parse(op->result, nullptr, false);

@@ -188,14 +188,22 @@ absl::StatusOr<Operation> Executor::Cancel(const std::string& id) {
   return op;
 }
 
-int64_t Executor::PollAfterSecs(const Operation& op) const {
-  std::optional<int64_t> ms_per_run;
-  if (options_.paced_retry_after && op.status == OperationStatus::kQueued) {
-    ms_per_run = pace_.MsPerRun(now_());
-  }
-  if (!ms_per_run) return chrono::PollAfterSecs(0, std::nullopt);
-  absl::StatusOr<int64_t> ahead = store_->CountQueuedAhead(op, AheadWorthCounting(*ms_per_run));
-  return chrono::PollAfterSecs(ahead.ok() ? *ahead : 0, ms_per_run);
+Executor::PollHint Executor::PollAfter(const Operation& op) const {
+  const int64_t now = now_();
+  // How long a run will take is unknown: as long as it has run (or waited
+  // with nothing ahead of it) so far, so polls double their interval until
+  // whole seconds take over.
+  const auto so_far = [&](int64_t since_ms) { return std::max<int64_t>(now - since_ms, 0); };
+  if (op.status == OperationStatus::kRunning) return {1, PollAfterMs(so_far(op.started_at_ms))};
+  // Queued: only this executor's own pace says when its turn comes.
+  if (!options_.paced_retry_after || op.status != OperationStatus::kQueued) return {};
+  const std::optional<int64_t> ms_per_run = pace_.MsPerRun(now);
+  absl::StatusOr<int64_t> ahead =
+      store_->CountQueuedAhead(op, ms_per_run ? AheadWorthCounting(*ms_per_run) : 1);
+  if (!ahead.ok()) return {};
+  if (*ahead == 0) return {1, PollAfterMs(so_far(op.created_at_ms))};
+  if (!ms_per_run) return {};
+  return {chrono::PollAfterSecs(*ahead, ms_per_run), PollAfterMs((*ahead + 1) * *ms_per_run)};
 }
 
 int64_t Executor::queued() const {
@@ -247,6 +255,7 @@ void Executor::WorkerLoop() {
 }
 
 void Executor::RunOperation(const Operation& op) {
+  const int64_t started_ms = now_();
   auto request = ParseCanonicalRequest(op.request);
   auto server_env = sealer_->Unseal(op.sealed_credentials);
   auto cancel_pipe = os::MakePipe();
@@ -254,7 +263,7 @@ void Executor::RunOperation(const Operation& op) {
     absl::Status failure = !request.ok()      ? request.status()
                            : !server_env.ok() ? server_env.status()
                                               : cancel_pipe.status();
-    pace_.Finished(now_());  // before the store shows it finished
+    pace_.Finished(started_ms, now_());  // before the store shows it finished
     FinishRun(op.id, OperationStatus::kFailed, FailureResult(failure));
     return;
   }
@@ -294,7 +303,7 @@ void Executor::RunOperation(const Operation& op) {
   }
   // When the run ended, before the store shows it finished (a commit and its
   // retries take their time; a reader of the store sees the pace include it).
-  pace_.Finished(now_());
+  pace_.Finished(started_ms, now_());
   FinishRun(op.id, status, result_json);
 }
 

@@ -89,10 +89,19 @@ class Executor {
   // finishes as cancelled; a terminal one is unchanged. Returns it afterwards.
   absl::StatusOr<Operation> Cancel(const std::string& id);
 
-  // Seconds a caller should wait before polling `op` again: 1 unless it is
-  // queued behind others and the recent pace says when its turn comes
-  // (run_pace.h). Never fails: a store error gives 1.
-  int64_t PollAfterSecs(const Operation& op) const;
+  // When a caller should poll the active `op` again: whole seconds
+  // (Retry-After) and, when it is expected to end within a second,
+  // milliseconds (Retry-After-Ms). Seconds: 1 unless it is queued behind
+  // others and the recent pace says when its turn comes (run_pace.h).
+  // Milliseconds: for a running operation, as long as it has run so far (its
+  // end is unknown: the interval doubles until whole seconds take over); for
+  // a queued one, the pace's estimate of its end, or at once when nothing is
+  // ahead of it and a worker is free. Never fails: a store error gives 1 s.
+  struct PollHint {
+    int64_t secs = 1;
+    std::optional<int64_t> ms;
+  };
+  PollHint PollAfter(const Operation& op) const;
 
   // Waiting runs (synchronous, durable and submissions being committed).
   int64_t queued() const;

@@ -4,23 +4,33 @@
 
 namespace aevatar::chrono {
 
-void RunPace::Finished(int64_t now_ms) {
+void RunPace::Finished(int64_t started_ms, int64_t finished_ms) {
   absl::MutexLock lock(&mu_);
   // The wall clock stepped back: what was recorded is in the "future".
-  if (!finishes_.empty() && now_ms < finishes_.back() - kRecentMs) finishes_.clear();
+  if (!finishes_.empty() && finished_ms < finishes_.back().at_ms - kRecentMs) finishes_.clear();
+  const int64_t busy_since =
+      finishes_.empty() ? started_ms : std::max(started_ms, finishes_.back().at_ms);
+  const Finish finish{finished_ms, std::max<int64_t>(finished_ms - busy_since, 0)};
   // Workers may report out of order by a moment: keep the times sorted.
-  finishes_.insert(std::upper_bound(finishes_.begin(), finishes_.end(), now_ms), now_ms);
+  finishes_.insert(
+      std::upper_bound(finishes_.begin(), finishes_.end(), finish,
+                       [](const Finish& a, const Finish& b) { return a.at_ms < b.at_ms; }),
+      finish);
   if (finishes_.size() > kWindow) finishes_.pop_front();
 }
 
 std::optional<int64_t> RunPace::MsPerRun(int64_t now_ms) const {
   absl::MutexLock lock(&mu_);
-  if (finishes_.empty() || now_ms - finishes_.back() > kFreshMs) return std::nullopt;
-  // The oldest finish still recent; finishes_ is in time order.
-  auto first = std::lower_bound(finishes_.begin(), finishes_.end(), now_ms - kRecentMs);
-  const auto count = static_cast<int64_t>(finishes_.end() - first);
+  if (finishes_.empty() || now_ms - finishes_.back().at_ms > kFreshMs) return std::nullopt;
+  int64_t count = 0;
+  int64_t busy_ms = 0;
+  for (const Finish& finish : finishes_) {
+    if (finish.at_ms < now_ms - kRecentMs) continue;
+    ++count;
+    busy_ms += finish.busy_ms;
+  }
   if (count < kMinFinishes) return std::nullopt;
-  return std::max<int64_t>(1, (finishes_.back() - *first) / (count - 1));
+  return std::max<int64_t>(1, busy_ms / count);
 }
 
 namespace {
@@ -45,6 +55,11 @@ int64_t PollAfterSecs(int64_t ahead, std::optional<int64_t> ms_per_run) {
   if (ahead >= AheadWorthCounting(*ms_per_run)) return kMaxSecs;  // and no overflow below
   const int64_t wait_ms = (ahead + 1) * *ms_per_run;
   return std::clamp<int64_t>(wait_ms / 2 / 1000, kMinSecs, kMaxSecs);
+}
+
+std::optional<int64_t> PollAfterMs(int64_t expected_wait_ms) {
+  if (expected_wait_ms >= 1000) return std::nullopt;
+  return std::max(expected_wait_ms, kMinPollMs);
 }
 
 }  // namespace aevatar::chrono

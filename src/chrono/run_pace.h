@@ -13,7 +13,12 @@ namespace aevatar::chrono {
 // How fast this executor has been finishing durable runs lately: what the
 // Retry-After of a queued operation is estimated from, so that a caller far
 // back in the queue polls once near its turn instead of every second.
-// Thread-safe.
+//
+// Each finish counts the time the executor was busy for it: since the
+// previous finish, or since the run started when nothing ran in between. The
+// gaps between finishes alone would read a trickle of one short run a second
+// as a pace of a second a run, and tell the first callers of a burst to come
+// back far too late. Thread-safe.
 class RunPace {
  public:
   // The most recent finishes kept, and how many within kRecentMs are needed
@@ -25,16 +30,21 @@ class RunPace {
   // Nothing finished for this long: what runs now is slower than the pace.
   static constexpr int64_t kFreshMs = 3000;
 
-  void Finished(int64_t now_ms) ABSL_LOCKS_EXCLUDED(mu_);
+  // A run that started at `started_ms` finished at `finished_ms`.
+  void Finished(int64_t started_ms, int64_t finished_ms) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Mean milliseconds between the finishes of the last kRecentMs (at least
+  // Mean busy milliseconds a finish of the last kRecentMs took (at least
   // 1), or nullopt with fewer than kMinFinishes of them or none within
   // kFreshMs of now_ms.
   std::optional<int64_t> MsPerRun(int64_t now_ms) const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
+  struct Finish {
+    int64_t at_ms;
+    int64_t busy_ms;
+  };
   mutable absl::Mutex mu_;
-  std::deque<int64_t> finishes_ ABSL_GUARDED_BY(mu_);  // oldest first, at most kWindow
+  std::deque<Finish> finishes_ ABSL_GUARDED_BY(mu_);  // oldest first, at most kWindow
 };
 
 // Seconds a caller should wait before polling an operation that `ahead`
@@ -42,6 +52,13 @@ class RunPace {
 // run it, rounded down (a hint that overshoots only delays the result),
 // within [1, 30]. 1 without a pace.
 int64_t PollAfterSecs(int64_t ahead, std::optional<int64_t> ms_per_run);
+
+// The finer hint beside Retry-After (Retry-After-Ms) for an operation
+// expected to end within a second: `expected_wait_ms`, at least kMinPollMs;
+// nullopt from a second on, where whole seconds say enough. Without it a run
+// of a few milliseconds is read a whole second after it ended.
+inline constexpr int64_t kMinPollMs = 50;
+std::optional<int64_t> PollAfterMs(int64_t expected_wait_ms);
 
 // How many operations ahead are worth counting at `ms_per_run`: from that
 // many on, PollAfterSecs gives its cap, so a store need not count further.

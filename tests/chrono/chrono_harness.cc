@@ -41,13 +41,16 @@ Operation NewBashOperation(const std::string& id, const std::string& key, int64_
 }
 
 std::vector<Operation> QueueBehindAPaceOf500Ms(ChronoHarness& h) {
-  h.runner().Open();
+  // Five runs of 500 ms by the injected clock, one after another.
   for (int i = 0; i < 5; ++i) {
     const std::string id = "op_pace_" + std::to_string(i);
+    h.runner().Close();
     EXPECT_TRUE(h.executor().Submit(NewBashOperation(id, id, h.clock().Now())).ok());
+    EXPECT_TRUE(h.runner().WaitStarted(i + 1));
+    h.clock().Advance(500);
+    h.runner().Open();
     EXPECT_TRUE(::aevatar::testing::PollUntil(
         [&] { return h.store().Get(id)->status == OperationStatus::kSucceeded; }));
-    if (i < 4) h.clock().Advance(500);
   }
   h.runner().Close();
   EXPECT_TRUE(h.executor().Submit(NewBashOperation("op_held", "held", h.clock().Now())).ok());

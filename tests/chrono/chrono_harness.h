@@ -74,7 +74,7 @@ class ChronoHarness {
   std::unique_ptr<http::Router> router_;
 };
 
-// Five runs finishing 500 ms apart on `h` (started, one worker): the pace;
+// Five runs of 500 ms one after another on `h` (started, one worker): the pace;
 // then one held running and 20 queued behind it, each a millisecond younger
 // than the one before. Returns the queued ones, oldest first; the runner
 // stays closed.

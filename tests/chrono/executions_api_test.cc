@@ -3,6 +3,7 @@
 // of a representation that cannot change underneath the test.
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "chrono_harness.h"
@@ -95,6 +96,13 @@ TEST(ExecutionsApi, AQueuedOperationsRetryAfterSaysWhenItsTurnComes) {
   ASSERT_EQ(far.status, 200) << far.body;
   // Half the time the runs ahead and its own take: 20 runs of 500 ms.
   EXPECT_EQ(far.headers.Get("Retry-After").value_or(""), "5");
+  // A second or more away: no finer hint than whole seconds.
+  EXPECT_FALSE(far.headers.Get("Retry-After-Ms").has_value());
+  EXPECT_FALSE(h.Call("GET", "/executions/" + queued[1].id).headers.Get("Retry-After-Ms"));
+  // Nothing queued ahead (only the held run): as long as it has waited so
+  // far (19 ms), lifted to the floor.
+  EXPECT_EQ(h.Call("GET", "/executions/" + queued[0].id).headers.Get("Retry-After-Ms"),
+            std::to_string(kMinPollMs));
   http::Response early = h.Call("GET", "/executions/" + queued[7].id + "/result");
   EXPECT_EQ(early.status, 409);
   EXPECT_EQ(early.headers.Get("Retry-After").value_or(""), "2");  // eight runs
@@ -104,6 +112,33 @@ TEST(ExecutionsApi, AQueuedOperationsRetryAfterSaysWhenItsTurnComes) {
   ASSERT_EQ(receipt.status, 202) << receipt.body;
   EXPECT_EQ(receipt.headers.Get("Retry-After").value_or(""), "5");
   h.runner().Open();
+}
+
+TEST(ExecutionsApi, RetryAfterMsDoublesWithARunsAgeUntilWholeSecondsTakeOver) {
+  ChronoHarness h;  // one worker
+  ASSERT_TRUE(h.Start().ok());
+  // Nothing ahead: the receipt asks for a read as soon as the floor allows.
+  http::Response receipt = h.Submit(kProgram, "soon");
+  ASSERT_EQ(receipt.status, 202) << receipt.body;
+  EXPECT_EQ(receipt.headers.Get("Retry-After").value_or(""), "1");
+  EXPECT_EQ(receipt.headers.Get("Retry-After-Ms").value_or(""), std::to_string(kMinPollMs));
+  const std::string id = BodyOf(receipt).value("operation_id", "");
+  ASSERT_TRUE(h.runner().WaitStarted(1));  // held running
+  ASSERT_TRUE(PollUntil([&] { return StatusOf(h, id) == "running"; }));
+
+  auto hint_after = [&](int64_t ran_ms) {
+    h.clock().Advance(ran_ms);
+    http::Response status = h.Call("GET", "/executions/" + id);
+    EXPECT_EQ(status.headers.Get("Retry-After").value_or(""), "1");
+    return status.headers.Get("Retry-After-Ms");
+  };
+  EXPECT_EQ(hint_after(0), std::to_string(kMinPollMs));
+  EXPECT_EQ(hint_after(300), "300");  // as long as it has run so far
+  EXPECT_EQ(hint_after(699), "999");
+  EXPECT_EQ(hint_after(1), std::nullopt);  // a second: Retry-After alone
+  h.runner().Open();
+  ASSERT_TRUE(PollUntil([&] { return StatusOf(h, id) == "succeeded"; }));
+  EXPECT_FALSE(h.Call("GET", "/executions/" + id).headers.Get("Retry-After-Ms").has_value());
 }
 
 std::string CancelBody(int64_t deadline_unix_ms) {

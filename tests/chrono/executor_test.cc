@@ -314,7 +314,7 @@ TEST(Executor, CancellingAQueuedOperationTwiceCountsItOnce) {
   EXPECT_EQ(h.runner().started(), 2);  // op_1 and op_3; the cancelled op_2 never ran
 }
 
-// PollAfterSecs behind a pace of 500 ms, with paced_retry_after as given:
+// PollAfter's seconds behind a pace of 500 ms, with paced_retry_after as given:
 // of the 1st, 8th and 20th queued operations, of the running one, and of the
 // 20th once nothing has finished for a while.
 std::vector<int64_t> PollAftersBehindAPace(bool paced) {
@@ -329,10 +329,10 @@ std::vector<int64_t> PollAftersBehindAPace(bool paced) {
   const std::vector<Operation> queued = QueueBehindAPaceOf500Ms(h);
   if (queued.size() != 20) return {};
   std::vector<int64_t> secs;
-  for (int i : {0, 7, 19}) secs.push_back(h.executor().PollAfterSecs(queued[i]));
-  secs.push_back(h.executor().PollAfterSecs(*h.store().Get("op_held")));
+  for (int i : {0, 7, 19}) secs.push_back(h.executor().PollAfter(queued[i]).secs);
+  secs.push_back(h.executor().PollAfter(*h.store().Get("op_held")).secs);
   h.clock().Advance(RunPace::kFreshMs + 1);
-  secs.push_back(h.executor().PollAfterSecs(queued[19]));
+  secs.push_back(h.executor().PollAfter(queued[19]).secs);
   return secs;
 }
 

@@ -9,47 +9,57 @@ namespace {
 
 constexpr int64_t kT0 = 1'800'000'000'000;
 
+// `count` runs of `ms` each, one starting as the one before finished; returns
+// when the last finished.
+int64_t BackToBack(RunPace& pace, int64_t start, int count, int64_t ms) {
+  for (int i = 0; i < count; ++i, start += ms) pace.Finished(start, start + ms);
+  return start;
+}
+
 TEST(RunPace, GivesNoPaceUntilEnoughRunsFinishedRecently) {
   RunPace pace;
   EXPECT_EQ(pace.MsPerRun(kT0), std::nullopt);
-  for (int i = 0; i < RunPace::kMinFinishes - 1; ++i) pace.Finished(kT0 + i * 100);
-  EXPECT_EQ(pace.MsPerRun(kT0 + 400), std::nullopt);
-  pace.Finished(kT0 + 300);
-  EXPECT_EQ(pace.MsPerRun(kT0 + 400), 100);
+  const int64_t end = BackToBack(pace, kT0, RunPace::kMinFinishes - 1, 100);
+  EXPECT_EQ(pace.MsPerRun(end), std::nullopt);
+  EXPECT_EQ(pace.MsPerRun(BackToBack(pace, end, 1, 100)), 100);
 }
 
-TEST(RunPace, IsTheMeanGapBetweenRecentFinishesWhateverOrderWorkersReportThem) {
-  RunPace pace;
-  for (int64_t at : {0, 250, 200, 50, 100, 150}) pace.Finished(kT0 + at);
-  EXPECT_EQ(pace.MsPerRun(kT0 + 300), 50);
+TEST(RunPace, IsTheMeanBusyTimeWhateverOrderWorkersReportThem) {
+  RunPace pace;  // six runs on several workers, all started at once
+  for (int64_t at : {50, 250, 200, 100, 150, 300}) pace.Finished(kT0, kT0 + at);
+  EXPECT_EQ(pace.MsPerRun(kT0 + 300), 50);  // 300 ms busy, six finishes
+}
+
+TEST(RunPace, ATrickleOfShortRunsReadsAsTheirLengthNotTheGapsBetweenThem) {
+  RunPace pace;  // a 20 ms run every second: the executor idles in between
+  for (int i = 0; i < 5; ++i) pace.Finished(kT0 + i * 1000, kT0 + i * 1000 + 20);
+  EXPECT_EQ(pace.MsPerRun(kT0 + 4020), 20);
 }
 
 TEST(RunPace, ForgetsFinishesOlderThanTheRecentWindow) {
   RunPace pace;
-  for (int i = 0; i < 8; ++i) pace.Finished(kT0 + i * 10);  // a burst long ago
+  BackToBack(pace, kT0, 8, 10);  // a burst long ago
   const int64_t later = kT0 + RunPace::kRecentMs + 1000;
-  for (int i = 0; i < 4; ++i) pace.Finished(later + i * 200);
-  EXPECT_EQ(pace.MsPerRun(later + 600), 200);
+  EXPECT_EQ(pace.MsPerRun(BackToBack(pace, later, 4, 200)), 200);
 }
 
 TEST(RunPace, SaysNothingOnceNothingFinishedForAWhile) {
   RunPace pace;
-  for (int i = 0; i < 8; ++i) pace.Finished(kT0 + i * 10);
-  EXPECT_EQ(pace.MsPerRun(kT0 + 70 + RunPace::kFreshMs), 10);
-  EXPECT_EQ(pace.MsPerRun(kT0 + 71 + RunPace::kFreshMs), std::nullopt);
+  const int64_t end = BackToBack(pace, kT0, 8, 10);
+  EXPECT_EQ(pace.MsPerRun(end + RunPace::kFreshMs), 10);
+  EXPECT_EQ(pace.MsPerRun(end + RunPace::kFreshMs + 1), std::nullopt);
 }
 
 TEST(RunPace, StartsAfreshWhenTheWallClockStepsBack) {
   RunPace pace;
-  for (int i = 0; i < 8; ++i) pace.Finished(kT0 + i * 10);
+  BackToBack(pace, kT0, 8, 10);
   const int64_t earlier = kT0 - RunPace::kRecentMs - 1000;  // an NTP step back
-  for (int i = 0; i < 4; ++i) pace.Finished(earlier + i * 300);
-  EXPECT_EQ(pace.MsPerRun(earlier + 900), 300);
+  EXPECT_EQ(pace.MsPerRun(BackToBack(pace, earlier, 4, 300)), 300);
 }
 
 TEST(RunPace, NeverReportsLessThanOneMillisecond) {
   RunPace pace;
-  for (int i = 0; i < 8; ++i) pace.Finished(kT0);
+  for (int i = 0; i < 8; ++i) pace.Finished(kT0, kT0);
   EXPECT_EQ(pace.MsPerRun(kT0), 1);
 }
 
@@ -64,6 +74,15 @@ TEST(PollAfterSecs, IsHalfTheTimeTheQueueAheadNeedsRoundedDownWithinOneToThirtyS
   EXPECT_EQ(PollAfterSecs(100, 1000), 30);  // capped like aevatar's retry delay
   EXPECT_EQ(PollAfterSecs(5, 0), 1);        // a pace that cannot be
   EXPECT_EQ(PollAfterSecs(int64_t{1} << 40, int64_t{1} << 20), 30);  // no overflow
+}
+
+TEST(PollAfterMs, IsTheExpectedWaitWithinASecondAndNeverBelowTheFloor) {
+  EXPECT_EQ(PollAfterMs(0), kMinPollMs);
+  EXPECT_EQ(PollAfterMs(-5), kMinPollMs);  // a clock that stepped back
+  EXPECT_EQ(PollAfterMs(kMinPollMs + 1), kMinPollMs + 1);
+  EXPECT_EQ(PollAfterMs(999), 999);
+  EXPECT_EQ(PollAfterMs(1000), std::nullopt);  // whole seconds say enough
+  EXPECT_EQ(PollAfterMs(int64_t{1} << 40), std::nullopt);
 }
 
 TEST(PollAfterSecs, CountingPastWhatIsWorthCountingChangesNothing) {

@@ -292,21 +292,35 @@ TurnDecision RunTurn(ExecutionsTransport& transport, const std::string& idempote
   return decision;
 }
 
-int64_t BoundedRetryDelayMs(const http::Headers& headers, int64_t default_ms) {
-  const int64_t fallback = std::clamp(default_ms, kMinRetryDelayMs, kMaxRetryDelayMs);
-  const auto value = headers.Get("Retry-After");
-  if (!value) return fallback;
+namespace {
+
+// A header's value as a non-negative decimal integer (blanks around it
+// allowed), saturating at `cap`; nullopt when absent or anything else.
+std::optional<int64_t> HeaderInteger(const http::Headers& headers, const char* name, int64_t cap) {
+  const auto value = headers.Get(name);
+  if (!value) return std::nullopt;
   std::string_view text = *value;
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  if (text.empty()) return fallback;
-  int64_t seconds = 0;
+  if (text.empty()) return std::nullopt;
+  int64_t number = 0;
   for (char c : text) {
-    if (c < '0' || c > '9') return fallback;  // includes the HTTP-date form
+    if (c < '0' || c > '9') return std::nullopt;  // includes Retry-After's HTTP-date form
     // Saturate instead of overflowing: anything past the cap is the cap.
-    seconds = std::min<int64_t>(seconds * 10 + (c - '0'), kMaxRetryDelayMs);
+    number = std::min<int64_t>(number * 10 + (c - '0'), cap);
   }
-  return std::clamp(seconds * 1000, kMinRetryDelayMs, kMaxRetryDelayMs);
+  return number;
+}
+
+}  // namespace
+
+int64_t BoundedRetryDelayMs(const http::Headers& headers, int64_t default_ms) {
+  const std::optional<int64_t> seconds = HeaderInteger(headers, "Retry-After", kMaxRetryDelayMs);
+  const int64_t coarse = seconds ? std::clamp(*seconds * 1000, kMinRetryDelayMs, kMaxRetryDelayMs)
+                                 : std::clamp(default_ms, kMinRetryDelayMs, kMaxRetryDelayMs);
+  const std::optional<int64_t> fine = HeaderInteger(headers, "Retry-After-Ms", kMaxRetryDelayMs);
+  if (!fine) return coarse;
+  return std::min(coarse, std::max(*fine, kMinHintedRetryDelayMs));
 }
 
 }  // namespace aevatar::orchestrator

@@ -29,7 +29,7 @@
 // with the same key; once an operation id is known, nothing is submitted
 // again (404 is terminal, never a replacement); paths come from the validated
 // id, never from receipt URLs; a turn never sleeps, and every retry delay is
-// in [1 ms, 30 s] whatever Retry-After says.
+// in [1 ms, 30 s] whatever Retry-After (or Retry-After-Ms) says.
 //
 // Secrecy: PendingOperation, TurnDecision::detail and outcome codes never hold
 // the idempotency key, source, credential, route identity or UserService id.
@@ -37,7 +37,8 @@ namespace aevatar::orchestrator {
 
 inline constexpr int64_t kDefaultRetryDelayMs = 1000;
 inline constexpr int64_t kMaxRetryDelayMs = 30000;
-inline constexpr int64_t kMinRetryDelayMs = 1;  // the durable scheduler rejects 0
+inline constexpr int64_t kMinRetryDelayMs = 1;         // the durable scheduler rejects 0
+inline constexpr int64_t kMinHintedRetryDelayMs = 50;  // the floor of a Retry-After-Ms hint
 
 // Typed terminal outcome codes (TurnDecision::outcome_code).
 inline constexpr char kOutcomeCancelled[] = "code_execution_cancelled";
@@ -141,6 +142,10 @@ TurnDecision RunTurn(ExecutionsTransport& transport, const std::string& idempote
 // Returns Retry-After (delta-seconds) in ms, capped at kMaxRetryDelayMs and at
 // least kMinRetryDelayMs. An absent or unparsable value (including the
 // HTTP-date form) gives `default_ms`, itself clamped to the same range.
+// Retry-After-Ms (milliseconds: chrono-sandbox's hint for an operation it
+// expects to end within a second) shortens that delay, never below
+// kMinHintedRetryDelayMs, so a short program is read soon after it ends
+// without a reply being able to make the actor poll in a tight loop.
 int64_t BoundedRetryDelayMs(const http::Headers& headers, int64_t default_ms = 1000);
 
 }  // namespace aevatar::orchestrator

@@ -401,6 +401,25 @@ TEST(BoundedRetryDelay, ParsesCapsAndDefaults) {
   EXPECT_EQ(delay(nullptr, 120000), 30000);
 }
 
+TEST(BoundedRetryDelay, RetryAfterMsShortensTheDelayButNeverBelowItsFloor) {
+  auto delay = [](const char* seconds, const char* ms) {
+    http::Headers headers;
+    if (seconds != nullptr) headers.Set("Retry-After", seconds);
+    if (ms != nullptr) headers.Set("Retry-After-Ms", ms);
+    return BoundedRetryDelayMs(headers, 1000);
+  };
+  EXPECT_EQ(delay("1", "120"), 120);
+  EXPECT_EQ(delay(nullptr, "120"), 120);               // the default second, shortened
+  EXPECT_EQ(delay("1", "0"), kMinHintedRetryDelayMs);  // no tight loop from a reply
+  EXPECT_EQ(delay("1", "3"), kMinHintedRetryDelayMs);
+  EXPECT_EQ(delay("2", "5000"), 2000);  // only ever shortens
+  EXPECT_EQ(delay("1", "-5"), 1000);    // unparsable: ignored
+  EXPECT_EQ(delay("1", "1.5"), 1000);
+  EXPECT_EQ(delay("1", ""), 1000);
+  EXPECT_EQ(delay("1", "99999999999999999999999"), 1000);  // saturates, no overflow
+  EXPECT_EQ(delay("0", "120"), 1);                         // Retry-After 0 was already the shortest
+}
+
 TEST(OperationIdentity, IsDeterministicPrefixedAndSensitiveToEveryField) {
   const nlohmann::json args = nlohmann::json::parse(R"({"b":1,"a":"x"})");
   const nlohmann::json reordered = nlohmann::json::parse(R"({"a":"x","b":1})");
