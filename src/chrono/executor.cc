@@ -193,13 +193,14 @@ Executor::PollHint Executor::PollAfter(const Operation& op) const {
   // How long a run will take is unknown: as long as it has run (or waited
   // with nothing ahead of it) so far, so polls double their interval until
   // whole seconds take over.
-  const auto so_far = [&](int64_t since_ms) { return std::max<int64_t>(now - since_ms, 0); };
+  const auto so_far = [&](int64_t since_ms) { return now - since_ms; };
   if (op.status == OperationStatus::kRunning) return {1, PollAfterMs(so_far(op.started_at_ms))};
   // Queued: only this executor's own pace says when its turn comes.
   if (!options_.paced_retry_after || op.status != OperationStatus::kQueued) return {};
   const std::optional<int64_t> ms_per_run = pace_.MsPerRun(now);
-  absl::StatusOr<int64_t> ahead =
-      store_->CountQueuedAhead(op, ms_per_run ? AheadWorthCounting(*ms_per_run) : 1);
+  // At least one is counted: "nothing ahead" must never be a count cut to 0.
+  absl::StatusOr<int64_t> ahead = store_->CountQueuedAhead(
+      op, ms_per_run ? std::max<int64_t>(AheadWorthCounting(*ms_per_run), 1) : 1);
   if (!ahead.ok()) return {};
   if (*ahead == 0) return {1, PollAfterMs(so_far(op.created_at_ms))};
   if (!ms_per_run) return {};

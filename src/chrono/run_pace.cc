@@ -8,9 +8,7 @@ void RunPace::Finished(int64_t started_ms, int64_t finished_ms) {
   absl::MutexLock lock(&mu_);
   // The wall clock stepped back: what was recorded is in the "future".
   if (!finishes_.empty() && finished_ms < finishes_.back().at_ms - kRecentMs) finishes_.clear();
-  const int64_t busy_since =
-      finishes_.empty() ? started_ms : std::max(started_ms, finishes_.back().at_ms);
-  const Finish finish{finished_ms, std::max<int64_t>(finished_ms - busy_since, 0)};
+  const Finish finish{started_ms, finished_ms};
   // Workers may report out of order by a moment: keep the times sorted.
   finishes_.insert(
       std::upper_bound(finishes_.begin(), finishes_.end(), finish,
@@ -22,15 +20,20 @@ void RunPace::Finished(int64_t started_ms, int64_t finished_ms) {
 std::optional<int64_t> RunPace::MsPerRun(int64_t now_ms) const {
   absl::MutexLock lock(&mu_);
   if (finishes_.empty() || now_ms - finishes_.back().at_ms > kFreshMs) return std::nullopt;
-  int64_t count = 0;
-  int64_t busy_ms = 0;
-  for (const Finish& finish : finishes_) {
-    if (finish.at_ms < now_ms - kRecentMs) continue;
-    ++count;
-    busy_ms += finish.busy_ms;
-  }
+  // The oldest finish still recent; finishes_ is in time order.
+  auto first = std::find_if(finishes_.begin(), finishes_.end(), [&](const Finish& finish) {
+    return finish.at_ms >= now_ms - kRecentMs;
+  });
+  const auto count = static_cast<int64_t>(finishes_.end() - first);
   if (count < kMinFinishes) return std::nullopt;
-  return std::max<int64_t>(1, busy_ms / count);
+  // A run's time before the finish ahead of it was that finish's; a long
+  // run that ended first in the window counts only from there.
+  int64_t busy_ms = 0;
+  for (auto finish = first + 1; finish != finishes_.end(); ++finish) {
+    busy_ms +=
+        std::max<int64_t>(finish->at_ms - std::max(finish->started_ms, (finish - 1)->at_ms), 0);
+  }
+  return std::max<int64_t>(1, busy_ms / (count - 1));
 }
 
 namespace {
@@ -58,7 +61,7 @@ int64_t PollAfterSecs(int64_t ahead, std::optional<int64_t> ms_per_run) {
 }
 
 std::optional<int64_t> PollAfterMs(int64_t expected_wait_ms) {
-  if (expected_wait_ms >= 1000) return std::nullopt;
+  if (expected_wait_ms < 0 || expected_wait_ms >= 1000) return std::nullopt;
   return std::max(expected_wait_ms, kMinPollMs);
 }
 

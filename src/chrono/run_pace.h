@@ -14,11 +14,11 @@ namespace aevatar::chrono {
 // Retry-After of a queued operation is estimated from, so that a caller far
 // back in the queue polls once near its turn instead of every second.
 //
-// Each finish counts the time the executor was busy for it: since the
-// previous finish, or since the run started when nothing ran in between. The
-// gaps between finishes alone would read a trickle of one short run a second
-// as a pace of a second a run, and tell the first callers of a burst to come
-// back far too late. Thread-safe.
+// Each finish counts the time the executor was busy for it since the finish
+// before it: from that finish, or from the run's start when the run started
+// later (nothing ran in between). The gaps between finishes alone would read
+// a trickle of one short run a second as a pace of a second a run, and tell
+// the first callers of a burst to come back far too late. Thread-safe.
 class RunPace {
  public:
   // The most recent finishes kept, and how many within kRecentMs are needed
@@ -33,15 +33,16 @@ class RunPace {
   // A run that started at `started_ms` finished at `finished_ms`.
   void Finished(int64_t started_ms, int64_t finished_ms) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Mean busy milliseconds a finish of the last kRecentMs took (at least
-  // 1), or nullopt with fewer than kMinFinishes of them or none within
-  // kFreshMs of now_ms.
+  // Mean busy milliseconds between consecutive finishes of the last
+  // kRecentMs (at least 1), or nullopt with fewer than kMinFinishes of them
+  // or none within kFreshMs of now_ms. Worked out here, from the finishes in
+  // time order, so reports that arrive out of order count the same.
   std::optional<int64_t> MsPerRun(int64_t now_ms) const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct Finish {
+    int64_t started_ms;
     int64_t at_ms;
-    int64_t busy_ms;
   };
   mutable absl::Mutex mu_;
   std::deque<Finish> finishes_ ABSL_GUARDED_BY(mu_);  // oldest first, at most kWindow
@@ -55,8 +56,10 @@ int64_t PollAfterSecs(int64_t ahead, std::optional<int64_t> ms_per_run);
 
 // The finer hint beside Retry-After (Retry-After-Ms) for an operation
 // expected to end within a second: `expected_wait_ms`, at least kMinPollMs;
-// nullopt from a second on, where whole seconds say enough. Without it a run
-// of a few milliseconds is read a whole second after it ended.
+// nullopt from a second on, where whole seconds say enough, and for a
+// negative wait (a clock that stepped back, or another replica's clock
+// ahead: no estimate at all). Without it a run of a few milliseconds is read
+// a whole second after it ended.
 inline constexpr int64_t kMinPollMs = 50;
 std::optional<int64_t> PollAfterMs(int64_t expected_wait_ms);
 

@@ -73,6 +73,8 @@ TEST(ExecutionsApi, IfNoneMatchOfAnActiveOperationIs304StrongOrWeak) {
     EXPECT_EQ(same.body, "") << condition;
     EXPECT_EQ(same.headers.Get("ETag").value_or(""), etag) << condition;
     EXPECT_EQ(same.headers.Get("Retry-After").value_or(""), "1") << condition;
+    EXPECT_EQ(same.headers.Get("Retry-After-Ms").value_or(""), std::to_string(kMinPollMs))
+        << condition;
   }
   http::Response other = h.Call("GET", "/executions/" + id, "", {{"If-None-Match", "\"other\""}});
   EXPECT_EQ(other.status, 200);

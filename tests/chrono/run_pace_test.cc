@@ -30,6 +30,20 @@ TEST(RunPace, IsTheMeanBusyTimeWhateverOrderWorkersReportThem) {
   EXPECT_EQ(pace.MsPerRun(kT0 + 300), 50);  // 300 ms busy, six finishes
 }
 
+TEST(RunPace, RunsThatOverlapCountTheSameInAnyOrderOfReport) {
+  // Two workers: runs of 100 ms, one starting every 50 ms.
+  const int64_t order[] = {3, 0, 4, 1, 2};
+  RunPace pace;
+  for (int64_t i : order) pace.Finished(kT0 + i * 50, kT0 + i * 50 + 100);
+  EXPECT_EQ(pace.MsPerRun(kT0 + 300), 50);
+}
+
+TEST(RunPace, ALongRunThatEndedFirstDoesNotCountItsWholeLength) {
+  RunPace pace;
+  pace.Finished(kT0 - 300'000, kT0);  // a five-minute run
+  EXPECT_EQ(pace.MsPerRun(BackToBack(pace, kT0, 3, 10)), 10);
+}
+
 TEST(RunPace, ATrickleOfShortRunsReadsAsTheirLengthNotTheGapsBetweenThem) {
   RunPace pace;  // a 20 ms run every second: the executor idles in between
   for (int i = 0; i < 5; ++i) pace.Finished(kT0 + i * 1000, kT0 + i * 1000 + 20);
@@ -78,7 +92,7 @@ TEST(PollAfterSecs, IsHalfTheTimeTheQueueAheadNeedsRoundedDownWithinOneToThirtyS
 
 TEST(PollAfterMs, IsTheExpectedWaitWithinASecondAndNeverBelowTheFloor) {
   EXPECT_EQ(PollAfterMs(0), kMinPollMs);
-  EXPECT_EQ(PollAfterMs(-5), kMinPollMs);  // a clock that stepped back
+  EXPECT_EQ(PollAfterMs(-5), std::nullopt);  // a clock that stepped back: no estimate
   EXPECT_EQ(PollAfterMs(kMinPollMs + 1), kMinPollMs + 1);
   EXPECT_EQ(PollAfterMs(999), 999);
   EXPECT_EQ(PollAfterMs(1000), std::nullopt);  // whole seconds say enough

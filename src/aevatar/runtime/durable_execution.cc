@@ -15,6 +15,24 @@
 namespace aevatar::orchestrator {
 namespace {
 
+// A header's value as a non-negative decimal integer (blanks around it
+// allowed), saturating at `cap`; nullopt when absent or anything else.
+std::optional<int64_t> HeaderInteger(const http::Headers& headers, const char* name, int64_t cap) {
+  const auto value = headers.Get(name);
+  if (!value) return std::nullopt;
+  std::string_view text = *value;
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  if (text.empty()) return std::nullopt;
+  int64_t number = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;  // includes Retry-After's HTTP-date form
+    // Saturate instead of overflowing: anything past the cap is the cap.
+    number = std::min<int64_t>(number * 10 + (c - '0'), cap);
+  }
+  return number;
+}
+
 inline constexpr char kIdentityPrefix[] = "tool:v1:operation:";
 // Domain separation: a digest of these fields can never collide with a
 // digest made for another purpose from the same strings.
@@ -81,6 +99,13 @@ void Reschedule(TurnDecision& decision, const NyxidReply& reply, std::string det
   decision.detail = std::move(detail);
 }
 
+// The operation is still in progress (a receipt, a queued or running status,
+// a result not ready yet): read it again when chrono-sandbox's hint says.
+void RescheduleRead(TurnDecision& decision, const NyxidReply& reply, std::string detail) {
+  Reschedule(decision, reply, std::move(detail));
+  decision.delay_ms = ProgressPollDelayMs(reply.headers);
+}
+
 void Terminal(TurnDecision& decision, const char* code, std::string detail) {
   decision.kind = TurnKind::kTerminal;
   decision.outcome_code = code;
@@ -110,7 +135,7 @@ void Failure(TurnDecision& decision, const char* exchange, const NyxidReply& rep
     return Terminal(decision, kOutcomeIdempotencyConflict, detail);
   }
   if (reply.status == 409 && code == "OPERATION_NOT_TERMINAL") {
-    return Reschedule(decision, reply, detail);  // stays pending
+    return RescheduleRead(decision, reply, detail);  // stays pending
   }
   // Once the id is known a 404 is an ownership/unknown-operation failure:
   // terminal, and the caller must never submit a replacement.
@@ -144,7 +169,7 @@ void SubmitTurn(ExecutionsTransport& transport, const std::string& key, const nl
   pending.last_status = *status && IsKnownActiveOrDone(**status) ? **status : "queued";
   pending.expires_at_ms = TimestampMs(reply.body, "expires_at");
   TakeEtag(reply, pending);
-  Reschedule(decision, reply, "submit: HTTP 202 receipt");
+  RescheduleRead(decision, reply, "submit: HTTP 202 receipt");
 }
 
 void FetchResult(ExecutionsTransport& transport, TurnDecision& decision) {
@@ -205,7 +230,7 @@ void StatusTurn(ExecutionsTransport& transport, TurnDecision& decision) {
     return Terminal(decision, kOutcomeUncertain, "status: outcome_uncertain");
   }
   if (status == "queued" || status == "running") {
-    return Reschedule(decision, reply, "status: " + status);
+    return RescheduleRead(decision, reply, "status: " + status);
   }
   FetchResult(transport, decision);  // succeeded or failed
 }
@@ -292,35 +317,18 @@ TurnDecision RunTurn(ExecutionsTransport& transport, const std::string& idempote
   return decision;
 }
 
-namespace {
-
-// A header's value as a non-negative decimal integer (blanks around it
-// allowed), saturating at `cap`; nullopt when absent or anything else.
-std::optional<int64_t> HeaderInteger(const http::Headers& headers, const char* name, int64_t cap) {
-  const auto value = headers.Get(name);
-  if (!value) return std::nullopt;
-  std::string_view text = *value;
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  if (text.empty()) return std::nullopt;
-  int64_t number = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;  // includes Retry-After's HTTP-date form
-    // Saturate instead of overflowing: anything past the cap is the cap.
-    number = std::min<int64_t>(number * 10 + (c - '0'), cap);
-  }
-  return number;
-}
-
-}  // namespace
-
 int64_t BoundedRetryDelayMs(const http::Headers& headers, int64_t default_ms) {
   const std::optional<int64_t> seconds = HeaderInteger(headers, "Retry-After", kMaxRetryDelayMs);
-  const int64_t coarse = seconds ? std::clamp(*seconds * 1000, kMinRetryDelayMs, kMaxRetryDelayMs)
-                                 : std::clamp(default_ms, kMinRetryDelayMs, kMaxRetryDelayMs);
-  const std::optional<int64_t> fine = HeaderInteger(headers, "Retry-After-Ms", kMaxRetryDelayMs);
-  if (!fine) return coarse;
-  return std::min(coarse, std::max(*fine, kMinHintedRetryDelayMs));
+  return seconds ? std::clamp(*seconds * 1000, kMinRetryDelayMs, kMaxRetryDelayMs)
+                 : std::clamp(default_ms, kMinRetryDelayMs, kMaxRetryDelayMs);
+}
+
+int64_t ProgressPollDelayMs(const http::Headers& headers) {
+  int64_t delay = BoundedRetryDelayMs(headers, kDefaultRetryDelayMs);
+  if (const auto hint = HeaderInteger(headers, "Retry-After-Ms", kMaxRetryDelayMs)) {
+    delay = std::min(delay, *hint);
+  }
+  return std::max(delay, kMinProgressPollMs);
 }
 
 }  // namespace aevatar::orchestrator

@@ -29,7 +29,8 @@
 // with the same key; once an operation id is known, nothing is submitted
 // again (404 is terminal, never a replacement); paths come from the validated
 // id, never from receipt URLs; a turn never sleeps, and every retry delay is
-// in [1 ms, 30 s] whatever Retry-After (or Retry-After-Ms) says.
+// in [1 ms, 30 s] whatever Retry-After says (a read of an operation still in
+// progress: [50 ms, 30 s], Retry-After-Ms included).
 //
 // Secrecy: PendingOperation, TurnDecision::detail and outcome codes never hold
 // the idempotency key, source, credential, route identity or UserService id.
@@ -37,8 +38,8 @@ namespace aevatar::orchestrator {
 
 inline constexpr int64_t kDefaultRetryDelayMs = 1000;
 inline constexpr int64_t kMaxRetryDelayMs = 30000;
-inline constexpr int64_t kMinRetryDelayMs = 1;         // the durable scheduler rejects 0
-inline constexpr int64_t kMinHintedRetryDelayMs = 50;  // the floor of a Retry-After-Ms hint
+inline constexpr int64_t kMinRetryDelayMs = 1;     // the durable scheduler rejects 0
+inline constexpr int64_t kMinProgressPollMs = 50;  // ProgressPollDelayMs's floor
 
 // Typed terminal outcome codes (TurnDecision::outcome_code).
 inline constexpr char kOutcomeCancelled[] = "code_execution_cancelled";
@@ -133,7 +134,8 @@ struct TurnDecision {
 // submit; 410 is kTerminal expired.
 //
 // Reschedule delays come from the last reply's Retry-After via
-// BoundedRetryDelayMs. `now_ms` is the actor's clock (recorded as
+// BoundedRetryDelayMs, or ProgressPollDelayMs while the operation is in
+// progress. `now_ms` is the actor's clock (recorded as
 // submitted_at_ms on the first submit attempt).
 TurnDecision RunTurn(ExecutionsTransport& transport, const std::string& idempotency_key,
                      const nlohmann::json& submit_body, const PendingOperation& pending,
@@ -142,11 +144,16 @@ TurnDecision RunTurn(ExecutionsTransport& transport, const std::string& idempote
 // Returns Retry-After (delta-seconds) in ms, capped at kMaxRetryDelayMs and at
 // least kMinRetryDelayMs. An absent or unparsable value (including the
 // HTTP-date form) gives `default_ms`, itself clamped to the same range.
-// Retry-After-Ms (milliseconds: chrono-sandbox's hint for an operation it
-// expects to end within a second) shortens that delay, never below
-// kMinHintedRetryDelayMs, so a short program is read soon after it ends
-// without a reply being able to make the actor poll in a tight loop.
 int64_t BoundedRetryDelayMs(const http::Headers& headers, int64_t default_ms = 1000);
+
+// The delay before reading an operation still in progress again (a 202
+// receipt, a queued or running status, 409 OPERATION_NOT_TERMINAL):
+// BoundedRetryDelayMs, shortened by Retry-After-Ms (chrono-sandbox's hint for
+// an operation it expects to end within a second), never below
+// kMinProgressPollMs, so no such reply makes a run poll in a tight loop.
+// Retries of failures (429, 5xx, transport) use BoundedRetryDelayMs alone:
+// only Retry-After sets an overload's backoff.
+int64_t ProgressPollDelayMs(const http::Headers& headers);
 
 }  // namespace aevatar::orchestrator
 

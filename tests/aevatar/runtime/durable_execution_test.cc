@@ -401,23 +401,34 @@ TEST(BoundedRetryDelay, ParsesCapsAndDefaults) {
   EXPECT_EQ(delay(nullptr, 120000), 30000);
 }
 
-TEST(BoundedRetryDelay, RetryAfterMsShortensTheDelayButNeverBelowItsFloor) {
+TEST(ProgressPollDelay, RetryAfterMsShortensTheDelayButNeverBelowItsFloor) {
   auto delay = [](const char* seconds, const char* ms) {
     http::Headers headers;
     if (seconds != nullptr) headers.Set("Retry-After", seconds);
     if (ms != nullptr) headers.Set("Retry-After-Ms", ms);
-    return BoundedRetryDelayMs(headers, 1000);
+    return ProgressPollDelayMs(headers);
   };
   EXPECT_EQ(delay("1", "120"), 120);
-  EXPECT_EQ(delay(nullptr, "120"), 120);               // the default second, shortened
-  EXPECT_EQ(delay("1", "0"), kMinHintedRetryDelayMs);  // no tight loop from a reply
-  EXPECT_EQ(delay("1", "3"), kMinHintedRetryDelayMs);
+  EXPECT_EQ(delay(nullptr, "120"), 120);           // the default second, shortened
+  EXPECT_EQ(delay("1", "0"), kMinProgressPollMs);  // no tight loop from a reply
+  EXPECT_EQ(delay("1", "3"), kMinProgressPollMs);
+  EXPECT_EQ(delay("0", nullptr), kMinProgressPollMs);
   EXPECT_EQ(delay("2", "5000"), 2000);  // only ever shortens
-  EXPECT_EQ(delay("1", "-5"), 1000);    // unparsable: ignored
+  EXPECT_EQ(delay("3600", nullptr), kMaxRetryDelayMs);
+  EXPECT_EQ(delay("1", "-5"), 1000);  // unparsable: ignored
   EXPECT_EQ(delay("1", "1.5"), 1000);
   EXPECT_EQ(delay("1", ""), 1000);
   EXPECT_EQ(delay("1", "99999999999999999999999"), 1000);  // saturates, no overflow
-  EXPECT_EQ(delay("0", "120"), 1);                         // Retry-After 0 was already the shortest
+}
+
+TEST(DurableExecution, OnlyAReadOfAnOperationInProgressTakesRetryAfterMs) {
+  ScriptedExecutor executor;
+  executor.Then(200, StatusDoc("running"), {{"Retry-After", "1"}, {"Retry-After-Ms", "120"}});
+  EXPECT_EQ(Turn(executor, Known("running")).delay_ms, 120);
+  // An overload's backoff is Retry-After's alone.
+  ScriptedExecutor busy;
+  busy.Then(429, Problem(429, "QUEUE_FULL"), {{"Retry-After", "5"}, {"Retry-After-Ms", "120"}});
+  EXPECT_EQ(Turn(busy).delay_ms, 5000);
 }
 
 TEST(OperationIdentity, IsDeterministicPrefixedAndSensitiveToEveryField) {
