@@ -193,8 +193,7 @@ Executor::PollHint Executor::PollAfter(const Operation& op) const {
   // How long a run will take is unknown: as long as it has run (or waited
   // with nothing ahead of it) so far, so polls double their interval until
   // whole seconds take over.
-  const auto so_far = [&](int64_t since_ms) { return now - since_ms; };
-  if (op.status == OperationStatus::kRunning) return {1, PollAfterMs(so_far(op.started_at_ms))};
+  if (op.status == OperationStatus::kRunning) return {1, PollAfterMs(now - op.started_at_ms)};
   // Queued: only this executor's own pace says when its turn comes.
   if (!options_.paced_retry_after || op.status != OperationStatus::kQueued) return {};
   const std::optional<int64_t> ms_per_run = pace_.MsPerRun(now);
@@ -202,7 +201,7 @@ Executor::PollHint Executor::PollAfter(const Operation& op) const {
   absl::StatusOr<int64_t> ahead = store_->CountQueuedAhead(
       op, ms_per_run ? std::max<int64_t>(AheadWorthCounting(*ms_per_run), 1) : 1);
   if (!ahead.ok()) return {};
-  if (*ahead == 0) return {1, PollAfterMs(so_far(op.created_at_ms))};
+  if (*ahead == 0) return {1, PollAfterMs(now - op.created_at_ms)};
   if (!ms_per_run) return {};
   return {chrono::PollAfterSecs(*ahead, ms_per_run), PollAfterMs((*ahead + 1) * *ms_per_run)};
 }

@@ -21,8 +21,8 @@ std::optional<int64_t> RunPace::MsPerRun(int64_t now_ms) const {
   absl::MutexLock lock(&mu_);
   if (finishes_.empty() || now_ms - finishes_.back().at_ms > kFreshMs) return std::nullopt;
   // The oldest finish still recent; finishes_ is in time order.
-  auto first = std::find_if(finishes_.begin(), finishes_.end(), [&](const Finish& finish) {
-    return finish.at_ms >= now_ms - kRecentMs;
+  auto first = std::partition_point(finishes_.begin(), finishes_.end(), [&](const Finish& finish) {
+    return finish.at_ms < now_ms - kRecentMs;
   });
   const auto count = static_cast<int64_t>(finishes_.end() - first);
   if (count < kMinFinishes) return std::nullopt;

@@ -93,17 +93,23 @@ bool IsRetryable(int status) {
   return status == 0 || status == 408 || status == 429 || status >= 500;
 }
 
-void Reschedule(TurnDecision& decision, const NyxidReply& reply, std::string detail) {
+void RescheduleAfter(TurnDecision& decision, int64_t delay_ms, std::string detail) {
   decision.kind = TurnKind::kReschedule;
-  decision.delay_ms = BoundedRetryDelayMs(reply.headers, kDefaultRetryDelayMs);
+  decision.delay_ms = delay_ms;
   decision.detail = std::move(detail);
+}
+
+// A retry (429, 5xx, a transport failure): Retry-After alone, so an upstream
+// cannot shorten an overload's backoff.
+void Reschedule(TurnDecision& decision, const NyxidReply& reply, std::string detail) {
+  RescheduleAfter(decision, BoundedRetryDelayMs(reply.headers, kDefaultRetryDelayMs),
+                  std::move(detail));
 }
 
 // The operation is still in progress (a receipt, a queued or running status,
 // a result not ready yet): read it again when chrono-sandbox's hint says.
 void RescheduleRead(TurnDecision& decision, const NyxidReply& reply, std::string detail) {
-  Reschedule(decision, reply, std::move(detail));
-  decision.delay_ms = ProgressPollDelayMs(reply.headers);
+  RescheduleAfter(decision, ProgressPollDelayMs(reply.headers), std::move(detail));
 }
 
 void Terminal(TurnDecision& decision, const char* code, std::string detail) {

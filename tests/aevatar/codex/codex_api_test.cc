@@ -62,13 +62,17 @@ TEST_F(CodexApiTest, PrivateSshRunsOnlyAfterItsOwnerApprovedTheExactCall) {
       {"target",
        {{"kind", "private_ssh"}, {"private_ssh", {{"service", "s"}, {"principal", "p"}}}}},
       {"prompt", "hi"}};
+  // Minted once: a token minted per call can differ from the one forwarded
+  // (its iat is in whole seconds), and the check below compares the two.
+  const std::string user_token = HumanToken(testing::kUser);
   auto call = [&](const json& sent, const std::string& approval_id,
                   const std::string& subject = testing::kUser) {
     http::Request request;
     request.method = "POST";
     request.path = request.target = "/api/tools/codex_exec";
     request.body = sent.dump();
-    request.headers.Set("Authorization", "Bearer " + HumanToken(subject));
+    request.headers.Set("Authorization",
+                        "Bearer " + (subject == testing::kUser ? user_token : HumanToken(subject)));
     if (!approval_id.empty()) request.headers.Set("Approval-Id", approval_id);
     return router_->Handle(request);
   };
@@ -100,7 +104,7 @@ TEST_F(CodexApiTest, PrivateSshRunsOnlyAfterItsOwnerApprovedTheExactCall) {
                                          {"stderr", ""}}));
   ASSERT_EQ(nyxid_.Count("/api/v1/ssh/s/exec"), 1);
   const testing::RecordedRequest sent = nyxid_.Requests().back();
-  EXPECT_EQ(sent.authorization, HumanToken(testing::kUser));
+  EXPECT_EQ(sent.authorization, user_token);
   EXPECT_EQ(json::parse(sent.body), json({{"principal", "p"},
                                           {"command", "aevatar-codex-exec v1 --timeout-secs 300"},
                                           {"stdin", "hi"}}));
