@@ -39,8 +39,9 @@ class AevatarApiTest : public ::testing::Test {
     HttpApiDeps deps{client_.get(), auth_.get(), "chrono-sandbox"};
     deps.codex = codex_.get();
     deps.approvals = approvals_.get();
-    ui_login_throttle_ =
-        std::make_unique<base::LoginThrottle>(UiLoginThrottleOptions(), base::NowUnixMs);
+    // A fixed clock: a lock lasts for the whole test, however slowly it runs.
+    ui_login_throttle_ = std::make_unique<base::LoginThrottle>(
+        UiLoginThrottleOptions(), [] { return int64_t{1'800'000'000'000}; });
     deps.ui_login_throttle = ui_login_throttle_.get();
     router_ = BuildHttpApi(deps);
   }

@@ -3,6 +3,8 @@
 // is not, and what happens when the server ends a kept-alive connection.
 #include "http/connection_pool.h"
 
+#include <stdlib.h>
+
 #include <atomic>
 #include <filesystem>
 #include <memory>
@@ -221,9 +223,11 @@ TEST(ConnectionPool, HttpsConnectionsAreReusedOnlyForTheSameTrust) {
   EXPECT_EQ(front.handshakes(), 1);
   // The same CA under another file name is another trust configuration: its
   // own connection, verified on its own.
-  const std::string copy = ::testing::TempDir() + "/pool-ca-copy.pem";
-  std::filesystem::copy_file(TlsFront::Fixture("ca.pem"), copy,
-                             std::filesystem::copy_options::overwrite_existing);
+  // In a directory of its own: the suites of other builds may run at once.
+  std::string dir = ::testing::TempDir() + "/pool-ca-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  const std::string copy = dir + "/ca-copy.pem";
+  std::filesystem::copy_file(TlsFront::Fixture("ca.pem"), copy);
   request.tls.ca_file = copy;
   ASSERT_TRUE(Fetch(request).ok());
   EXPECT_EQ(front.handshakes(), 2);
@@ -234,6 +238,7 @@ TEST(ConnectionPool, HttpsConnectionsAreReusedOnlyForTheSameTrust) {
   ASSERT_TRUE(Fetch(request).ok());
   EXPECT_EQ(front.handshakes(), 3);
   EXPECT_EQ(pool->IdleCount(), 3u);
+  std::filesystem::remove_all(dir);
 }
 
 // Callers on many threads share one pool (run under TSan: label tsan).

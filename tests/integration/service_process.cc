@@ -140,12 +140,11 @@ int ServiceProcess::Terminate() {
   if (pid_ <= 0) return -1;
   ::kill(pid_, SIGTERM);
   int status = 0;
-  for (int i = 0; i < 100; ++i) {
-    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      return status;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // Only a hang outlasts the guard: a sanitized stack on a loaded machine
+  // can take seconds to drain and close its stores.
+  if (PollUntil([&] { return ::waitpid(pid_, &status, WNOHANG) == pid_; })) {
+    pid_ = -1;
+    return status;
   }
   KillHard();
   return -1;

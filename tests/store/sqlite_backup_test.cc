@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "store/migrations.h"
 #include "store/sqlite_db.h"
+#include "testing/poll.h"
 
 namespace aevatar::store {
 namespace {
@@ -87,6 +88,8 @@ TEST_F(SqliteBackupTest, BackupWhileAnotherConnectionWritesIsAConsistentSnapshot
       batches.fetch_add(1);
     }
   });
+  // The copies are taken while the writer commits, not before it starts.
+  ASSERT_TRUE(testing::PollUntil([&] { return batches.load() > 0; }));
   for (int i = 0; i < 5; ++i) {
     const std::string copy_path = PathOf("copy" + std::to_string(i) + ".db");
     ASSERT_TRUE(BackupDatabaseFile(PathOf("live.db"), copy_path).ok());

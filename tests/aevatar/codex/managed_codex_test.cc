@@ -59,15 +59,23 @@ class ManagedCodexTest : public ::testing::Test {
     vault_ = std::move(*vault);
     client_ = std::make_unique<NyxidClient>(nyxid_.url(), "");
     config_.policy.mode = EligibilityMode::kAll;
-    // Scaled deadlines: the chain keeps its order, the test its pace.
-    config_.deadlines.request = std::chrono::milliseconds(400);
-    config_.deadlines.client = std::chrono::milliseconds(500);
+    // Deadlines far past any exchange of a slow sanitizer run; the tests of
+    // the deadlines scale them down (ScaleDownDeadlines).
+    config_.deadlines.request = std::chrono::seconds(20);
+    config_.deadlines.client = std::chrono::seconds(25);
     Remake();
   }
   void TearDown() override {
     base::ConfigureLog(base::LogLevel::kInfo, 2);
     ::close(log_fd_);
     std::filesystem::remove_all(dir_);
+  }
+
+  // The chain keeps its order, the test its pace.
+  void ScaleDownDeadlines() {
+    config_.deadlines.request = std::chrono::milliseconds(400);
+    config_.deadlines.client = std::chrono::milliseconds(500);
+    Remake();
   }
 
   void Remake() {
@@ -380,6 +388,7 @@ TEST_F(ManagedCodexTest, AnOversizedOrNonJsonBodyIsTypedNotACrash) {
 }
 
 TEST_F(ManagedCodexTest, ABudgetLongerThanTheDeadlineLeavesTheTimeoutToTheChain) {
+  ScaleDownDeadlines();
   ASSERT_TRUE(codex_->EnsureCredential(Human(), "diag_t").ok());
   auto release = std::make_shared<absl::Notification>();
   nyxid_.OnCodexExecute([release](const http::Request&) {
@@ -393,6 +402,7 @@ TEST_F(ManagedCodexTest, ABudgetLongerThanTheDeadlineLeavesTheTimeoutToTheChain)
 }
 
 TEST_F(ManagedCodexTest, TheManagedRequestDeadlineObservesAHangingRunnerAsProxyTimeout) {
+  ScaleDownDeadlines();
   auto release = std::make_shared<absl::Notification>();
   EXPECT_EQ(ExecuteAgainst([release](const http::Request&) {
               // Holds the exchange until the test ends (far past the scaled deadline).

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "http/server.h"
 #include "http/websocket.h"
+#include "testing/poll.h"
 
 namespace aevatar::nyxid {
 namespace {
@@ -34,10 +35,9 @@ class NodeHubTest : public ::testing::Test {
     auto socket = http::ConnectWebSocket("ws://127.0.0.1:" + std::to_string(server_->port()) + "/",
                                          {}, std::chrono::seconds(5));
     EXPECT_TRUE(socket.ok()) << socket.status();
-    for (int i = 0; i < 200 && !hub_->Online("node_1"); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return socket.ok() ? std::move(*socket) : nullptr;
+    if (!socket.ok()) return nullptr;
+    EXPECT_TRUE(testing::PollUntil([&] { return hub_->Online("node_1"); }));
+    return std::move(*socket);
   }
 
   static void Answer(http::WebSocket* node,
@@ -111,10 +111,7 @@ TEST_F(NodeHubTest, ADroppedConnectionFailsItsPendingRequests) {
   auto answer = hub_->Relay("node_1", {{"type", "ssh_exec"}}, std::chrono::seconds(10));
   EXPECT_TRUE(absl::IsUnavailable(answer.status())) << answer.status();
   dropping.join();
-  for (int i = 0; i < 200 && hub_->Online("node_1"); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_FALSE(hub_->Online("node_1"));
+  EXPECT_TRUE(testing::PollUntil([&] { return !hub_->Online("node_1"); }));
 }
 
 TEST_F(NodeHubTest, ANewConnectionReplacesTheOldOne) {
