@@ -20,7 +20,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,17 +56,6 @@ struct CliRun {
     return "exit_code=" + std::to_string(exit_code()) + "\nstdout:\n" + out + "\nstderr:\n" + err;
   }
 };
-
-// Every CLI started by this file, for the cgroup cleanup check (RunCli may
-// be called from several threads).
-std::mutex& AllRunsMutex() {
-  static std::mutex mu;
-  return mu;
-}
-std::vector<CliRun>& AllRuns() {
-  static std::vector<CliRun> runs;
-  return runs;
-}
 
 // Names of the entries of `dir`; empty when it does not exist.
 std::vector<std::string> ListDir(const std::filesystem::path& dir) {
@@ -124,7 +112,7 @@ std::vector<char*> CPointers(std::vector<std::string>& strings) {
 }
 
 // Runs `chrono-sandbox run <args...>` with stdin from /dev/null, captures its
-// stdout and stderr apart and waits for it. Records the run in AllRuns().
+// stdout and stderr apart and waits for it; checks it left no cgroup.
 CliRun RunCli(const std::vector<std::string>& args) {
   CliRun run;
   std::vector<std::string> argv = {BinaryPath("chrono-sandbox"), "run"};
@@ -191,10 +179,11 @@ CliRun RunCli(const std::vector<std::string>& args) {
   }
   run.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - start);
-  // Look now: a later CLI's start-up sweeps cgroups of dead pids and would hide a leak.
+  // Look now: a later CLI's start-up sweeps cgroups of dead pids and would
+  // hide a leak. Every test's every run is checked (a test is a process).
   run.leftover_cgroups = RunCgroupsOf(run.pid);
-  std::lock_guard lock(AllRunsMutex());
-  AllRuns().push_back(run);
+  EXPECT_TRUE(run.leftover_cgroups.empty())
+      << "pid " << run.pid << " left " << run.leftover_cgroups.front();
   return run;
 }
 
@@ -471,21 +460,20 @@ TEST(ChronoRunCli, ConcurrentRunsEachKeepTheirLimits) {
   for (const CliRun& run : runs) {
     ASSERT_EQ(run.exit_code(), 0) << run.Describe();
     EXPECT_EQ(ParseResult(run.out).value("verdict", ""), "memory_limit") << run.out;
-    EXPECT_TRUE(run.leftover_cgroups.empty()) << run.leftover_cgroups.front();
   }
 }
 
 TEST(ChronoRunCli, OneShotRunsLeaveNoCgroupBehind) {
-  RunCli({"--language", "bash", "-c", "echo ok"});
-  RunCli({"--language", "bash", "-c", "exit 9"});
-  // The program dies with a child still running in its cgroup.
-  RunCli({"--language", "bash", "--timeout-secs", "5", "-c",
-          "sleep 30 >/dev/null 2>&1 & kill -KILL $$"});
-  ASSERT_FALSE(AllRuns().empty());
-  for (const CliRun& run : AllRuns()) {
+  // RunCli checks right after each exit; this looks again after all three.
+  const CliRun runs[] = {
+      RunCli({"--language", "bash", "-c", "echo ok"}),
+      RunCli({"--language", "bash", "-c", "exit 9"}),
+      // The program dies with a child still running in its cgroup.
+      RunCli({"--language", "bash", "--timeout-secs", "5", "-c",
+              "sleep 30 >/dev/null 2>&1 & kill -KILL $$"}),
+  };
+  for (const CliRun& run : runs) {
     ASSERT_GT(run.pid, 0);
-    EXPECT_TRUE(run.leftover_cgroups.empty())
-        << "pid " << run.pid << " left " << run.leftover_cgroups.front();
     const std::vector<std::string> now = RunCgroupsOf(run.pid);
     EXPECT_TRUE(now.empty()) << "pid " << run.pid << " left " << now.front();
   }
