@@ -226,6 +226,10 @@ TEST(ConnectionPool, HttpsConnectionsAreReusedOnlyForTheSameTrust) {
   // In a directory of its own: the suites of other builds may run at once.
   std::string dir = ::testing::TempDir() + "/pool-ca-XXXXXX";
   ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  struct RemoveDir {
+    const std::string& path;
+    ~RemoveDir() { std::filesystem::remove_all(path); }
+  } remove_dir{dir};
   const std::string copy = dir + "/ca-copy.pem";
   std::filesystem::copy_file(TlsFront::Fixture("ca.pem"), copy);
   request.tls.ca_file = copy;
@@ -238,7 +242,6 @@ TEST(ConnectionPool, HttpsConnectionsAreReusedOnlyForTheSameTrust) {
   ASSERT_TRUE(Fetch(request).ok());
   EXPECT_EQ(front.handshakes(), 3);
   EXPECT_EQ(pool->IdleCount(), 3u);
-  std::filesystem::remove_all(dir);
 }
 
 // Callers on many threads share one pool (run under TSan: label tsan).

@@ -441,7 +441,6 @@ TEST(ChronoRunCli, AChildTheProgramLeftRunningDiesWithTheRun) {
   for (pid_t pid : left) ::kill(pid, SIGKILL);
 }
 
-// Runs last in the file: checks the CLIs of every test above as well as its own.
 // More concurrent one-shot runs than the eight shared cgroup slots: each
 // claims a free slot or makes a cgroup of its own, every one keeps its own
 // memory limit, and none leaves a cgroup behind.

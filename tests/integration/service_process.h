@@ -42,7 +42,7 @@ class ServiceProcess {
  public:
   // Starts `argv` (argv[0] is the binary path) and waits for the port line.
   ServiceProcess(std::vector<std::string> argv, std::string log_path);
-  ~ServiceProcess();  // SIGTERM, then SIGKILL after 5 s
+  ~ServiceProcess();  // SIGTERM, then SIGKILL after the hang guard (kHangGuard)
 
   bool ok() const { return port_ > 0; }
   uint16_t port() const { return port_; }

@@ -88,6 +88,15 @@ TEST_F(SqliteBackupTest, BackupWhileAnotherConnectionWritesIsAConsistentSnapshot
       batches.fetch_add(1);
     }
   });
+  // Stops and joins the writer on every way out, a failed assertion too.
+  struct StopWriter {
+    std::atomic<bool>& stop;
+    std::thread& writer;
+    ~StopWriter() {
+      stop.store(true);
+      if (writer.joinable()) writer.join();
+    }
+  } stop_writer{stop, writer};
   // The copies are taken while the writer commits, not before it starts.
   ASSERT_TRUE(testing::PollUntil([&] { return batches.load() > 0; }));
   for (int i = 0; i < 5; ++i) {
@@ -97,9 +106,6 @@ TEST_F(SqliteBackupTest, BackupWhileAnotherConnectionWritesIsAConsistentSnapshot
     ASSERT_TRUE(copy.ok());
     EXPECT_EQ(Count(*copy) % 10, 0) << "a transaction was copied half-way";
   }
-  stop.store(true);
-  writer.join();
-  EXPECT_GT(batches.load(), 0);
 }
 
 TEST_F(SqliteBackupTest, ExclusiveOpenIsRefusedWhileAnotherConnectionHasTheFileOpen) {
