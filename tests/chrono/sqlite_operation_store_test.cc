@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "operation_store_suite.h"
 #include "store/sqlite_db.h"
+#include "testing/temp_dir.h"
 
 namespace aevatar::chrono {
 namespace {
@@ -25,24 +26,11 @@ using S = OperationStatus;
 
 // One private directory per test process, removed at exit. A forked child
 // must leave with _exit, or it would remove the parent's files.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "chrono_store_test.XXXXXX").string();
-    if (mkdtemp(tmpl.data()) == nullptr) std::abort();
-    path_ = tmpl;
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 std::string FreshPath() {
-  static TempDir dir;
+  static testing::TempDir dir(fs::temp_directory_path().string());
+  if (dir.path().empty()) std::abort();
   static std::atomic<int> next{0};
-  return (dir.path() / absl::StrCat("store-", next++, ".db")).string();
+  return (fs::path(dir.path()) / absl::StrCat("store-", next++, ".db")).string();
 }
 
 std::unique_ptr<OperationStore> OpenOrNull(const std::string& path) {

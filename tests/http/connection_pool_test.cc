@@ -3,8 +3,6 @@
 // is not, and what happens when the server ends a kept-alive connection.
 #include "http/connection_pool.h"
 
-#include <stdlib.h>
-
 #include <atomic>
 #include <filesystem>
 #include <memory>
@@ -17,6 +15,7 @@
 #include "http_test_util.h"
 #include "testing/counting_http_server.h"
 #include "testing/poll.h"
+#include "testing/temp_dir.h"
 #include "testing/tls_front.h"
 
 namespace aevatar::http {
@@ -224,13 +223,9 @@ TEST(ConnectionPool, HttpsConnectionsAreReusedOnlyForTheSameTrust) {
   // The same CA under another file name is another trust configuration: its
   // own connection, verified on its own.
   // In a directory of its own: the suites of other builds may run at once.
-  std::string dir = ::testing::TempDir() + "/pool-ca-XXXXXX";
-  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
-  struct RemoveDir {
-    const std::string& path;
-    ~RemoveDir() { std::filesystem::remove_all(path); }
-  } remove_dir{dir};
-  const std::string copy = dir + "/ca-copy.pem";
+  const aevatar::testing::TempDir dir(::testing::TempDir());
+  ASSERT_FALSE(dir.path().empty());
+  const std::string copy = dir.path() + "/ca-copy.pem";
   std::filesystem::copy_file(TlsFront::Fixture("ca.pem"), copy);
   request.tls.ca_file = copy;
   ASSERT_TRUE(Fetch(request).ok());

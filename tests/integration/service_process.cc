@@ -45,16 +45,6 @@ std::vector<pid_t> ProcessesMatching(const std::string& needle) {
   return pids;
 }
 
-TempDir::TempDir(const std::string& parent) {
-  std::string tmpl = parent + "/aevatar-test.XXXXXX";
-  path_ = ::mkdtemp(tmpl.data()) ? tmpl : "";
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-}
-
 ServiceProcess::ServiceProcess(std::vector<std::string> argv, std::string log_path)
     : log_path_(std::move(log_path)) {
   tls_ = std::find(argv.begin(), argv.end(), "--tls-cert") != argv.end();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "testing/poll.h"  // PollUntil, kHangGuard
+#include "testing/temp_dir.h"
 
 namespace aevatar::testing {
 
@@ -23,17 +24,6 @@ std::string BinaryPath(const std::string& name);
 // Pids of live processes whose command line (argv, NUL-separated) contains
 // `needle`.
 std::vector<pid_t> ProcessesMatching(const std::string& needle);
-
-// A fresh private temporary directory in `parent`, removed by the destructor.
-class TempDir {
- public:
-  explicit TempDir(const std::string& parent = "/tmp");
-  ~TempDir();
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // One real service binary started for a test, on loopback. It must print
 // "... port N" on its first stdout line; its stderr (the JSON log) goes to

@@ -1,6 +1,5 @@
 // Credential kinds: Agent Keys, access and delegation tokens, signing keys,
 // and the authenticator that tells them apart (fail closed).
-#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -16,22 +15,12 @@
 #include "nyxid/tokens/authenticator.h"
 #include "nyxid/tokens/signing_keys.h"
 #include "nyxid/tokens/token_service.h"
+#include "testing/temp_dir.h"
 
 namespace aevatar::nyxid {
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/nyxid-unit.XXXXXX";
-    path_ = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 std::string Raw(const nlohmann::json& header, const nlohmann::json& claims,
                 const std::string& signature) {
