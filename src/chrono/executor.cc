@@ -190,9 +190,8 @@ absl::StatusOr<Operation> Executor::Cancel(const std::string& id) {
 
 Executor::PollHint Executor::PollAfter(const Operation& op) const {
   const int64_t now = now_();
-  // How long a run will take is unknown: as long as it has run (or waited
-  // with nothing ahead of it) so far, so polls double their interval until
-  // whole seconds take over.
+  // How long a run will take is unknown: as long as it has run so far, so
+  // polls double their interval until whole seconds take over.
   if (op.status == OperationStatus::kRunning) return {1, PollAfterMs(now - op.started_at_ms)};
   // Queued: only this executor's own pace says when its turn comes.
   if (!options_.paced_retry_after || op.status != OperationStatus::kQueued) return {};
@@ -201,8 +200,11 @@ Executor::PollHint Executor::PollAfter(const Operation& op) const {
   absl::StatusOr<int64_t> ahead = store_->CountQueuedAhead(
       op, ms_per_run ? std::max<int64_t>(AheadWorthCounting(*ms_per_run), 1) : 1);
   if (!ahead.ok()) return {};
-  if (*ahead == 0) return {1, PollAfterMs(now - op.created_at_ms)};
-  if (!ms_per_run) return {};
+  // Next in line without a pace: as long as it has waited so far, like a run.
+  if (!ms_per_run)
+    return *ahead == 0 ? PollHint{1, PollAfterMs(now - op.created_at_ms)} : PollHint{};
+  // With a pace, even next in line: what it waited behind others says
+  // nothing of when it starts (the last runs of a burst read a second late).
   return {chrono::PollAfterSecs(*ahead, ms_per_run), PollAfterMs((*ahead + 1) * *ms_per_run)};
 }
 

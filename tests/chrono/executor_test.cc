@@ -6,6 +6,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -340,6 +341,23 @@ TEST(Executor, AQueuedOperationFarBackIsToldToPollNearItsTurn) {
   // Half the time the runs ahead and its own take (1, 8 and 20 runs of
   // 500 ms); a running operation 1; a stale pace says nothing.
   EXPECT_EQ(PollAftersBehindAPace(true), (std::vector<int64_t>{1, 2, 5, 1, 1}));
+}
+
+TEST(Executor, NextInLineAfterALongWaitIsToldThePaceNotHowLongItWaited) {
+  ChronoHarness h;  // one worker, paced
+  ASSERT_TRUE(h.Start().ok());
+  Finally cleanup{[&] {
+    h.runner().Open();
+    h.Shutdown();
+  }};
+  const std::vector<Operation> queued = QueueBehindAPaceOf500Ms(h);
+  ASSERT_EQ(queued.size(), 20u);
+  // The first has waited 2 s behind the held run; the pace is still fresh.
+  h.clock().Advance(2000);
+  const Executor::PollHint hint = h.executor().PollAfter(queued[0]);
+  EXPECT_EQ(hint.secs, 1);
+  // One run at the pace. Its wait so far would have said a second or more.
+  EXPECT_EQ(hint.ms, std::optional<int64_t>(500));
 }
 
 TEST(Executor, WithoutPacedRetryAfterEveryActiveOperationPollsAfterOneSecond) {
