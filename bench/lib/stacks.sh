@@ -30,13 +30,14 @@ bench_start_chrono() {
   CHRONO_URL="http://127.0.0.1:$(grep -o '[0-9]*$' "$dir/out")"
 }
 
-# bench_start_stack DIR: `aevatar up` (chrono-sandbox, NyxID, aevatar as it
-# runs them) and the demo user's access token; sets AEVATAR_URL, NYXID_URL,
-# STACK_CHRONO_URL, BEARER and STACK_PID.
+# bench_start_stack DIR [up flags...]: `aevatar up` (chrono-sandbox, NyxID,
+# aevatar as it runs them) and the demo user's access token; sets
+# AEVATAR_URL, NYXID_URL, STACK_CHRONO_URL, BEARER and STACK_PID.
 bench_start_stack() {
   local dir="$1" base=$((20000 + RANDOM % 20000))
+  shift
   mkdir -p "$dir"
-  "$bench_bin/aevatar" up --state-dir "$dir/state" --port-base "$base" >"$dir/up.log" 2>&1 &
+  "$bench_bin/aevatar" up --state-dir "$dir/state" --port-base "$base" "$@" >"$dir/up.log" 2>&1 &
   STACK_PID=$!
   BENCH_PIDS+=("$STACK_PID")
   for _ in $(seq 1 300); do

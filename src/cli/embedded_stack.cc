@@ -151,6 +151,7 @@ class Stack : public EmbeddedStack {
     chrono_config.codex_backend = options.llm.codex_backend;
     chrono_config.store = options.store;
     chrono_config.runtimes = options.runtimes;
+    chrono_config.workers = options.sandbox_workers;
     auto chrono = chrono::ChronoService::Start(chrono_config);
     if (!chrono.ok()) return chrono.status();
     chrono_ = std::move(*chrono);

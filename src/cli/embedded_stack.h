@@ -44,6 +44,9 @@ struct EmbeddedStackOptions {
   // Runtime environments chrono-sandbox mounts for the calls that choose
   // them, and aevatar advertises (names and languages).
   std::vector<sandbox::RuntimeEnv> runtimes;
+  // Sandbox runs chrono-sandbox executes at once (its --workers); 0: one
+  // per core.
+  int sandbox_workers = 0;
   // The bundled skills aevatar publishes to its skill registry at start
   // (a folder of skill directories); empty: none.
   std::string skills_dir;

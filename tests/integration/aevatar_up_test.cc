@@ -3,8 +3,11 @@
 // --store, the three services' state lives in one PostgreSQL database.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -48,6 +51,18 @@ std::string RunDemoProgram(const nlohmann::json& credentials) {
   return JsonOf(run).value("stdout", "");
 }
 
+// The workers chrono-sandbox logged at its start in `log_path`; -1: none.
+int SandboxWorkersLogged(const std::string& log_path) {
+  std::ifstream in(log_path);
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json entry = nlohmann::json::parse(line, nullptr, false);
+    if (entry.is_object() && entry.value("event", "") == "chrono.started") {
+      return entry.value("workers", -1);
+    }
+  }
+  return -1;
+}
+
 TEST(AevatarUp, StartsFromAnEmptyStateDirAndReusesItOnRestart) {
   TempDir dir;
   const std::string state = dir.path() + "/state";
@@ -69,14 +84,31 @@ TEST(AevatarUp, StartsFromAnEmptyStateDirAndReusesItOnRestart) {
     EXPECT_EQ(RunDemoProgram(credentials), "up and running\n");
     EXPECT_EQ(up.Terminate(), 0);  // Ctrl-C stops cleanly
   }
+  EXPECT_EQ(SandboxWorkersLogged(dir.path() + "/up.log"),
+            static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  // The operator's concurrency reaches the embedded chrono-sandbox.
+  argv.insert(argv.end(), {"--sandbox-workers", "3"});
   ServiceProcess again(argv, dir.path() + "/up2.log");
   ASSERT_TRUE(again.ok()) << again.ReadLog();
+  EXPECT_EQ(SandboxWorkersLogged(again.log_path()), 3);
   nlohmann::json credentials = ReadJson(state + "/credentials.json");
   EXPECT_EQ(credentials["demo"]["password"], first_password);
   EXPECT_EQ(RunDemoProgram(credentials), "up and running\n");
   // No generated password is ever written to a log.
   for (const std::string& log : {again.ReadLog()}) {
     EXPECT_EQ(log.find(first_password), std::string::npos);
+  }
+}
+
+TEST(AevatarUp, RefusesSandboxWorkersOutsideItsRange) {
+  TempDir dir;
+  for (const std::string bad : {"0", "-2", "1025", "many"}) {
+    ServiceProcess up(
+        {BinaryPath("aevatar"), "up", "--state-dir", dir.path() + "/state", "--port-base",
+         std::to_string(PickFreePortRange(3)), "--sandbox-workers", bad},
+        dir.path() + "/up" + bad + ".log");
+    EXPECT_FALSE(up.ok()) << bad;
+    EXPECT_NE(up.ReadLog().find("--sandbox-workers"), std::string::npos) << up.ReadLog();
   }
 }
 
