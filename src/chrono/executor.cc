@@ -200,11 +200,15 @@ Executor::PollHint Executor::PollAfter(const Operation& op) const {
   absl::StatusOr<int64_t> ahead = store_->CountQueuedAhead(
       op, ms_per_run ? std::max<int64_t>(AheadWorthCounting(*ms_per_run), 1) : 1);
   if (!ahead.ok()) return {};
-  // Next in line without a pace: as long as it has waited so far, like a run.
-  if (!ms_per_run)
-    return *ahead == 0 ? PollHint{1, PollAfterMs(now - op.created_at_ms)} : PollHint{};
-  // With a pace, even next in line: what it waited behind others says
-  // nothing of when it starts (the last runs of a burst read a second late).
+  if (*ahead == 0) {
+    // Next in line: as long as it has waited so far, like a run, but never
+    // later than one run at the pace. What it waited behind others says
+    // nothing of when it starts: the last runs of a burst were read a
+    // second late.
+    const int64_t waited_ms = now - op.created_at_ms;
+    return {1, PollAfterMs(ms_per_run ? std::min(waited_ms, *ms_per_run) : waited_ms)};
+  }
+  if (!ms_per_run) return {};
   return {chrono::PollAfterSecs(*ahead, ms_per_run), PollAfterMs((*ahead + 1) * *ms_per_run)};
 }
 

@@ -95,10 +95,10 @@ class Executor {
   // others and the recent pace says when its turn comes (run_pace.h).
   // Milliseconds: for a running operation, as long as it has run so far (its
   // end is unknown: the interval doubles until whole seconds take over); for
-  // a queued one, the pace's estimate of its end, or without a pace, when
-  // nothing is queued ahead of it, as long as it has waited so far. Queued
-  // ones get neither without paced_retry_after. Never fails: a store error
-  // gives 1 s.
+  // a queued one with nothing queued ahead of it, as long as it has waited
+  // so far, but at most one run at the pace; for a queued one behind others,
+  // the pace's estimate of its end. Queued ones get neither without
+  // paced_retry_after. Never fails: a store error gives 1 s.
   struct PollHint {
     int64_t secs = 1;
     std::optional<int64_t> ms;

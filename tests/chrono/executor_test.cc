@@ -356,7 +356,7 @@ TEST(Executor, NextInLineAfterALongWaitIsToldThePaceNotHowLongItWaited) {
   h.clock().Advance(2000);
   const Executor::PollHint hint = h.executor().PollAfter(queued[0]);
   EXPECT_EQ(hint.secs, 1);
-  // One run at the pace. Its wait so far would have said a second or more.
+  // One run at the pace, sooner than its wait so far (a second or more).
   EXPECT_EQ(hint.ms, std::optional<int64_t>(500));
 }
 
