@@ -42,6 +42,7 @@ bench_start_stack() {
   BENCH_PIDS+=("$STACK_PID")
   for _ in $(seq 1 300); do
     [ -s "$dir/state/credentials.json" ] && grep -q "Stop with" "$dir/up.log" && break
+    kill -0 "$STACK_PID" 2>/dev/null || { cat "$dir/up.log" >&2; return 1; }
     sleep 0.1
   done
   NYXID_URL="$(jq -r .nyxid_url "$dir/state/credentials.json")"

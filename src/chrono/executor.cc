@@ -202,11 +202,13 @@ Executor::PollHint Executor::PollAfter(const Operation& op) const {
   if (!ahead.ok()) return {};
   if (*ahead == 0) {
     // Next in line: as long as it has waited so far, like a run, but never
-    // later than one run at the pace. What it waited behind others says
+    // later than its turn at the pace. What it waited behind others says
     // nothing of when it starts: the last runs of a burst were read a
-    // second late.
+    // second late. A negative wait (a clock stepped back) says nothing at
+    // all; the pace still does.
     const int64_t waited_ms = now - op.created_at_ms;
-    return {1, PollAfterMs(ms_per_run ? std::min(waited_ms, *ms_per_run) : waited_ms)};
+    if (!ms_per_run) return {1, PollAfterMs(waited_ms)};
+    return {1, PollAfterMs(waited_ms < 0 ? *ms_per_run : std::min(waited_ms, *ms_per_run))};
   }
   if (!ms_per_run) return {};
   return {chrono::PollAfterSecs(*ahead, ms_per_run), PollAfterMs((*ahead + 1) * *ms_per_run)};

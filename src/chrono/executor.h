@@ -96,8 +96,8 @@ class Executor {
   // Milliseconds: for a running operation, as long as it has run so far (its
   // end is unknown: the interval doubles until whole seconds take over); for
   // a queued one with nothing queued ahead of it, as long as it has waited
-  // so far, but at most one run at the pace; for a queued one behind others,
-  // the pace's estimate of its end. Queued ones get neither without
+  // so far, but no later than its turn at the pace; for a queued one behind
+  // others, the pace's estimate of its end. Queued ones get neither without
   // paced_retry_after. Never fails: a store error gives 1 s.
   struct PollHint {
     int64_t secs = 1;

@@ -60,7 +60,8 @@ CLI::App* AddUpCommand(CLI::App& app, UpOptions& options) {
                  "Skill directories to publish to aevatar's skill registry at start (default: "
                  "./skills, else the installed or built tree's bundled skills)");
   up->add_option("--sandbox-workers", options.sandbox_workers,
-                 "Sandbox runs at once, synchronous and durable (default: one per core)")
+                 "Sandbox runs at once, synchronous and durable; managed Codex runs have a cap "
+                 "of their own (default: one per core)")
       ->check(CLI::Range(1, 1024));
   AddRuntimeFlag(up, [&options](sandbox::RuntimeEnv env) { options.runtimes.push_back(env); });
   AddLogFormatFlag(up);

@@ -29,7 +29,8 @@ CLI::App* AddServeCommand(CLI::App& app, chrono::ServiceConfig& config) {
   auto* url = serve->add_option("--jwks-url", config.jwks_url, "URL of NyxID's JWKS");
   file->excludes(url);
   serve->add_option("--audience", config.audience, "Required token audience (chrono-sandbox)");
-  serve->add_option("--workers", config.workers, "Concurrent runs (default: cores)");
+  serve->add_option("--workers", config.workers, "Concurrent runs (default: cores)")
+      ->check(CLI::Range(1, 1024));
   serve->add_option("--queue-depth", config.queue_depth,
                     "Synchronous runs waiting for a worker before 429 (default 64)");
   serve->add_option("--durable-queue-depth", config.durable_queue_depth,

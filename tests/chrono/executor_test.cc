@@ -358,6 +358,10 @@ TEST(Executor, NextInLineAfterALongWaitIsToldThePaceNotHowLongItWaited) {
   EXPECT_EQ(hint.secs, 1);
   // One run at the pace, sooner than its wait so far (a second or more).
   EXPECT_EQ(hint.ms, std::optional<int64_t>(500));
+  // A clock stepped back: the wait is negative and says nothing, the pace
+  // still does.
+  h.clock().Advance(-2100);
+  EXPECT_EQ(h.executor().PollAfter(queued[0]).ms, std::optional<int64_t>(500));
 }
 
 TEST(Executor, WithoutPacedRetryAfterEveryActiveOperationPollsAfterOneSecond) {
