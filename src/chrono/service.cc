@@ -16,6 +16,7 @@
 #include "chrono/codex/codex_profile.h"
 #include "chrono/codex/codex_runner.h"
 #include "chrono/credential_sealer.h"
+#include "chrono/execute_request.h"
 #include "chrono/executor.h"
 #include "chrono/http_api.h"
 #include "chrono/metrics.h"
@@ -63,6 +64,9 @@ sandbox::EngineOptions EngineOptionsFor(const ServiceConfig& config) {
   options.runtimes = config.runtimes;
   options.typescript_cache_bytes = static_cast<size_t>(std::max(config.typescript_cache_mib, 0))
                                    << 20;
+  options.warm_python = static_cast<size_t>(std::max(config.warm_python, 0));
+  // What a request that sets no limits runs with (ToRunSpec).
+  options.warm_python_limits.wall_timeout_secs = kDefaultTimeoutSecs;
   return options;
 }
 

@@ -60,6 +60,9 @@ struct ServiceConfig {
   // typescript_cache_bytes); 0: every TypeScript run compiles in its own
   // sandbox (docs/security.md, the shared cache's trade-off).
   int typescript_cache_mib = 32;
+  // Python sandboxes kept started for requests with the default limits
+  // (sandbox::EngineOptions::warm_python); 0: none.
+  int warm_python = 0;
   // The bearer token that reads /metrics ("" = loopback peers only).
   std::string metrics_token = "";
 };

@@ -57,6 +57,11 @@ CLI::App* AddServeCommand(CLI::App& app, chrono::ServiceConfig& config) {
                    "MiB of compiled TypeScript kept in memory (default 32; 0: compile in "
                    "every run)")
       ->check(CLI::Range(0, 4096));
+  serve
+      ->add_option("--warm-python", config.warm_python,
+                   "Python sandboxes kept started ahead of requests with the default limits "
+                   "(default 0: none; each holds an idle interpreter, ~10 MiB)")
+      ->check(CLI::Range(0, 64));
   AddTlsFlags(serve, config.tls, "NyxID (JWKS, the model route)");
   AddOperatorFlags(serve, &config.metrics_token);
   AddConfigFlag(serve, "chrono-sandbox");

@@ -1,6 +1,7 @@
 #include "os/process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -56,6 +57,16 @@ absl::Status ChildProcess::Signal(int sig) {
     return ErrnoError("pidfd_send_signal", errno);
   }
   return absl::OkStatus();
+}
+
+bool ChildProcess::HasExited() const {
+  if (reaped_) return true;
+  pollfd exited{pidfd_.get(), POLLIN, 0};  // a pidfd polls readable once its process exits
+  int n;
+  do {
+    n = ::poll(&exited, 1, 0);
+  } while (n < 0 && errno == EINTR);
+  return n > 0;
 }
 
 absl::StatusOr<int> ChildProcess::Wait() {

@@ -45,6 +45,8 @@ class ChildProcess {
 
   // Sends `sig` through the pidfd; a child that already exited is not an error.
   absl::Status Signal(int sig);
+  // Whether the child has exited (without reaping it).
+  bool HasExited() const;
   // Blocks until the child exits and reaps it; returns its wait status.
   absl::StatusOr<int> Wait();
 

@@ -11,14 +11,29 @@ namespace aevatar::sandbox {
 
 absl::StatusOr<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
   if (absl::Status st = CheckRuntimes(options.runtimes); !st.ok()) return st;
+  if (options.warm_python > 0) {
+    if (auto st = ValidateLimits(options.warm_python_limits, options.max_limits); !st.ok()) {
+      return st;
+    }
+  }
   auto native =
       NativeBackend::Create(options.prepared_namespaces, options.one_shot, options.init_path);
   if (!native.ok()) return native.status();
-  return std::unique_ptr<Engine>(
+  auto engine = std::unique_ptr<Engine>(
       new Engine(options, std::move(*native), HiddenLibraryDirs(), LibraryAlternatives()));
+  if (options.warm_python > 0 && !options.one_shot) {
+    RunSpec profile;
+    profile.language = Language::kPython;
+    profile.limits = options.warm_python_limits;
+    engine->native_->KeepPythonWarm(
+        engine->Prepare(profile, PlanRuntime(Language::kPython), nullptr), options.warm_python);
+  }
+  return engine;
 }
 
-Engine::Engine(EngineOptions options, std::unique_ptr<Backend> native,
+Engine::~Engine() = default;
+
+Engine::Engine(EngineOptions options, std::unique_ptr<NativeBackend> native,
                std::vector<std::string> hidden_dirs, std::vector<AlternativeLink> alternatives)
     : options_(std::move(options)),
       native_(std::move(native)),
@@ -32,6 +47,8 @@ Engine::Engine(EngineOptions options, std::unique_ptr<Backend> native,
 TranspileCache::Stats Engine::typescript_cache_stats() const {
   return typescript_ ? typescript_->cache_stats() : TranspileCache::Stats{};
 }
+
+WarmPythonStats Engine::warm_python_stats() const { return native_->warm_stats(); }
 
 absl::StatusOr<Backend*> Engine::Gvisor() {
   absl::MutexLock lock(&gvisor_mu_);
@@ -70,12 +87,16 @@ absl::StatusOr<RunResult> Engine::Run(const RunSpec& spec, const RunControl& con
 absl::StatusOr<RunResult> Engine::RunPlanned(Backend* backend, const RunSpec& spec,
                                              RuntimePlan plan, const RuntimeEnv* env,
                                              const RunControl& control) {
+  return backend->Run(Prepare(spec, std::move(plan), env), control);
+}
+
+PreparedRun Engine::Prepare(const RunSpec& spec, RuntimePlan plan, const RuntimeEnv* env) const {
   PreparedRun prepared{&spec, std::move(plan), BuildProgramEnv(spec, env)};
   prepared.runtime.layout.hidden_dirs = hidden_dirs_;
   for (const AlternativeLink& link : alternatives_) {
     prepared.runtime.layout.links.push_back({link.path, link.target});
   }
-  return backend->Run(prepared, control);
+  return prepared;
 }
 
 absl::StatusOr<RunResult> Engine::RunTypeScript(Backend* backend, const RunSpec& spec,

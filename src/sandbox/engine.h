@@ -12,8 +12,11 @@
 #include "sandbox/runner.h"
 #include "sandbox/runtime_env.h"
 #include "sandbox/typescript_compiler.h"
+#include "sandbox/warm_python.h"
 
 namespace aevatar::sandbox {
+
+class NativeBackend;
 
 struct EngineOptions {
   // Operator-set maxima; a run's limits may not exceed them.
@@ -49,6 +52,14 @@ struct EngineOptions {
   // then runs as JavaScript. 0 (and every one-shot engine): esbuild runs as
   // the first stage of each run's own sandbox instead.
   size_t typescript_cache_bytes = 32ull << 20;
+  // Python sandboxes kept started ahead of time (warm_python.h): a Python
+  // run in the default runtime with exactly `warm_python_limits`, no server
+  // files or memory dirs and no given network namespace takes one and skips
+  // the sandbox's set-up and the interpreter's start-up. Each holds an init,
+  // an idle interpreter (~10 MiB) and a run cgroup. 0 (and every one-shot
+  // engine): none. An operator opt-in (`chrono-sandbox serve --warm-python`).
+  size_t warm_python = 0;
+  Limits warm_python_limits;
 };
 
 // The isolation engine's one entry point: RunSpec -> RunResult, or a Status
@@ -65,16 +76,21 @@ class Engine : public Runner {
   // gvisor backend is set up on its first run (FailedPrecondition then when
   // runsc is missing), so native-only users never pay for it.
   static absl::StatusOr<std::unique_ptr<Engine>> Create(const EngineOptions& options = {});
+  ~Engine() override;
 
   absl::StatusOr<RunResult> Run(const RunSpec& spec, const RunControl& control = {}) override;
 
   const EngineOptions& options() const { return options_; }
   // The TypeScript cache's counters; zero when it is off.
   TranspileCache::Stats typescript_cache_stats() const;
+  // The warm Python sandboxes' counters; zero when there are none.
+  WarmPythonStats warm_python_stats() const;
 
  private:
-  Engine(EngineOptions options, std::unique_ptr<Backend> native,
+  Engine(EngineOptions options, std::unique_ptr<NativeBackend> native,
          std::vector<std::string> hidden_dirs, std::vector<AlternativeLink> alternatives);
+  // `spec` as the backend gets it: `plan` with the engine's layout added.
+  PreparedRun Prepare(const RunSpec& spec, RuntimePlan plan, const RuntimeEnv* env) const;
   absl::StatusOr<Backend*> Gvisor();
   // Runs `plan` for `spec` on `backend` with the engine's layout added.
   absl::StatusOr<RunResult> RunPlanned(Backend* backend, const RunSpec& spec, RuntimePlan plan,
@@ -85,7 +101,7 @@ class Engine : public Runner {
                                           const RuntimeEnv* env, const RunControl& control);
 
   const EngineOptions options_;
-  const std::unique_ptr<Backend> native_;
+  const std::unique_ptr<NativeBackend> native_;
   const std::vector<std::string> hidden_dirs_;       // HiddenLibraryDirs() at creation
   const std::vector<AlternativeLink> alternatives_;  // LibraryAlternatives() at creation
   absl::Mutex gvisor_mu_;

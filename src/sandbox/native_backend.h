@@ -1,6 +1,7 @@
 #ifndef AEVATAR_SANDBOX_NATIVE_BACKEND_H_
 #define AEVATAR_SANDBOX_NATIVE_BACKEND_H_
 
+#include <atomic>
 #include <memory>
 
 #include "absl/status/statusor.h"
@@ -9,6 +10,8 @@
 #include "os/netns_pool.h"
 #include "os/seccomp_program.h"
 #include "sandbox/backend.h"
+#include "sandbox/ready_pool.h"
+#include "sandbox/warm_python.h"
 
 namespace aevatar::sandbox {
 
@@ -31,9 +34,19 @@ class NativeBackend : public Backend {
   std::string_view name() const override { return "native"; }
   absl::StatusOr<RunResult> Run(const PreparedRun& run, const RunControl& control) override;
 
+  // Keeps `count` Python sandboxes started ahead of time (warm_python.h) for
+  // runs like `profile`: Python in the default runtime, the same limits and
+  // program environment, no server files or memory dirs, no given network
+  // namespace. Any other run, or one that finds none ready, starts cold.
+  // Call once, before the first run; `profile.spec` may go after the call.
+  void KeepPythonWarm(const PreparedRun& profile, size_t count);
+  WarmPythonStats warm_stats() const;
+
  private:
   class InitPlan;     // what the init is told (native_backend.cc)
   struct StartedRun;  // a spawned init and its cgroup, pipes and start time
+  struct WarmRun;     // a started init whose interpreter waits for its program
+  struct WarmProfile;
 
   NativeBackend(os::UniqueFd init_exe, std::unique_ptr<os::CgroupManager> cgroups,
                 std::unique_ptr<os::NetnsPool> netns_pool, size_t shared_cgroups);
@@ -42,16 +55,26 @@ class NativeBackend : public Backend {
   // the init with its cgroup and network namespace handed over, and the
   // collection of its output, usage and verdict.
   // `given_netns` (-1: none) is RunControl::netns_fd.
-  absl::StatusOr<std::unique_ptr<StartedRun>> Spawn(const InitPlan& plan, const RunSpec& spec,
-                                                    int given_netns);
+  // `stdin_fd` is the program's stdin, passed to the init.
+  absl::StatusOr<std::unique_ptr<StartedRun>> Spawn(const InitPlan& plan, const Limits& limits,
+                                                    os::UniqueFd stdin_fd, int given_netns);
   static absl::StatusOr<RunResult> Collect(const InitPlan& plan, StartedRun& run,
                                            const Limits& limits, const RunControl& control);
+  // On the warm pool's thread: an init whose interpreter waits on its stdin.
+  absl::StatusOr<std::unique_ptr<WarmRun>> SpawnWarm();
+  // A ready warm sandbox `run` may use, or null.
+  std::unique_ptr<WarmRun> TakeWarm(const PreparedRun& run, const RunControl& control);
 
   const os::UniqueFd init_exe_;  // chrono-sandbox-init, O_PATH
   const os::SeccompProgram seccomp_;
   const std::unique_ptr<os::CgroupManager> cgroups_;
   std::unique_ptr<os::NetnsPool> netns_pool_;  // null: a namespace per clone
   os::CgroupPool cgroup_pool_;
+  std::unique_ptr<WarmProfile> warm_profile_;  // null: no warm sandboxes
+  std::atomic<size_t> warm_served_{0};
+  // Last: its sandboxes hold cgroups of cgroup_pool_ and point into
+  // warm_profile_, so it goes first.
+  std::unique_ptr<ReadyPool<WarmRun>> warm_pool_;
 };
 
 }  // namespace aevatar::sandbox

@@ -47,6 +47,15 @@ std::string ToValidUtf8(std::string_view bytes) {
   return out;
 }
 
+bool IsValidUtf8(std::string_view bytes) {
+  for (size_t i = 0; i < bytes.size();) {
+    const size_t len = ValidSequenceLength(bytes, i);
+    if (len == 0) return false;
+    i += len;
+  }
+  return true;
+}
+
 nlohmann::json RunResultToJson(const RunResult& result) {
   return {
       {"exit_code", result.exit_code},

@@ -13,6 +13,8 @@ nlohmann::json RunResultToJson(const RunResult& result);
 
 // Returns `bytes` as valid UTF-8, with invalid sequences replaced by U+FFFD.
 std::string ToValidUtf8(std::string_view bytes);
+// Whether `bytes` is all valid UTF-8.
+bool IsValidUtf8(std::string_view bytes);
 
 }  // namespace aevatar::sandbox
 

@@ -75,12 +75,14 @@ RootfsPlan::RootfsPlan(const Limits& limits, const std::string& source_path,
   };
   add_workspace_tmpfs("/workspace");
   for (const std::string& name : memory_dirs) add_workspace_tmpfs("/workspace/" + name);
-  const std::string& kept_source = strings_.emplace_back(source);
-  steps_.push_back({.kind = Kind::kWriteFile,
-                    .path = Under(source_path),
-                    .data = kept_source.data(),
-                    .data_len = kept_source.size(),
-                    .mode = 0644});
+  if (!source_path.empty()) {  // empty: the program arrives later (warm_python.h)
+    const std::string& kept_source = strings_.emplace_back(source);
+    steps_.push_back({.kind = Kind::kWriteFile,
+                      .path = Under(source_path),
+                      .data = kept_source.data(),
+                      .data_len = kept_source.size(),
+                      .mode = 0644});
+  }
   AddRuntime(layout);
   for (const ServerFile& file : server_files) AddServerFile(file);
 }

@@ -26,7 +26,8 @@ inline constexpr char kRootMountPoint[] = "/tmp";
 //   a generated /etc (passwd, group, hosts; never the host's);
 //   a new /proc; a minimal /dev (null, zero, full, random, urandom, shm);
 //   size-limited tmpfs /tmp and /workspace, and one in /workspace per memory
-//   dir (RunSpec::memory_dirs); the source file in /workspace;
+//   dir (RunSpec::memory_dirs); the source file in /workspace (none for an
+//   empty source_path: a warm interpreter writes it, warm_python.h);
 //   each server file (RunSpec::server_files) bound or written read-only at
 //   its path under /opt, its parent directories made in the root tmpfs
 //   (which grows by the written files' sizes);

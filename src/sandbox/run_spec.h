@@ -28,6 +28,8 @@ struct Limits {
   uint64_t max_file_bytes = 64ull << 20;   // RLIMIT_FSIZE
   uint64_t tmpfs_bytes = 256ull << 20;     // size of each of /tmp and /workspace
   uint32_t max_open_files = 1024;          // RLIMIT_NOFILE
+
+  bool operator==(const Limits&) const = default;
 };
 
 // The RLIMIT_CPU soft limit of a run: the explicit cpu_secs, else one second

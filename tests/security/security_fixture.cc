@@ -3,12 +3,14 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 
 #include "absl/status/statusor.h"
+#include "testing/poll.h"
 #include "testing/runtime_roots.h"
 
 namespace aevatar::security_test {
@@ -40,12 +42,22 @@ RuntimeRoots& Roots() {
   return roots;
 }
 
+// Warm Python sandboxes (sandbox::EngineOptions::warm_python) kept for
+// Python runs with QuickLimits: tests/security/CMakeLists.txt runs the whole
+// suite a second time with them on.
+size_t WarmPythonSandboxes() {
+  const char* count = std::getenv("AEVATAR_SECURITY_WARM_PYTHON");
+  return count == nullptr ? 0 : static_cast<size_t>(std::atoi(count));
+}
+
 sandbox::EngineOptions SharedEngineOptions() {
   sandbox::EngineOptions options;
   options.runtimes = {Roots().python.env(), Roots().node.env(), Roots().bash.env()};
   if (testing::PythonDataRootProblem().empty()) {
     options.runtimes.push_back({"python-data", Language::kPython, testing::kPythonDataRoot});
   }
+  options.warm_python = WarmPythonSandboxes();
+  options.warm_python_limits = SecurityTest::QuickLimits();
   return options;
 }
 
@@ -57,6 +69,25 @@ absl::StatusOr<sandbox::Engine*> SharedEngine() {
           sandbox::Engine::Create(SharedEngineOptions()));
   if (!engine->ok()) return engine->status();
   return engine->value().get();
+}
+
+// With warm sandboxes on, the host is compared only while the pool is full
+// (each warm sandbox then holds all its processes, cgroup and namespaces):
+// a run's leftovers cannot hide behind a sandbox not yet replaced.
+void WaitForAFullWarmPool(const sandbox::Engine& engine) {
+  const size_t target = engine.options().warm_python;
+  if (target == 0) return;
+  EXPECT_TRUE(testing::PollUntil([&] { return engine.warm_python_stats().ready >= target; }))
+      << "the warm pool did not refill";
+}
+
+// Whether `spec` is one of the runs warm sandboxes are kept for (the
+// suite's programs are plain ASCII and small), so that the warm pass of the
+// suite is known to have run its Python programs warm.
+bool TakesAWarmSandbox(const sandbox::Engine& engine, const sandbox::RunSpec& spec) {
+  return engine.options().warm_python > 0 && spec.language == Language::kPython &&
+         spec.runtime.empty() && spec.limits == SecurityTest::QuickLimits() && spec.env.empty() &&
+         spec.server_env.empty() && spec.server_files.empty() && spec.memory_dirs.empty();
 }
 
 std::string Head(const std::string& text, size_t max) {
@@ -102,10 +133,12 @@ void SecurityTest::SetUp() {
   ASSERT_EQ(::geteuid(), 0u) << "the native backend and the host snapshot need root";
   auto engine = SharedEngine();
   ASSERT_TRUE(engine.ok()) << engine.status();
+  WaitForAFullWarmPool(**engine);
   before_test_ = TakeHostSnapshot();
 }
 
 void SecurityTest::TearDown() {
+  if (auto engine = SharedEngine(); engine.ok()) WaitForAFullWarmPool(**engine);
   EXPECT_EQ(WaitUntilNothingLeft(before_test_), "") << "the test left something on the host";
 }
 
@@ -131,9 +164,16 @@ RunResult SecurityTest::RunWithSpec(sandbox::RunSpec spec) {
   EXPECT_TRUE(engine.ok()) << engine.status();
   if (!engine.ok()) return {};
   spec.backend = sandbox::BackendKind::kNative;
+  WaitForAFullWarmPool(**engine);
   const HostSnapshot before_run = TakeHostSnapshot();
+  const size_t warm_served = (*engine)->warm_python_stats().served;
   auto result = (*engine)->Run(spec);
   EXPECT_TRUE(result.ok()) << sandbox::LanguageName(spec.language) << ": " << result.status();
+  if (TakesAWarmSandbox(**engine, spec)) {
+    EXPECT_EQ((*engine)->warm_python_stats().served, warm_served + 1)
+        << "a program meant for a warm sandbox started cold";
+  }
+  WaitForAFullWarmPool(**engine);
   EXPECT_EQ(WaitUntilNothingLeft(before_run), "")
       << sandbox::LanguageName(spec.language) << " run left something on the host";
   return result.ok() ? *std::move(result) : RunResult{};

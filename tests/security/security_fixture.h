@@ -48,13 +48,15 @@ std::string UniqueMarker(std::string_view what);
 std::string ReadHostFile(const std::string& path);
 
 class SecurityTest : public ::testing::Test {
+ public:
+  // Limits for a program expected to finish by itself: a 10 s wall deadline
+  // (only reached if the sandbox fails to end the run), the rest defaults.
+  // Warm Python sandboxes, when on, are kept for these.
+  static Limits QuickLimits();
+
  protected:
   void SetUp() override;
   void TearDown() override;
-
-  // Limits for a program expected to finish by itself: a 10 s wall deadline
-  // (only reached if the sandbox fails to end the run), the rest defaults.
-  static Limits QuickLimits();
 
   // Runs `program` on the native backend and returns its result; a sandbox
   // error fails the test and returns an empty result. After the run, asserts
