@@ -90,9 +90,10 @@ http::Response HandleMetrics(const ApiContext& ctx, http::Request& request, Requ
       !st.ok()) {
     return Problem(st, note);
   }
-  return metrics::MetricsResponse(
-      ctx.deps.metrics->Render(ctx.deps.executor->queued(), ctx.deps.executor->running(),
-                               ctx.deps.codex ? ctx.deps.codex->running() : 0));
+  return metrics::MetricsResponse(ctx.deps.metrics->Render(
+      ctx.deps.executor->queued(), ctx.deps.executor->running(),
+      ctx.deps.codex ? ctx.deps.codex->running() : 0,
+      ctx.deps.warm_python_stats ? ctx.deps.warm_python_stats() : sandbox::WarmPythonStats{}));
 }
 
 // Wraps a handler with the per-request log line and metrics.

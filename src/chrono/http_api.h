@@ -1,6 +1,7 @@
 #ifndef AEVATAR_CHRONO_HTTP_API_H_
 #define AEVATAR_CHRONO_HTTP_API_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -44,6 +45,8 @@ struct HttpApiDeps {
   // The declared runtime environments a request may choose (the engine's);
   // null: none.
   const std::vector<sandbox::RuntimeEnv>* runtimes = nullptr;
+  // The engine's warm Python sandboxes, for /metrics; null: none.
+  std::function<sandbox::WarmPythonStats()> warm_python_stats = nullptr;
 };
 
 // The executor's HTTP API (DESIGN §5):

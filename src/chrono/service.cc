@@ -183,6 +183,7 @@ class Service : public ChronoService {
     deps.codex = codex_.get();
     deps.codex_attach = codex_attach_.get();
     deps.runtimes = &engine_->options().runtimes;
+    deps.warm_python_stats = [engine = engine_.get()] { return engine->warm_python_stats(); };
     router_ = BuildHttpApi(
         {config.async_enabled, config.nyxid_base_url, retention_ms, config.metrics_token}, deps);
     http::ServerOptions server_options;

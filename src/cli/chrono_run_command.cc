@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "CLI/CLI.hpp"
+#include "cli/chrono_run_remote.h"
 #include "cli/read_file.h"
 #include "os/unique_fd.h"
 #include "sandbox/engine.h"
@@ -15,13 +16,9 @@
 namespace aevatar::cli {
 namespace {
 
-constexpr int kBadArguments = 2;
-constexpr int kSandboxFailure = 125;
-constexpr int kWallTimeoutExit = 124;
-
 int BadArgument(const std::string& message) {
   std::cerr << "chrono-sandbox run: " << message << "\n";
-  return kBadArguments;
+  return kRunBadArguments;
 }
 
 }  // namespace
@@ -34,13 +31,22 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   code->excludes(file);
   run->add_option("--stdin-file", options.stdin_file, "Feed this file to the program's stdin");
   run->add_option("--timeout-secs", options.timeout_secs, "Wall timeout, 1..600 (default 180)");
-  run->add_option("--memory-mb", options.memory_mb, "Memory limit in MiB (default 512)");
-  run->add_option("--cpu-secs", options.cpu_secs, "CPU seconds per process (default: timeout)");
+  auto* memory =
+      run->add_option("--memory-mb", options.memory_mb, "Memory limit in MiB (default 512)");
+  auto* cpu =
+      run->add_option("--cpu-secs", options.cpu_secs, "CPU seconds per process (default: timeout)");
   run->add_option("--env", options.env, "NAME=VALUE passed to the program (repeatable)");
-  run->add_option("--backend", options.backend, "native (default) or gvisor");
+  auto* backend = run->add_option("--backend", options.backend, "native (default) or gvisor");
   run->add_option("--runtime", options.runtime,
-                  "Run in this runtime environment, NAME=LANGUAGE:ROOT (ROOT mounted read-only)");
+                  "Run in this runtime environment, NAME=LANGUAGE:ROOT (ROOT mounted read-only); "
+                  "with --server, the name of one the server declares");
   run->add_flag("--json", options.json, "Print one JSON object with the result and exit 0");
+  run->add_option("--server", options.server,
+                  "Run on this chrono-sandbox serve (http://HOST:PORT) with its limits and warm "
+                  "sandboxes; the delegation token comes from $CHRONO_SANDBOX_TOKEN")
+      ->excludes(memory)
+      ->excludes(cpu)
+      ->excludes(backend);
   return run;
 }
 
@@ -70,6 +76,7 @@ int RunRunCommand(const RunCommandOptions& options) {
     spec.env.push_back({pair.substr(0, eq), pair.substr(eq + 1)});
   }
   if (options.memory_mb <= 0) return BadArgument("--memory-mb must be positive");
+  if (!options.server.empty()) return RunOnServer(options, spec);
   spec.limits.wall_timeout_secs = options.timeout_secs;
   spec.limits.memory_bytes = static_cast<uint64_t>(options.memory_mb) << 20;
   spec.limits.cpu_secs = options.cpu_secs;
@@ -85,14 +92,14 @@ int RunRunCommand(const RunCommandOptions& options) {
   auto engine = sandbox::Engine::Create(engine_options);
   if (!engine.ok()) {
     std::cerr << "chrono-sandbox run: sandbox unavailable: " << engine.status().message() << "\n";
-    return kSandboxFailure;
+    return kRunSandboxFailure;
   }
   auto result = (*engine)->Run(spec);
   if (!result.ok()) {
     if (absl::IsInvalidArgument(result.status()))
       return BadArgument(std::string(result.status().message()));
     std::cerr << "chrono-sandbox run: sandbox failure: " << result.status().message() << "\n";
-    return kSandboxFailure;
+    return kRunSandboxFailure;
   }
   if (options.json) {
     std::cout << sandbox::RunResultToJson(*result).dump() << std::endl;
@@ -101,7 +108,7 @@ int RunRunCommand(const RunCommandOptions& options) {
   // A closed terminal is the reader's choice; the exit code still reports the run.
   (void)os::WriteAll(1, result->stdout_data, "stdout");
   (void)os::WriteAll(2, result->stderr_data, "stderr");
-  if (result->verdict == sandbox::Verdict::kWallTimeout) return kWallTimeoutExit;
+  if (result->verdict == sandbox::Verdict::kWallTimeout) return kRunWallTimeout;
   return result->exit_code;
 }
 

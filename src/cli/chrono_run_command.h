@@ -25,7 +25,15 @@ struct RunCommandOptions {
   // chosen by it; "": the language's default.
   std::string runtime;
   bool json = false;
+  // http://host:port of a `chrono-sandbox serve` to run on instead of here
+  // (chrono_run_remote.h); "": a one-shot sandbox in this process.
+  std::string server;
 };
+
+// Exit codes of `chrono-sandbox run` besides the program's own.
+inline constexpr int kRunBadArguments = 2;
+inline constexpr int kRunWallTimeout = 124;
+inline constexpr int kRunSandboxFailure = 125;
 
 // Registers the subcommand on `app`; `options` must outlive parsing.
 CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options);

@@ -25,13 +25,21 @@ std::string ReadAll(const fs::path& path) {
 // goes here; a new error code goes into docs/operations.md.
 bool IsNotACode(const std::string& literal) {
   static const std::set<std::string> kNames = {
-      "AEVATAR_AGENT_KEY", "AEVATAR_CODEX_CONFIG",
-      "AEVATAR_TOKEN",     "AEVATAR_URL",
-      "AEVATAR_VAULT_KEY", "AEVATAR_VAULT_PREVIOUS_KEY",
-      "CODEX_HOME",        "NO_COLOR",
-      "NYXID_API_KEY",     "NYXID_BASE_URL",
-      "NYXID_LLM_TOKEN",   "NYXID_PROFILE",
-      "NYXID_URL",         "XDG_CONFIG_HOME",
+      "AEVATAR_AGENT_KEY",
+      "AEVATAR_CODEX_CONFIG",
+      "AEVATAR_TOKEN",
+      "AEVATAR_URL",
+      "AEVATAR_VAULT_KEY",
+      "AEVATAR_VAULT_PREVIOUS_KEY",
+      "CHRONO_SANDBOX_TOKEN",
+      "CODEX_HOME",
+      "NO_COLOR",
+      "NYXID_API_KEY",
+      "NYXID_BASE_URL",
+      "NYXID_LLM_TOKEN",
+      "NYXID_PROFILE",
+      "NYXID_URL",
+      "XDG_CONFIG_HOME",
       "XDG_DATA_HOME",
   };
   return kNames.count(literal) > 0 || literal.rfind("RLIMIT_", 0) == 0;

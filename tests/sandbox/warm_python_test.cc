@@ -127,13 +127,13 @@ TEST_F(WarmPythonTest, StdinIsTheCallersAfterTheProgram) {
 }
 
 TEST_F(WarmPythonTest, FailuresReadAsInAColdStart) {
-  ExpectAlike("def f():\n    1 / 0\nf()\n");                       // traceback, exit 1
-  ExpectAlike("x = (\n");                                          // syntax error
-  ExpectAlike("import sys\nprint('out')\nsys.exit('bye')\n");      // message, exit 1
-  ExpectAlike("raise SystemExit(3)\n");                            // exit code
+  ExpectAlike("def f():\n    1 / 0\nf()\n");                   // traceback, exit 1
+  ExpectAlike("x = (\n");                                      // syntax error
+  ExpectAlike("import sys\nprint('out')\nsys.exit('bye')\n");  // message, exit 1
+  ExpectAlike("raise SystemExit(3)\n");                        // exit code
   ExpectAlike("try:\n    {}['k']\nexcept KeyError as e:\n    raise ValueError('v') from e\n");
   ExpectAlike("import atexit\natexit.register(print, 'at exit')\nraise KeyboardInterrupt\n");
-  ExpectAlike("import os\nos.kill(os.getpid(), 9)\n");              // signalled
+  ExpectAlike("import os\nos.kill(os.getpid(), 9)\n");  // signalled
 }
 
 TEST_F(WarmPythonTest, SourceEncodingsAsInAColdStart) {
@@ -179,12 +179,9 @@ TEST_F(WarmPythonTest, OtherRunsStartCold) {
   RunSpec declared;
   declared.source = "# -*- coding: ascii -*-\nprint('\xc3\xa9')\n";
   declared.limits = WarmLimits();
-  const std::pair<RunSpec, std::string> cases[] = {{with_env, "hi\n"},
-                                                   {javascript, "js\n"},
-                                                   {too_big, std::to_string(1 << 20) + "\n"},
-                                                   {latin1, "1\n"},
-                                                   {nul, "1\n"},
-                                                   {declared, ""}};
+  const std::pair<RunSpec, std::string> cases[] = {
+      {with_env, "hi\n"}, {javascript, "js\n"}, {too_big, std::to_string(1 << 20) + "\n"},
+      {latin1, "1\n"},    {nul, "1\n"},         {declared, ""}};
   for (const auto& [spec, expected] : cases) {
     bool warm = true;
     const RunResult r = RunCounted(spec, &warm);
