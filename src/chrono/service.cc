@@ -202,6 +202,7 @@ class Service : public ChronoService {
               {{"port", server_->port()},
                {"replica", *runner_id},
                {"workers", executor_options.workers},
+               {"warm_python", config.warm_python},
                {"async_enabled", config.async_enabled},
                {"codex_available", codex.ok()},
                {"codex_backend", config.codex_backend}});

@@ -63,6 +63,10 @@ CLI::App* AddUpCommand(CLI::App& app, UpOptions& options) {
                  "Sandbox runs at once, synchronous and durable; managed Codex runs have a cap "
                  "of their own (default: one per core)")
       ->check(CLI::Range(1, 1024));
+  up->add_option("--warm-python", options.warm_python,
+                 "Python sandboxes kept started ahead of code_execute calls with the default "
+                 "timeout (chrono-sandbox's --warm-python; default 0: none; ~10 MiB each)")
+      ->check(CLI::Range(0, 64));
   AddRuntimeFlag(up, [&options](sandbox::RuntimeEnv env) { options.runtimes.push_back(env); });
   AddLogFormatFlag(up);
   return up;

@@ -58,12 +58,14 @@ int RunOnServer(const RunCommandOptions& options, const sandbox::RunSpec& spec) 
   request.timeout = std::chrono::seconds(options.timeout_secs + 60);
   auto response = http::Fetch(request);
   if (!response.ok()) {
-    return Refuse("cannot reach " + options.server + ": " + std::string(response.status().message()),
-                  kRunSandboxFailure);
+    return Refuse(
+        "cannot reach " + options.server + ": " + std::string(response.status().message()),
+        kRunSandboxFailure);
   }
   if (response->status != 200) {
     std::cerr << "chrono-sandbox run: " << DescribeProblem(response->status, response->body);
-    return response->status >= 400 && response->status < 500 ? kRunBadArguments : kRunSandboxFailure;
+    return response->status >= 400 && response->status < 500 ? kRunBadArguments
+                                                             : kRunSandboxFailure;
   }
   const nlohmann::json result = ParsedOrNull(response->body);
   if (!result.is_object()) return Refuse("the server's reply is not a result", kRunSandboxFailure);

@@ -152,6 +152,7 @@ class Stack : public EmbeddedStack {
     chrono_config.store = options.store;
     chrono_config.runtimes = options.runtimes;
     chrono_config.workers = options.sandbox_workers;
+    chrono_config.warm_python = options.warm_python;
     auto chrono = chrono::ChronoService::Start(chrono_config);
     if (!chrono.ok()) return chrono.status();
     chrono_ = std::move(*chrono);

@@ -47,6 +47,8 @@ struct EmbeddedStackOptions {
   // Sandbox runs chrono-sandbox executes at once (its --workers); 0: one
   // per core.
   int sandbox_workers = 0;
+  // Warm Python sandboxes chrono-sandbox keeps (its --warm-python); 0: none.
+  int warm_python = 0;
   // The bundled skills aevatar publishes to its skill registry at start
   // (a folder of skill directories); empty: none.
   std::string skills_dir;

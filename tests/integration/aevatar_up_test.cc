@@ -16,6 +16,7 @@
 #include "nyxid_fixture.h"
 #include "service_process.h"
 #include "store/pg_pool.h"
+#include "testing/poll.h"
 #include "testing/postgres_cluster.h"
 
 namespace aevatar::testing {
@@ -51,16 +52,28 @@ std::string RunDemoProgram(const nlohmann::json& credentials) {
   return JsonOf(run).value("stdout", "");
 }
 
-// The workers chrono-sandbox logged at its start in `log_path`; -1: none.
-int SandboxWorkersLogged(const std::string& log_path) {
+// A number chrono-sandbox logged at its start in `log_path` ("workers",
+// "warm_python"); -1: none.
+int ChronoStartLogged(const std::string& log_path, const std::string& field) {
   std::ifstream in(log_path);
   for (std::string line; std::getline(in, line);) {
     const nlohmann::json entry = nlohmann::json::parse(line, nullptr, false);
     if (entry.is_object() && entry.value("event", "") == "chrono.started") {
-      return entry.value("workers", -1);
+      return entry.value(field, -1);
     }
   }
   return -1;
+}
+
+// The value of an unlabelled series in the embedded chrono-sandbox's
+// /metrics (read as a local scraper: no token); -1 if absent.
+double ChronoMetric(const nlohmann::json& credentials, const std::string& name) {
+  http::ClientRequest request;
+  request.url = credentials.value("chrono_url", "") + "/metrics";
+  auto response = http::Fetch(request);
+  if (!response.ok() || response->status != 200) return -1;
+  const size_t at = response->body.find("\n" + name + " ");
+  return at == std::string::npos ? -1 : std::stod(response->body.substr(at + name.size() + 2));
 }
 
 TEST(AevatarUp, StartsFromAnEmptyStateDirAndReusesItOnRestart) {
@@ -84,16 +97,22 @@ TEST(AevatarUp, StartsFromAnEmptyStateDirAndReusesItOnRestart) {
     EXPECT_EQ(RunDemoProgram(credentials), "up and running\n");
     EXPECT_EQ(up.Terminate(), 0);  // Ctrl-C stops cleanly
   }
-  EXPECT_EQ(SandboxWorkersLogged(dir.path() + "/up.log"),
+  EXPECT_EQ(ChronoStartLogged(dir.path() + "/up.log", "workers"),
             static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-  // The operator's concurrency reaches the embedded chrono-sandbox.
-  argv.insert(argv.end(), {"--sandbox-workers", "3"});
+  EXPECT_EQ(ChronoStartLogged(dir.path() + "/up.log", "warm_python"), 0);
+  // The operator's concurrency and warm sandboxes reach the embedded
+  // chrono-sandbox, and the demo's Python call takes the warm one.
+  argv.insert(argv.end(), {"--sandbox-workers", "3", "--warm-python", "1"});
   ServiceProcess again(argv, dir.path() + "/up2.log");
   ASSERT_TRUE(again.ok()) << again.ReadLog();
-  EXPECT_EQ(SandboxWorkersLogged(again.log_path()), 3);
+  EXPECT_EQ(ChronoStartLogged(again.log_path(), "workers"), 3);
+  EXPECT_EQ(ChronoStartLogged(again.log_path(), "warm_python"), 1);
   nlohmann::json credentials = ReadJson(state + "/credentials.json");
   EXPECT_EQ(credentials["demo"]["password"], first_password);
+  ASSERT_TRUE(
+      PollUntil([&] { return ChronoMetric(credentials, "chrono_warm_python_ready") >= 1; }));
   EXPECT_EQ(RunDemoProgram(credentials), "up and running\n");
+  EXPECT_EQ(ChronoMetric(credentials, "chrono_warm_python_served_total"), 1);
   // No generated password is ever written to a log.
   for (const std::string& log : {again.ReadLog()}) {
     EXPECT_EQ(log.find(first_password), std::string::npos);

@@ -92,7 +92,8 @@ TEST_F(ChronoRunServerTest, OtherLanguagesEnvAndJsonGoThroughTheServer) {
 }
 
 TEST_F(ChronoRunServerTest, AWallTimeoutExits124) {
-  const ShellRun run = RunCli("--language python --timeout-secs 1 -c 'import time\ntime.sleep(30)'");
+  const ShellRun run =
+      RunCli("--language python --timeout-secs 1 -c 'import time\ntime.sleep(30)'");
   EXPECT_EQ(run.exit_code, 124) << run.err;
 }
 
