@@ -63,32 +63,29 @@ class WarmPythonTest : public ::testing::Test {
     return result.ok() ? *std::move(result) : RunResult{};
   }
 
-  static RunResult RunWarm(const std::string& source, const std::string& stdin_data = "") {
-    EXPECT_TRUE(WarmReady());
+  // Runs `source` warm (`want_warm`, after waiting for a ready sandbox) or
+  // cold, and checks which way it ran.
+  static RunResult RunOneWay(bool want_warm, const std::string& source,
+                             const std::string& stdin_data = "") {
+    if (want_warm) {
+      EXPECT_TRUE(WarmReady());
+    }
     RunSpec spec;
     spec.source = source;
     spec.stdin_data = stdin_data;
-    spec.limits = WarmLimits();
-    bool warm = false;
+    spec.limits = want_warm ? WarmLimits() : ColdLimits();
+    bool warm = !want_warm;
     RunResult result = RunCounted(spec, &warm);
-    EXPECT_TRUE(warm) << "the run started cold";
+    EXPECT_EQ(warm, want_warm) << (want_warm ? "the run started cold" : "the run took a warm one");
     return result;
   }
-
-  static RunResult RunCold(const std::string& source, const std::string& stdin_data = "") {
-    RunSpec spec;
-    spec.source = source;
-    spec.stdin_data = stdin_data;
-    spec.limits = ColdLimits();
-    bool warm = true;
-    RunResult result = RunCounted(spec, &warm);
-    EXPECT_FALSE(warm) << "the run took a warm sandbox";
-    return result;
+  static RunResult RunWarm(const std::string& source, const std::string& stdin_data = "") {
+    return RunOneWay(true, source, stdin_data);
   }
 
   // The same program both ways: every field a caller reads must match.
   static void ExpectAlike(const std::string& source, const std::string& stdin_data = "") {
-    const RunResult cold = RunCold(source, stdin_data);
+    const RunResult cold = RunOneWay(false, source, stdin_data);
     const RunResult warm = RunWarm(source, stdin_data);
     EXPECT_EQ(warm.stdout_data, cold.stdout_data) << source;
     EXPECT_EQ(warm.stderr_data, cold.stderr_data) << source;
