@@ -47,6 +47,9 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
       ->excludes(memory)
       ->excludes(cpu)
       ->excludes(backend);
+  run->add_option("--ca-file", options.ca_file,
+                  "With an https:// --server: a PEM file of CAs to trust besides the system's")
+      ->needs("--server");
   return run;
 }
 

@@ -28,6 +28,7 @@ struct RunCommandOptions {
   // http://host:port of a `chrono-sandbox serve` to run on instead of here
   // (chrono_run_remote.h); "": a one-shot sandbox in this process.
   std::string server;
+  std::string ca_file;  // with --server over https: extra trusted CAs (PEM)
 };
 
 // Exit codes of `chrono-sandbox run` besides the program's own.

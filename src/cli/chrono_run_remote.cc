@@ -7,6 +7,8 @@
 #include "chrono/caller_auth.h"
 #include "cli/server_replies.h"
 #include "http/client.h"
+#include "http/service_tls.h"
+#include "http/url.h"
 #include "os/unique_fd.h"
 #include "sandbox/result_json.h"
 
@@ -25,6 +27,18 @@ int RunOnServer(const RunCommandOptions& options, const sandbox::RunSpec& spec) 
   if (token == nullptr || *token == '\0') {
     return Refuse(std::string("--server needs a delegation token in ") + kServerTokenVariable,
                   kRunBadArguments);
+  }
+  auto url = http::ParseHttpUrl(options.server);
+  if (!url.ok() || url->target != "/") {
+    return Refuse("--server wants http(s)://HOST:PORT", kRunBadArguments);
+  }
+  // The token is a bearer credential: it crosses the network only inside TLS.
+  if (!url->tls && !http::IsLoopbackHost(url->host)) {
+    return Refuse("--server sends a token: use https:// for a host other than loopback",
+                  kRunBadArguments);
+  }
+  if (options.timeout_secs < 1 || options.timeout_secs > 600) {
+    return Refuse("--timeout-secs must be 1..600", kRunBadArguments);
   }
   // The request is JSON text: bytes that are not UTF-8 cannot travel in it
   // unchanged, and a run must get exactly what it was given.
@@ -50,7 +64,9 @@ int RunOnServer(const RunCommandOptions& options, const sandbox::RunSpec& spec) 
 
   http::ClientRequest request;
   request.method = "POST";
-  request.url = options.server + "/execute";
+  request.url = url->tls ? "https://" : "http://";
+  request.url += url->HostHeader() + "/execute";
+  request.tls.ca_file = options.ca_file;
   request.headers.Set("Content-Type", "application/json");
   request.headers.Set(chrono::kDelegationTokenHeader, token);
   request.body = body.dump();
@@ -64,8 +80,11 @@ int RunOnServer(const RunCommandOptions& options, const sandbox::RunSpec& spec) 
   }
   if (response->status != 200) {
     std::cerr << "chrono-sandbox run: " << DescribeProblem(response->status, response->body);
-    return response->status >= 400 && response->status < 500 ? kRunBadArguments
-                                                             : kRunSandboxFailure;
+    // A request the server refused as it stands; a timeout or a full queue
+    // (408, 429) may pass later, like a server error.
+    const int status = response->status;
+    const bool refused = status >= 400 && status < 500 && status != 408 && status != 429;
+    return refused ? kRunBadArguments : kRunSandboxFailure;
   }
   const nlohmann::json result = ParsedOrNull(response->body);
   if (!result.is_object()) return Refuse("the server's reply is not a result", kRunSandboxFailure);

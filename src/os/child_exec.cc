@@ -286,6 +286,10 @@ ChildExitReport RunStage(const ChildPlan& plan, int index) {
   pid_t pid = ::vfork();
   if (pid < 0) Fail(plan, ChildStep::kFork, errno, index);
   if (pid == 0) ExecStage(plan, plan.stages[index], index);
+  // The last program has its own stdin now. The init keeps no reader of it:
+  // a pipe's writer (a warm sandbox's engine) must get EPIPE once that
+  // program is gone, not fill a pipe nobody will read.
+  if (static_cast<size_t>(index) + 1 == plan.stage_count) ::close(plan.stdin_fd);
   ChildExitReport report;
   std::memset(&report, 0, sizeof(report));
   report.stage_index = index;

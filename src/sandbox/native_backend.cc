@@ -6,11 +6,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <iterator>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "base/errno_error.h"
@@ -21,11 +17,9 @@
 #include "os/precompiled_seccomp_policy.h"
 #include "os/process.h"
 #include "os/unique_fd.h"
-#include "sandbox/result_json.h"
+#include "sandbox/native_run_parts.h"
 #include "sandbox/rootfs_plan.h"
 #include "sandbox/verdict.h"
-#include "sandbox/warm_python.h"
-
 namespace aevatar::sandbox {
 namespace {
 
@@ -76,87 +70,7 @@ absl::Status HandOff(int channel, os::RunCgroup& cgroup, int netns_fd) {
   return os::SendHandoff(channel, *procs, netns_fd);
 }
 
-// A warm interpreter's stdin pipe holds a whole program and its stdin, so
-// the dispatch is one write that never waits on the interpreter.
-constexpr int kWarmPipeBytes = 1 << 20;
-
-// The number of lines in file `path` (0 if it cannot be read).
-size_t CountLines(const std::string& path) {
-  std::ifstream file(path);
-  return static_cast<size_t>(
-      std::count(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>(), '\n'));
-}
-
-// Whether Python compiles `source` from bytes (the warm start-up's
-// compile()) exactly as from its file (a cold start). The two word some
-// errors differently: a source that is not UTF-8, one with a NUL byte, and
-// one whose encoding declaration (PEP 263: "coding" in a comment of its first
-// two lines) does not fit its bytes. Such programs start cold.
-bool ReadsAlikeFromBytes(std::string_view source) {
-  size_t first_two_lines = source.find('\n');
-  if (first_two_lines != std::string_view::npos) {
-    first_two_lines = source.find('\n', first_two_lines + 1);
-  }
-  return source.substr(0, first_two_lines).find("coding") == std::string_view::npos &&
-         source.find('\0') == std::string_view::npos && IsValidUtf8(source);
-}
-
-// Writes all of `bytes` in one go to an empty non-blocking pipe whose
-// reader may be gone: false then, with the SIGPIPE that write raised taken
-// back, since a service thread must not die of a sandbox that did.
-bool WriteToWarmPipe(int fd, std::string_view bytes) {
-  sigset_t pipe_signal, previous;
-  sigemptyset(&pipe_signal);
-  sigaddset(&pipe_signal, SIGPIPE);
-  ::pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
-  ssize_t n;
-  do {
-    n = ::write(fd, bytes.data(), bytes.size());
-  } while (n < 0 && errno == EINTR);
-  if (n < 0 && errno == EPIPE) {
-    const timespec now{};
-    while (::sigtimedwait(&pipe_signal, nullptr, &now) == SIGPIPE) {
-    }
-  }
-  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  return n == static_cast<ssize_t>(bytes.size());
-}
-
 }  // namespace
-
-// Types the NativeBackend's nested classes hold: named, not anonymous, so
-// those classes' linkage stays external (GCC's -Wsubobject-linkage).
-namespace native_internal {
-
-// argv/envp as the NULL-terminated char* arrays execve wants; points into the
-// owning strings, which must outlive it.
-struct CArgv {
-  explicit CArgv(const std::vector<std::string>& items) {
-    for (const auto& item : items) ptrs.push_back(const_cast<char*>(item.c_str()));
-    ptrs.push_back(nullptr);
-  }
-  std::vector<char*> ptrs;
-};
-
-// A run cgroup taken from the pool, given back when this goes.
-class LeasedCgroup {
- public:
-  LeasedCgroup(os::CgroupPool* pool, std::unique_ptr<os::RunCgroup> cgroup)
-      : pool_(pool), cgroup_(std::move(cgroup)) {}
-  LeasedCgroup(LeasedCgroup&& other) = default;
-  LeasedCgroup& operator=(LeasedCgroup&&) = delete;
-  ~LeasedCgroup() {
-    if (cgroup_) pool_->GiveBack(std::move(cgroup_));
-  }
-  os::RunCgroup& operator*() const { return *cgroup_; }
-  os::RunCgroup* operator->() const { return cgroup_.get(); }
-
- private:
-  os::CgroupPool* pool_;
-  std::unique_ptr<os::RunCgroup> cgroup_;
-};
-
-}  // namespace native_internal
 
 using native_internal::CArgv;
 using native_internal::LeasedCgroup;
@@ -198,174 +112,47 @@ NativeBackend::NativeBackend(os::UniqueFd init_exe, std::unique_ptr<os::CgroupMa
       cgroup_pool_(cgroups_.get(), absl::StrCat("run-", os::CurrentPid(), "-"), /*max_idle=*/8,
                    shared_cgroups) {}
 
-// Everything the init is told, built before the clone: the rootfs steps,
-// rlimits and argv/envp arrays, and the plan that points into them (so an
-// InitPlan stays where it was made).
-class NativeBackend::InitPlan {
- public:
-  InitPlan(const PreparedRun& run, const os::SeccompProgram& seccomp, bool handed_netns)
-      : rootfs_(run.spec->limits, run.runtime.source_path, run.spec->source, run.spec->server_files,
-                run.spec->memory_dirs, run.runtime.layout),
-        rlimits_(BuildRlimits(run.spec->limits)),
-        envp_(run.envp) {
-    argvs_.reserve(run.runtime.stages.size());
-    for (const RuntimeStage& stage : run.runtime.stages) {
-      argvs_.emplace_back(stage.argv);
-      stages_.push_back({stage.path.c_str(), argvs_.back().ptrs.data(), envp_.ptrs.data()});
-    }
-    plan_.root_mount_point = kRootMountPoint;
-    plan_.root_mount_options = rootfs_.root_options();
-    plan_.old_root_name = ".oldroot";
-    plan_.fs_steps = rootfs_.steps().data();
-    plan_.fs_step_count = rootfs_.steps().size();
-    plan_.hostname = "sandbox";
-    plan_.workdir = kWorkspaceDir;
-    plan_.uid = kSandboxUid;
-    plan_.gid = kSandboxGid;
-    plan_.rlimits = rlimits_.data();
-    plan_.rlimit_count = rlimits_.size();
-    plan_.stages = stages_.data();
-    plan_.stage_count = stages_.size();
-    plan_.seccomp = seccomp.program();
-    plan_.unshare_cgroup = true;
-    // A pooled or caller-given namespace has lo up already.
-    plan_.loopback_up = !handed_netns;
-    plan_.netns_from_handoff = handed_netns;
-    // The descriptors are not in the plan: the spawn places them at the fixed
-    // numbers the image names (init_image.h).
+NativeBackend::InitPlan::InitPlan(const PreparedRun& run, const os::SeccompProgram& seccomp,
+                                  bool handed_netns)
+    : rootfs_(run.spec->limits, run.runtime.source_path, run.spec->source, run.spec->server_files,
+              run.spec->memory_dirs, run.runtime.layout),
+      rlimits_(BuildRlimits(run.spec->limits)),
+      envp_(run.envp) {
+  argvs_.reserve(run.runtime.stages.size());
+  for (const RuntimeStage& stage : run.runtime.stages) {
+    argvs_.emplace_back(stage.argv);
+    stages_.push_back({stage.path.c_str(), argvs_.back().ptrs.data(), envp_.ptrs.data()});
   }
-  InitPlan(const InitPlan&) = delete;
-  InitPlan& operator=(const InitPlan&) = delete;
-
-  const os::ChildPlan& plan() const { return plan_; }
-  int cpu_limit_secs() const { return static_cast<int>(rlimits_[0].soft); }  // RLIMIT_CPU
-
- private:
-  const RootfsPlan rootfs_;
-  const std::vector<os::ChildRlimit> rlimits_;
-  const CArgv envp_;
-  std::vector<CArgv> argvs_;
-  std::vector<os::ChildStage> stages_;
-  os::ChildPlan plan_{};
-};
-
-// A started init and what the engine keeps of it until the run is collected.
-// The cgroup comes first so that it is given back after the init is gone
-// (members are destroyed in reverse order); on an error the init is killed
-// (ChildProcess) before the cgroup goes back.
-struct NativeBackend::StartedRun {
-  LeasedCgroup cgroup;
-  os::CgroupUsage baseline;                // a recycled cgroup's counters run on
-  os::UniqueFd out, err, failure, status;  // read ends
-  os::ChildProcess child;
-  Clock::time_point started;
-};
-
-// A warm sandbox: its init's plan (which points into the WarmProfile), the
-// started init whose interpreter blocks reading its stdin, and that stdin's
-// write end. Members go in reverse order: closing the pipe first lets the
-// interpreter leave by itself before the init is killed.
-struct NativeBackend::WarmRun {
-  std::unique_ptr<InitPlan> plan;
-  std::unique_ptr<StartedRun> run;
-  os::UniqueFd program_in;  // holds kWarmPipeBytes without a reader
-};
-
-// The run every warm sandbox is started for: the profile's spec and
-// environment, with the interpreter told to wait for its program.
-struct NativeBackend::WarmProfile {
-  RunSpec spec;
-  PreparedRun prepared;
-};
+  plan_.root_mount_point = kRootMountPoint;
+  plan_.root_mount_options = rootfs_.root_options();
+  plan_.old_root_name = ".oldroot";
+  plan_.fs_steps = rootfs_.steps().data();
+  plan_.fs_step_count = rootfs_.steps().size();
+  plan_.hostname = "sandbox";
+  plan_.workdir = kWorkspaceDir;
+  plan_.uid = kSandboxUid;
+  plan_.gid = kSandboxGid;
+  plan_.rlimits = rlimits_.data();
+  plan_.rlimit_count = rlimits_.size();
+  plan_.stages = stages_.data();
+  plan_.stage_count = stages_.size();
+  plan_.seccomp = seccomp.program();
+  plan_.unshare_cgroup = true;
+  // A pooled or caller-given namespace has lo up already.
+  plan_.loopback_up = !handed_netns;
+  plan_.netns_from_handoff = handed_netns;
+  // The descriptors are not in the plan: the spawn places them at the fixed
+  // numbers the image names (init_image.h).
+}
 
 absl::StatusOr<RunResult> NativeBackend::Run(const PreparedRun& run, const RunControl& control) {
-  if (std::unique_ptr<WarmRun> warm = TakeWarm(run, control)) {
-    warm->run->started = Clock::now();
-    // Its usage counts from here: the interpreter's start-up is not the run's.
-    auto baseline = warm->run->cgroup->ReadUsage();
-    if (baseline.ok() && WriteToWarmPipe(warm->program_in.get(),
-                                         WarmPythonInput(run.spec->source, run.spec->stdin_data))) {
-      warm->run->baseline = *baseline;
-      warm->program_in.reset();
-      warm_served_.fetch_add(1, std::memory_order_relaxed);
-      return Collect(*warm->plan, *warm->run, run.spec->limits, control);
-    }
-    // That sandbox died while it waited: the run starts cold instead.
-  }
+  if (auto warm = TryRunWarm(run, control)) return *std::move(warm);
   const InitPlan plan(run, seccomp_, netns_pool_ != nullptr || control.netns_fd >= 0);
   auto stdin_fd = os::MakeMemfdWithContents("stdin", run.spec->stdin_data);
   if (!stdin_fd.ok()) return stdin_fd.status();
   auto started = Spawn(plan, run.spec->limits, std::move(*stdin_fd), control.netns_fd);
   if (!started.ok()) return started.status();
   return Collect(plan, **started, run.spec->limits, control);
-}
-
-void NativeBackend::KeepPythonWarm(const PreparedRun& profile, size_t count) {
-  if (count == 0 || warm_pool_) return;
-  warm_profile_ = std::make_unique<WarmProfile>(WarmProfile{*profile.spec, profile});
-  PreparedRun& prepared = warm_profile_->prepared;
-  prepared.spec = &warm_profile_->spec;
-  warm_profile_->spec.source.clear();
-  warm_profile_->spec.stdin_data.clear();
-  // The interpreter writes the program itself, once it has it.
-  prepared.runtime.stages.at(0).argv = WarmPythonArgv(prepared.runtime.source_path);
-  prepared.runtime.source_path.clear();
-  warm_pool_ = std::make_unique<ReadyPool<WarmRun>>(count, [this] { return SpawnWarm(); });
-}
-
-WarmPythonStats NativeBackend::warm_stats() const {
-  if (!warm_pool_) return {};
-  return {warm_pool_->ready(), warm_served_.load(std::memory_order_relaxed),
-          warm_pool_->failures()};
-}
-
-absl::StatusOr<std::unique_ptr<NativeBackend::WarmRun>> NativeBackend::SpawnWarm() {
-  auto warm = std::make_unique<WarmRun>();
-  warm->plan =
-      std::make_unique<InitPlan>(warm_profile_->prepared, seccomp_, netns_pool_ != nullptr);
-  auto stdin_pipe = os::MakePipe();
-  if (!stdin_pipe.ok()) return stdin_pipe.status();
-  if (::fcntl(stdin_pipe->write_end.get(), F_SETPIPE_SZ, kWarmPipeBytes) < kWarmPipeBytes) {
-    return base::ErrnoError("size a warm sandbox's stdin pipe", errno);
-  }
-  if (auto st = os::SetNonBlocking(stdin_pipe->write_end.get()); !st.ok()) return st;
-  warm->program_in = std::move(stdin_pipe->write_end);
-  auto started = Spawn(*warm->plan, warm_profile_->spec.limits, std::move(stdin_pipe->read_end),
-                       /*given_netns=*/-1);
-  if (!started.ok()) return started.status();
-  warm->run = std::move(*started);
-  // Ready once the interpreter exists: from then on the sandbox holds all
-  // its processes, so a pool counted full looks the same from the host each
-  // time (the security suite compares process counts around runs).
-  const std::string procs = warm->run->cgroup->ProcsFiles().at(0);
-  const Clock::time_point give_up = Clock::now() + std::chrono::seconds(10);
-  while (CountLines(procs) < 2) {
-    if (warm->run->child.HasExited() || Clock::now() > give_up) {
-      return absl::InternalError("a warm sandbox's interpreter did not start");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return warm;
-}
-
-std::unique_ptr<NativeBackend::WarmRun> NativeBackend::TakeWarm(const PreparedRun& run,
-                                                                const RunControl& control) {
-  if (!warm_pool_) return nullptr;
-  const RunSpec& spec = *run.spec;
-  const RunSpec& profile = warm_profile_->spec;
-  const bool alike = spec.language == Language::kPython && spec.runtime.empty() &&
-                     spec.server_files.empty() && spec.memory_dirs.empty() &&
-                     control.netns_fd < 0 && spec.limits == profile.limits &&
-                     run.envp == warm_profile_->prepared.envp &&
-                     8 + spec.source.size() + spec.stdin_data.size() <= kWarmPipeBytes &&
-                     ReadsAlikeFromBytes(spec.source);
-  if (!alike) return nullptr;
-  std::unique_ptr<WarmRun> warm = warm_pool_->Take();
-  // An interpreter that died while it waited (killed from outside) has had
-  // its init report and exit: its pipe would take the program and the run
-  // would wrongly end as that death. Such a sandbox is let go.
-  if (warm && warm->run->child.HasExited()) return nullptr;
-  return warm;
 }
 
 absl::StatusOr<std::unique_ptr<NativeBackend::StartedRun>> NativeBackend::Spawn(

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 
 #include "absl/status/statusor.h"
 #include "os/cgroup.h"
@@ -64,6 +65,10 @@ class NativeBackend : public Backend {
   absl::StatusOr<std::unique_ptr<WarmRun>> SpawnWarm();
   // A ready warm sandbox `run` may use, or null.
   std::unique_ptr<WarmRun> TakeWarm(const PreparedRun& run, const RunControl& control);
+  // Runs `run` in a warm sandbox (native_warm.cc); nullopt: none fits or is
+  // ready, and the run starts cold.
+  std::optional<absl::StatusOr<RunResult>> TryRunWarm(const PreparedRun& run,
+                                                      const RunControl& control);
 
   const os::UniqueFd init_exe_;  // chrono-sandbox-init, O_PATH
   const os::SeccompProgram seccomp_;
@@ -72,6 +77,7 @@ class NativeBackend : public Backend {
   os::CgroupPool cgroup_pool_;
   std::unique_ptr<WarmProfile> warm_profile_;  // null: no warm sandboxes
   std::atomic<size_t> warm_served_{0};
+  std::atomic<size_t> warm_lost_{0};  // died while waiting, or at dispatch
   // Last: its sandboxes hold cgroups of cgroup_pool_ and point into
   // warm_profile_, so it goes first.
   std::unique_ptr<ReadyPool<WarmRun>> warm_pool_;

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <thread>
@@ -65,6 +66,16 @@ class ReadyPool {
   }
   bool Stopping() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; }
 
+  // `make`, with an exception (say bad_alloc) counted as a failure: on this
+  // thread it would otherwise end the whole process.
+  absl::StatusOr<std::unique_ptr<T>> MakeOne() {
+    try {
+      return make_();
+    } catch (const std::exception& e) {
+      return absl::InternalError(e.what());
+    }
+  }
+
   void FillLoop() {
     for (;;) {
       {
@@ -72,7 +83,7 @@ class ReadyPool {
         mu_.Await(absl::Condition(this, &ReadyPool::FillDue));
         if (stopping_) return;
       }
-      auto made = make_();
+      absl::StatusOr<std::unique_ptr<T>> made = MakeOne();
       absl::MutexLock lock(&mu_);
       if (made.ok()) {
         ready_.push_back(std::move(*made));

@@ -7,10 +7,12 @@ namespace {
 
 // Runs as the -c program. Only modules a cold start has loaded already are
 // imported (os by site, the frozen import machinery), so sys.modules stays
-// as it would be. Its own names leave `__main__` before the program runs;
-// a failure of the program is printed without this code's frame, as the
-// interpreter prints it for a script, and exits as it would (1, or killed
-// by SIGINT for an uncaught KeyboardInterrupt).
+// as it would be. Its own names leave `__main__` before the program runs.
+// Afterwards it does what the interpreter does after a script
+// (_PyRun_SimpleFileObject, Py_RunMain): an uncaught exception sets
+// sys.last_*, goes to sys.excepthook without this code's frame, and exits 1;
+// `__file__` and `__cached__` go before exit handlers run; an uncaught
+// KeyboardInterrupt finalizes and then dies of SIGINT.
 constexpr char kStartUp[] = R"PY(def _aevatar_warm_start():
     import os, sys
     from _frozen_importlib_external import SourceFileLoader
@@ -37,6 +39,7 @@ constexpr char kStartUp[] = R"PY(def _aevatar_warm_start():
     main['__cached__'] = None
     sys.argv[:] = [path]
     sys.orig_argv[:] = ['python3', '-I', path]
+    sys.path_importer_cache.setdefault(path, None)
     sys._aevatar_warm_source = source
 _aevatar_warm_start()
 try:
@@ -46,16 +49,32 @@ except BaseException as _aevatar_warm_error:
     if isinstance(_aevatar_warm_error, SystemExit):
         raise
     _aevatar_warm_error.__traceback__ = _aevatar_warm_error.__traceback__.tb_next
+    __import__('sys').last_type = type(_aevatar_warm_error)
+    __import__('sys').last_value = _aevatar_warm_error
+    __import__('sys').last_traceback = _aevatar_warm_error.__traceback__
+    if __import__('sys').version_info >= (3, 12):
+        __import__('sys').last_exc = _aevatar_warm_error
     __import__('sys').excepthook(type(_aevatar_warm_error), _aevatar_warm_error,
                                  _aevatar_warm_error.__traceback__)
+    __import__('sys').modules['__main__'].__dict__.pop('__file__', None)
+    __import__('sys').modules['__main__'].__dict__.pop('__cached__', None)
     if isinstance(_aevatar_warm_error, KeyboardInterrupt):
-        import atexit, os, signal, sys
-        atexit._run_exitfuncs()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGINT)
+        del _aevatar_warm_error
+        if 'threading' in __import__('sys').modules:
+            __import__('threading')._shutdown()
+        __import__('atexit')._run_exitfuncs()
+        for _aevatar_warm_stream in (__import__('sys').stdout, __import__('sys').stderr):
+            try:
+                _aevatar_warm_stream.flush()
+            except Exception:
+                pass
+        __import__('signal').signal(__import__('signal').SIGINT, __import__('signal').SIG_DFL)
+        __import__('os').kill(__import__('os').getpid(), __import__('signal').SIGINT)
+        __import__('os')._exit(130)
     raise SystemExit(1)
+else:
+    __import__('sys').modules['__main__'].__dict__.pop('__file__', None)
+    __import__('sys').modules['__main__'].__dict__.pop('__cached__', None)
 )PY";
 
 }  // namespace

@@ -17,14 +17,11 @@ namespace aevatar::sandbox {
 // `python3 -I <program path>` gives, and runs it; whatever follows the
 // program on the pipe is the program's stdin.
 //
-// What a program can still tell apart from a cold start (docs/operations.md,
-// "Warm Python sandboxes"): its stdin is a pipe, not a file; its program file
-// is owned by the sandbox user, not root; /proc/self/cmdline holds the
-// start-up code; the process started before the request; and one frame,
-// "<string>", sits above its module (sys._getframe(1), traceback.print_stack).
-// Tracebacks, syntax errors, exit codes, sys.exit, sys.modules, sys.path
-// and the module's globals are those of a cold start (tests/sandbox/
-// warm_python_test.cc compares them).
+// What a program can still tell apart from a cold start (its stdin is a
+// pipe, its program file is the sandbox user's, its command line, one frame
+// above its module, …) is listed in docs/security.md §4, "Warm Python
+// sandboxes"; tests/sandbox/warm_python_test.cc compares the rest with a
+// cold start.
 
 // The interpreter's argv for a warm sandbox whose program goes to
 // `program_path` (e.g. /workspace/main.py).

@@ -73,7 +73,9 @@ double ChronoMetric(const nlohmann::json& credentials, const std::string& name) 
   auto response = http::Fetch(request);
   if (!response.ok() || response->status != 200) return -1;
   const size_t at = response->body.find("\n" + name + " ");
-  return at == std::string::npos ? -1 : std::stod(response->body.substr(at + name.size() + 2));
+  return at == std::string::npos
+             ? -1
+             : std::strtod(response->body.c_str() + at + name.size() + 2, nullptr);
 }
 
 TEST(AevatarUp, StartsFromAnEmptyStateDirAndReusesItOnRestart) {

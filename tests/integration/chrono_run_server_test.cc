@@ -6,6 +6,7 @@
 // /metrics shows the run took the warm sandbox.
 #include <stdlib.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -45,7 +46,7 @@ class ChronoRunServerTest : public ::testing::Test {
   static double MetricValue(const std::string& name) {
     const std::string text = chrono_->Metrics().body;
     const size_t at = text.find("\n" + name + " ");
-    return at == std::string::npos ? -1 : std::stod(text.substr(at + name.size() + 2));
+    return at == std::string::npos ? -1 : std::strtod(text.c_str() + at + name.size() + 2, nullptr);
   }
 
   void ExpectNoToken(const ShellRun& run) {
@@ -126,12 +127,24 @@ TEST_F(ChronoRunServerTest, RefusalsExitWithAMessageAndRunNothing) {
   EXPECT_EQ(unknown_runtime.exit_code, 2);
   EXPECT_NE(unknown_runtime.err.find("UNKNOWN_RUNTIME"), std::string::npos) << unknown_runtime.err;
 
+  const ShellRun zero_timeout = RunCli("--language python -c 'print(1)' --timeout-secs 0");
+  EXPECT_EQ(zero_timeout.exit_code, 2);
+  EXPECT_NE(zero_timeout.err.find("--timeout-secs"), std::string::npos) << zero_timeout.err;
+
+  // A bearer token never travels in clear text beyond loopback.
+  const ShellRun plain_remote = RunShell(
+      dir_.path(), BinaryPath("chrono-sandbox") +
+                       " run --server http://192.0.2.1:8081 --language python -c 'print(1)'");
+  EXPECT_EQ(plain_remote.exit_code, 2);
+  EXPECT_NE(plain_remote.err.find("https://"), std::string::npos) << plain_remote.err;
+
   const ShellRun no_server =
       RunShell(dir_.path(), BinaryPath("chrono-sandbox") +
                                 " run --server http://127.0.0.1:1 --language python -c 'print(1)'");
   EXPECT_EQ(no_server.exit_code, 125);
   EXPECT_NE(no_server.err.find("cannot reach"), std::string::npos) << no_server.err;
-  for (const ShellRun* run : {&bad_token, &memory, &not_utf8, &unknown_runtime, &no_server}) {
+  for (const ShellRun* run : {&bad_token, &memory, &not_utf8, &unknown_runtime, &zero_timeout,
+                              &plain_remote, &no_server}) {
     ExpectNoToken(*run);
   }
 }

@@ -4,6 +4,8 @@
 #include "sandbox/ready_pool.h"
 
 #include <atomic>
+#include <chrono>
+#include <future>
 #include <memory>
 #include <set>
 #include <thread>
@@ -37,36 +39,52 @@ TEST(ReadyPool, KeepsItsTargetMadeOnItsOwnThreadAndRefillsWhatIsTaken) {
   EXPECT_EQ(pool.failures(), 0u);
 }
 
-TEST(ReadyPool, TakeNeverWaitsAndEachItemGoesToOneTaker) {
-  // A make that blocks until released: Take must answer null meanwhile.
+TEST(ReadyPool, TakeNeverWaitsForAMakeInProgress) {
   absl::Mutex mu;
   bool released = false;
-  std::atomic<int> made{0};
-  ReadyPool<Item> pool(4, [&]() -> absl::StatusOr<std::unique_ptr<Item>> {
+  ReadyPool<Item> pool(1, [&]() -> absl::StatusOr<std::unique_ptr<Item>> {
     absl::MutexLock lock(&mu);
     mu.Await(absl::Condition(&released));
+    return std::make_unique<Item>(Item{0, std::this_thread::get_id()});
+  });
+  // The make is blocked: Take answers at once, on a thread the test bounds.
+  auto taken = std::async(std::launch::async, [&] { return pool.Take() == nullptr; });
+  ASSERT_EQ(taken.wait_for(testing::kHangGuard), std::future_status::ready) << "Take waited";
+  EXPECT_TRUE(taken.get());
+  absl::MutexLock lock(&mu);
+  released = true;
+}
+
+TEST(ReadyPool, EveryItemMadeIsTakenOnceOrStillReady) {
+  std::atomic<int> made{0};
+  ReadyPool<Item> pool(4, [&]() -> absl::StatusOr<std::unique_ptr<Item>> {
     return std::make_unique<Item>(Item{made++, std::this_thread::get_id()});
   });
-  EXPECT_EQ(pool.Take(), nullptr);
-  {
-    absl::MutexLock lock(&mu);
-    released = true;
-  }
   absl::Mutex taken_mu;
-  std::set<int> taken;
+  std::multiset<int> taken;
   std::vector<std::thread> takers;
+  // Four takers at once, each until it has three items (or the hang guard).
+  const auto give_up = std::chrono::steady_clock::now() + testing::kHangGuard;
   for (int t = 0; t < 4; ++t) {
     takers.emplace_back([&] {
-      for (int i = 0; i < 50; ++i) {
+      for (int mine = 0; mine < 3 && std::chrono::steady_clock::now() < give_up;) {
         if (std::unique_ptr<Item> item = pool.Take()) {
           absl::MutexLock lock(&taken_mu);
-          EXPECT_TRUE(taken.insert(item->serial).second) << "item " << item->serial << " twice";
+          taken.insert(item->serial);
+          ++mine;
         }
         std::this_thread::yield();
       }
     });
   }
   for (std::thread& taker : takers) taker.join();
+  ASSERT_TRUE(testing::PollUntil([&] { return pool.ready() == 4; }));
+  absl::MutexLock lock(&taken_mu);
+  EXPECT_EQ(taken.size(), 12u);
+  // No item lost or made beyond the target: the ones taken plus the ones
+  // ready are all that were made, each taken at most once.
+  EXPECT_EQ(taken.size() + pool.ready(), static_cast<size_t>(made.load()));
+  for (int serial : taken) EXPECT_EQ(taken.count(serial), 1u) << serial;
 }
 
 TEST(ReadyPool, AFailedMakeIsCountedAndRetriedLater) {

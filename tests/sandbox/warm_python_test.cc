@@ -24,7 +24,7 @@ namespace {
 
 Limits WarmLimits() {
   Limits limits;
-  limits.wall_timeout_secs = 2;
+  limits.wall_timeout_secs = 15;
   return limits;
 }
 
@@ -49,6 +49,7 @@ class WarmPythonTest : public ::testing::Test {
     delete engine_;
     engine_ = nullptr;
   }
+  void SetUp() override { ASSERT_NE(engine_, nullptr) << "the engine was not created"; }
 
   static bool WarmReady() {
     return testing::PollUntil([] { return engine_->warm_python_stats().ready >= 1; });
@@ -114,6 +115,9 @@ print(__name__, __file__, type(__loader__).__name__, __spec__, __cached__, __pac
 print(sys.argv, sys.orig_argv, sys.path, sys.flags)
 print(os.getcwd(), open(__file__).read() == open('/workspace/main.py').read())
 print(sorted(os.listdir('/workspace')), os.listdir('/proc/self/fd'))
+print(sys.path_importer_cache.get(__file__, 'absent'))
+import atexit
+atexit.register(lambda: print('at exit:', sorted(globals()), hasattr(sys, 'last_value')))
 )");
 }
 
@@ -130,6 +134,11 @@ TEST_F(WarmPythonTest, FailuresReadAsInAColdStart) {
   ExpectAlike("raise SystemExit(3)\n");                        // exit code
   ExpectAlike("try:\n    {}['k']\nexcept KeyError as e:\n    raise ValueError('v') from e\n");
   ExpectAlike("import atexit\natexit.register(print, 'at exit')\nraise KeyboardInterrupt\n");
+  // What exit handlers see after an uncaught error: no __file__, sys.last_*.
+  ExpectAlike(
+      "import atexit, sys\n"
+      "atexit.register(lambda: print(sorted(globals()), repr(sys.last_value)))\n"
+      "raise ValueError('late')\n");
   ExpectAlike("import os\nos.kill(os.getpid(), 9)\n");  // signalled
 }
 
@@ -138,17 +147,93 @@ TEST_F(WarmPythonTest, SourceEncodingsAsInAColdStart) {
   ExpectAlike("print(len('\xc3\xa9'), '\xe2\x82\xac')\n");
 }
 
+// An engine of its own with `count` warm sandboxes for runs with `limits`.
+std::unique_ptr<Engine> WarmEngine(size_t count, const Limits& limits) {
+  EngineOptions options;
+  options.warm_python = count;
+  options.warm_python_limits = limits;
+  auto engine = Engine::Create(options);
+  EXPECT_TRUE(engine.ok()) << engine.status();
+  return engine.ok() ? std::move(*engine) : nullptr;
+}
+
+bool PoolFull(const Engine& engine, size_t count) {
+  return testing::PollUntil([&] { return engine.warm_python_stats().ready >= count; });
+}
+
 // The wall deadline counts from the program's arrival, not the sandbox's
 // start: one that waited longer than the whole timeout still gets all of it.
-TEST_F(WarmPythonTest, TheWallTimeoutCountsFromDispatch) {
-  ASSERT_TRUE(WarmReady());
-  std::this_thread::sleep_for(std::chrono::seconds(WarmLimits().wall_timeout_secs) +
+TEST(WarmPythonDeadline, TheWallTimeoutCountsFromDispatch) {
+  Limits short_limits;
+  short_limits.wall_timeout_secs = 2;
+  const std::unique_ptr<Engine> engine = WarmEngine(1, short_limits);
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(PoolFull(*engine, 1));
+  std::this_thread::sleep_for(std::chrono::seconds(short_limits.wall_timeout_secs) +
                               std::chrono::milliseconds(500));
-  const RunResult r = RunWarm("import time\ntime.sleep(0.5)\nprint('done')\n");
-  EXPECT_EQ(r.verdict, Verdict::kOk);
-  EXPECT_EQ(r.stdout_data, "done\n");
-  const RunResult slow = RunWarm("import time\ntime.sleep(30)\n");
-  EXPECT_EQ(slow.verdict, Verdict::kWallTimeout);
+  RunSpec spec;
+  spec.limits = short_limits;
+  spec.source = "import time\ntime.sleep(0.5)\nprint('done')\n";
+  auto waited = engine->Run(spec);
+  ASSERT_TRUE(waited.ok()) << waited.status();
+  EXPECT_EQ(waited->verdict, Verdict::kOk);
+  EXPECT_EQ(waited->stdout_data, "done\n");
+  ASSERT_TRUE(PoolFull(*engine, 1));
+  spec.source = "import time\ntime.sleep(30)\n";
+  auto slow = engine->Run(spec);
+  ASSERT_TRUE(slow.ok()) << slow.status();
+  EXPECT_EQ(slow->verdict, Verdict::kWallTimeout);
+  EXPECT_EQ(engine->warm_python_stats().served, 2u);
+}
+
+// Two runs in warm sandboxes of one pool share nothing: what the first
+// leaves (files in /tmp, /workspace and /dev/shm, an abstract socket, a
+// process left running) is gone for the second, and neither can see the
+// other sandbox's waiting interpreter (same uid, other pid namespace).
+TEST(WarmPythonIsolation, WarmRunsShareNothingWithEachOtherOrTheWaitingOnes) {
+  Limits limits;
+  limits.wall_timeout_secs = 15;
+  const std::unique_ptr<Engine> engine = WarmEngine(2, limits);
+  ASSERT_NE(engine, nullptr);
+  const std::string waiting_probe =
+      "[p for p in os.listdir('/proc') if p.isdigit() and p != str(os.getpid()) and "
+      "'_aevatar_warm_start' in open('/proc/' + p + '/cmdline').read()]";
+  RunSpec leave;
+  leave.limits = limits;
+  leave.source =
+      "import os, socket, subprocess\n"
+      "for path in ('/tmp/left', '/workspace/left', '/dev/shm/left'):\n"
+      "    open(path, 'w').write('from the first run')\n"
+      "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+      "s.bind('\\0aevatar-warm-left')\n"
+      "s.listen()\n"
+      "subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
+      "print(" +
+      waiting_probe + ")\n";
+  RunSpec look;
+  look.limits = limits;
+  look.source =
+      "import os, socket\n"
+      "print([p for p in ('/tmp/left', '/workspace/left', '/dev/shm/left') if os.path.exists(p)])\n"
+      "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+      "try:\n"
+      "    s.connect('\\0aevatar-warm-left')\n"
+      "    print('socket reached')\n"
+      "except OSError:\n"
+      "    print('no socket')\n"
+      "print(len([p for p in os.listdir('/proc') if p.isdigit()]))\n"
+      "print(" +
+      waiting_probe + ")\n";
+  ASSERT_TRUE(PoolFull(*engine, 2));
+  auto first = engine->Run(leave);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->stdout_data, "[]\n") << first->stderr_data;
+  ASSERT_TRUE(PoolFull(*engine, 2));
+  auto second = engine->Run(look);
+  ASSERT_TRUE(second.ok()) << second.status();
+  // Its /proc shows itself alone (its init is root's, hidden by hidepid).
+  EXPECT_EQ(second->stdout_data, "[]\nno socket\n1\n[]\n") << second->stderr_data;
+  EXPECT_EQ(engine->warm_python_stats().served, 2u);
 }
 
 TEST_F(WarmPythonTest, OtherRunsStartCold) {
