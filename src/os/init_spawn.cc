@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sanitizer/asan_interface.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -119,6 +120,11 @@ absl::StatusOr<ChildProcess> SpawnSandboxInit(int namespace_flags, int init_exe,
               namespace_flags | CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &args, &pidfd);
   const int clone_errno = errno;
   ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &previous, nullptr, sizeof(previous));
+  // Under AddressSanitizer the child poisoned its frames' redzones on this
+  // stack and never returned to unpoison them (it exec'd): clear them, or
+  // the next mapping at this address (say SQLite's WAL index) reads as a
+  // stack overflow. A no-op in other builds.
+  ASAN_UNPOISON_MEMORY_REGION(stack, kChildStackBytes);
   ::munmap(stack, kChildStackBytes);
   if (pid < 0) return base::ErrnoError("clone the sandbox init", clone_errno);
   return ChildProcess(pid, UniqueFd(pidfd));
