@@ -2,13 +2,13 @@
 
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <sanitizer/asan_interface.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sanitizer/asan_interface.h>
 #include <unistd.h>
 
 #include <cerrno>

@@ -52,7 +52,6 @@ class LeasedCgroup {
 
 }  // namespace native_internal
 
-
 // Everything the init is told, built before the clone: the rootfs steps,
 // rlimits and argv/envp arrays, and the plan that points into them (so an
 // InitPlan stays where it was made).

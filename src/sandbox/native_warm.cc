@@ -192,9 +192,8 @@ std::optional<absl::StatusOr<RunResult>> NativeBackend::TryRunWarm(const Prepare
   warm->run->started = Clock::now();
   // Its CPU counts from here: the interpreter's start-up is not the run's.
   auto baseline = warm->run->cgroup->ReadUsage();
-  if (!baseline.ok() ||
-      !WriteToWarmPipe(warm->program_in.get(),
-                       WarmPythonInput(run.spec->source, run.spec->stdin_data))) {
+  if (!baseline.ok() || !WriteToWarmPipe(warm->program_in.get(),
+                                         WarmPythonInput(run.spec->source, run.spec->stdin_data))) {
     warm_lost_.fetch_add(1, std::memory_order_relaxed);
     return std::nullopt;  // that sandbox died while it waited: the run starts cold
   }

@@ -81,9 +81,11 @@ void WaitForAFullWarmPool(const sandbox::Engine& engine) {
       << "the warm pool did not refill";
 }
 
-// Whether `spec` is one of the runs warm sandboxes are kept for (the
-// suite's programs are plain ASCII and small), so that the warm pass of the
-// suite is known to have run its Python programs warm.
+// Whether `spec` is one of the runs warm sandboxes are kept for, so that
+// the warm pass of the suite is known to have run its Python programs warm.
+// The engine also wants a source Python reads alike from bytes and at most
+// 1 MiB of source and stdin (native_warm.cc): the suite's programs are small
+// plain ASCII; a test that sends more must not use QuickLimits for it.
 bool TakesAWarmSandbox(const sandbox::Engine& engine, const sandbox::RunSpec& spec) {
   return engine.options().warm_python > 0 && spec.language == Language::kPython &&
          spec.runtime.empty() && spec.limits == SecurityTest::QuickLimits() && spec.env.empty() &&
