@@ -11,6 +11,7 @@
 #include "cli/aevatar_session.h"
 #include "cli/read_file.h"
 #include "cli/server_replies.h"
+#include "sandbox/result_json.h"
 
 namespace aevatar::cli {
 namespace {
@@ -125,6 +126,11 @@ int RunExecCommand(const ClientOptions& options) {
       return Fail("cannot read " + options.stdin_file, kBadArguments);
     }
     body["stdin"] = input;
+  }
+  // The request is JSON text: bytes that are not UTF-8 cannot travel in it
+  // unchanged (and would make the encoder throw).
+  if (!sandbox::IsValidUtf8(source) || !sandbox::IsValidUtf8(body.value("stdin", ""))) {
+    return Fail("the program and its stdin must be UTF-8 (the request is JSON)", kBadArguments);
   }
   auto session = LoadSession(options.url);
   if (!session.ok()) return Fail(std::string(session.status().message()));

@@ -84,5 +84,18 @@ TEST(CliLocalJson, VaultRotateKeySaysWhatItStagedNeverTheKey) {
   ExpectLocalProblem(AevatarJson(dir, "vault rotate-key --wait-secs 0"));  // neither file nor dir
 }
 
+// `aevatar exec` refuses a program that is not UTF-8 before it asks any
+// server (its request is JSON): a clear error and exit 2, not a crash.
+TEST(CliLocalJson, ExecRefusesAProgramThatIsNotUtf8) {
+  TempDir dir;
+  std::ofstream(dir.path() + "/latin1.py", std::ios::binary) << "print('\xe9')\n";
+  const ShellRun run =
+      RunShell(dir.path(), "'" + BinaryPath("aevatar") +
+                               "' exec --url http://127.0.0.1:1 --language python --file " +
+                               dir.path() + "/latin1.py");
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("UTF-8"), std::string::npos) << run.err;
+}
+
 }  // namespace
 }  // namespace aevatar::testing
