@@ -1,6 +1,6 @@
 #include "chrono/execute_result.h"
 
-#include "sandbox/result_json.h"
+#include "base/utf8.h"
 
 namespace aevatar::chrono {
 
@@ -12,8 +12,8 @@ nlohmann::json ExecuteResultJson(const sandbox::RunResult& result) {
   return {
       {"success", RunSucceeded(result)},
       {"exit_code", result.exit_code},
-      {"stdout", sandbox::ToValidUtf8(result.stdout_data)},
-      {"stderr", sandbox::ToValidUtf8(result.stderr_data)},
+      {"stdout", base::ToValidUtf8(result.stdout_data)},
+      {"stderr", base::ToValidUtf8(result.stderr_data)},
       {"execution_time_ms", result.wall_ms},
       {"timed_out", result.verdict == sandbox::Verdict::kWallTimeout},
       {"verdict", sandbox::VerdictName(result.verdict)},

@@ -7,11 +7,11 @@
 
 #include "CLI/CLI.hpp"
 #include "base/json_read.h"
+#include "base/utf8.h"
 #include "cli/aevatar_commands.h"
 #include "cli/aevatar_session.h"
 #include "cli/read_file.h"
 #include "cli/server_replies.h"
-#include "sandbox/result_json.h"
 
 namespace aevatar::cli {
 namespace {
@@ -129,7 +129,7 @@ int RunExecCommand(const ClientOptions& options) {
   }
   // The request is JSON text: bytes that are not UTF-8 cannot travel in it
   // unchanged (and would make the encoder throw).
-  if (!sandbox::IsValidUtf8(source) || !sandbox::IsValidUtf8(body.value("stdin", ""))) {
+  if (!base::IsValidUtf8(source) || !base::IsValidUtf8(body.value("stdin", ""))) {
     return Fail("the program and its stdin must be UTF-8 (the request is JSON)", kBadArguments);
   }
   auto session = LoadSession(options.url);

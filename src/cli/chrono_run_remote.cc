@@ -4,13 +4,13 @@
 #include <iostream>
 
 #include "base/json_read.h"
+#include "base/utf8.h"
 #include "chrono/caller_auth.h"
 #include "cli/server_replies.h"
 #include "http/client.h"
 #include "http/service_tls.h"
 #include "http/url.h"
 #include "os/unique_fd.h"
-#include "sandbox/result_json.h"
 
 namespace aevatar::cli {
 namespace {
@@ -42,7 +42,7 @@ int RunOnServer(const RunCommandOptions& options, const sandbox::RunSpec& spec) 
   }
   // The request is JSON text: bytes that are not UTF-8 cannot travel in it
   // unchanged, and a run must get exactly what it was given.
-  if (!sandbox::IsValidUtf8(spec.source) || !sandbox::IsValidUtf8(spec.stdin_data)) {
+  if (!base::IsValidUtf8(spec.source) || !base::IsValidUtf8(spec.stdin_data)) {
     return Refuse("--server sends the program as JSON: its source and stdin must be UTF-8",
                   kRunBadArguments);
   }
@@ -53,7 +53,7 @@ int RunOnServer(const RunCommandOptions& options, const sandbox::RunSpec& spec) 
   if (!spec.env.empty()) {
     nlohmann::json env = nlohmann::json::object();
     for (const sandbox::EnvVar& var : spec.env) {
-      if (!sandbox::IsValidUtf8(var.name) || !sandbox::IsValidUtf8(var.value)) {
+      if (!base::IsValidUtf8(var.name) || !base::IsValidUtf8(var.value)) {
         return Refuse("--server sends --env as JSON: it must be UTF-8", kRunBadArguments);
       }
       env[var.name] = var.value;

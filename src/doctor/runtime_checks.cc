@@ -5,12 +5,12 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/utf8.h"
 #include "chrono/codex/codex_runner.h"
 #include "doctor/host_checks_internal.h"
 #include "os/host_probe.h"
 #include "os/process.h"
 #include "sandbox/engine.h"
-#include "sandbox/result_json.h"
 #include "sandbox/runtime.h"
 
 namespace aevatar::doctor::internal {
@@ -30,7 +30,7 @@ absl::StatusOr<std::string> VersionOf(const std::string& path) {
   if (!out.ok()) return out.status();
   std::string line = out->substr(0, out->find('\n'));
   const absl::string_view trimmed = absl::StripAsciiWhitespace(line);
-  return sandbox::ToValidUtf8(std::string_view(trimmed.data(), trimmed.size()));
+  return base::ToValidUtf8(std::string_view(trimmed.data(), trimmed.size()));
 }
 
 // Every program the engine runs for `language` (runtime.cc's plan) exists
@@ -149,8 +149,8 @@ Finding RunHello(SharedEngine& shared, const HostCheckOptions& options, sandbox:
   const std::string expected = "hello from " + language_name + "\n";
   if (result->verdict != sandbox::Verdict::kOk || result->stdout_data != expected) {
     return Fail(absl::StrCat("verdict ", std::string(sandbox::VerdictName(result->verdict)),
-                             ", exit ", result->exit_code, ", stderr: ",
-                             sandbox::ToValidUtf8(result->stderr_data.substr(0, 300))),
+                             ", exit ", result->exit_code,
+                             ", stderr: ", base::ToValidUtf8(result->stderr_data.substr(0, 300))),
                 fix);
   }
   return Pass(absl::StrCat("printed \"hello from ", language_name, "\" in ", result->wall_ms,

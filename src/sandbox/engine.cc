@@ -50,6 +50,11 @@ TranspileCache::Stats Engine::typescript_cache_stats() const {
 
 WarmPythonStats Engine::warm_python_stats() const { return native_->warm_stats(); }
 
+bool Engine::FitsWarmPython(const RunSpec& spec) const {
+  return spec.backend == BackendKind::kNative && spec.language == Language::kPython &&
+         native_->FitsWarm(Prepare(spec, PlanRuntime(Language::kPython), nullptr), -1);
+}
+
 absl::StatusOr<Backend*> Engine::Gvisor() {
   absl::MutexLock lock(&gvisor_mu_);
   if (gvisor_) return gvisor_.get();

@@ -85,6 +85,9 @@ class Engine : public Runner {
   TranspileCache::Stats typescript_cache_stats() const;
   // The warm Python sandboxes' counters; zero when there are none.
   WarmPythonStats warm_python_stats() const;
+  // Whether a run of `spec` with no given network namespace takes a warm
+  // Python sandbox when one is ready.
+  bool FitsWarmPython(const RunSpec& spec) const;
 
  private:
   Engine(EngineOptions options, std::unique_ptr<NativeBackend> native,

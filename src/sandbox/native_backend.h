@@ -42,6 +42,9 @@ class NativeBackend : public Backend {
   // Call once, before the first run; `profile.spec` may go after the call.
   void KeepPythonWarm(const PreparedRun& profile, size_t count);
   WarmPythonStats warm_stats() const;
+  // Whether `run` is one the warm sandboxes are kept for (native_warm.cc);
+  // `given_netns` is RunControl::netns_fd.
+  bool FitsWarm(const PreparedRun& run, int given_netns) const;
 
  private:
   class InitPlan;     // what the init is told (native_backend.cc)

@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -14,9 +12,10 @@
 #include <vector>
 
 #include "base/errno_error.h"
+#include "base/utf8.h"
+#include "os/atomic_file.h"
 #include "sandbox/native_backend.h"
 #include "sandbox/native_run_parts.h"
-#include "sandbox/result_json.h"
 #include "sandbox/warm_python.h"
 
 // The native backend's warm Python sandboxes (warm_python.h).
@@ -29,16 +28,19 @@ using Clock = std::chrono::steady_clock;
 // the dispatch is one write that never waits on the interpreter.
 constexpr int kWarmPipeBytes = 1 << 20;
 
-// The text of a small file ("" if it cannot be read).
-std::string ReadSmallFile(const std::string& path) {
-  std::ifstream file(path);
-  return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+// Enough for a /proc/PID/syscall line or the cgroup.procs of a waiting
+// sandbox (its init and one interpreter).
+constexpr size_t kMaxProcFileBytes = 4096;
+
+// The text of a small kernel file ("" if it cannot be read).
+std::string ReadProcFile(const std::string& path) {
+  return os::ReadSmallFile(path, kMaxProcFileBytes).value_or("");
 }
 
 // The pids listed in a cgroup.procs file.
 std::vector<pid_t> ProcsIn(const std::string& procs_file) {
   std::vector<pid_t> pids;
-  std::istringstream lines(ReadSmallFile(procs_file));
+  std::istringstream lines(ReadProcFile(procs_file));
   for (long pid; lines >> pid;) pids.push_back(static_cast<pid_t>(pid));
   return pids;
 }
@@ -47,7 +49,7 @@ std::vector<pid_t> ProcsIn(const std::string& procs_file) {
 // /proc/PID/syscall says ("<nr> 0x0 …"; the service is root, so it may read
 // it): a warm interpreter that has finished starting up.
 bool BlockedReadingStdin(pid_t pid) {
-  std::istringstream fields(ReadSmallFile("/proc/" + std::to_string(pid) + "/syscall"));
+  std::istringstream fields(ReadProcFile("/proc/" + std::to_string(pid) + "/syscall"));
   long number = -1;
   std::string fd;
   return static_cast<bool>(fields >> number >> fd) && number == SYS_read && fd == "0x0";
@@ -64,7 +66,7 @@ bool ReadsAlikeFromBytes(std::string_view source) {
     first_two_lines = source.find('\n', first_two_lines + 1);
   }
   return source.substr(0, first_two_lines).find("coding") == std::string_view::npos &&
-         source.find('\0') == std::string_view::npos && IsValidUtf8(source);
+         source.find('\0') == std::string_view::npos && base::IsValidUtf8(source);
 }
 
 // Writes all of `bytes` in one go to an empty non-blocking pipe whose
@@ -161,18 +163,19 @@ absl::StatusOr<std::unique_ptr<NativeBackend::WarmRun>> NativeBackend::SpawnWarm
   }
 }
 
+bool NativeBackend::FitsWarm(const PreparedRun& run, int given_netns) const {
+  if (!warm_pool_) return false;
+  const RunSpec& spec = *run.spec;
+  return spec.language == Language::kPython && spec.runtime.empty() && spec.server_files.empty() &&
+         spec.memory_dirs.empty() && given_netns < 0 && spec.limits == warm_profile_->spec.limits &&
+         run.envp == warm_profile_->prepared.envp &&
+         8 + spec.source.size() + spec.stdin_data.size() <= kWarmPipeBytes &&
+         ReadsAlikeFromBytes(spec.source);
+}
+
 std::unique_ptr<NativeBackend::WarmRun> NativeBackend::TakeWarm(const PreparedRun& run,
                                                                 const RunControl& control) {
-  if (!warm_pool_) return nullptr;
-  const RunSpec& spec = *run.spec;
-  const RunSpec& profile = warm_profile_->spec;
-  const bool alike = spec.language == Language::kPython && spec.runtime.empty() &&
-                     spec.server_files.empty() && spec.memory_dirs.empty() &&
-                     control.netns_fd < 0 && spec.limits == profile.limits &&
-                     run.envp == warm_profile_->prepared.envp &&
-                     8 + spec.source.size() + spec.stdin_data.size() <= kWarmPipeBytes &&
-                     ReadsAlikeFromBytes(spec.source);
-  if (!alike) return nullptr;
+  if (!FitsWarm(run, control.netns_fd)) return nullptr;
   // An interpreter that died while it waited (killed from outside) ends its
   // init too (the last stage is over): such a sandbox is let go, counted as
   // a failure, and the next one tried. One that dies after this check takes

@@ -11,11 +11,6 @@ namespace aevatar::sandbox {
 // is not valid UTF-8 has the bad bytes replaced by U+FFFD.
 nlohmann::json RunResultToJson(const RunResult& result);
 
-// Returns `bytes` as valid UTF-8, with invalid sequences replaced by U+FFFD.
-std::string ToValidUtf8(std::string_view bytes);
-// Whether `bytes` is all valid UTF-8.
-bool IsValidUtf8(std::string_view bytes);
-
 }  // namespace aevatar::sandbox
 
 #endif  // AEVATAR_SANDBOX_RESULT_JSON_H_

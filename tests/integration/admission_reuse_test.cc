@@ -7,6 +7,7 @@
 
 #include "aevatar_stack.h"
 #include "gtest/gtest.h"
+#include "testing/metrics_text.h"
 
 namespace aevatar::testing {
 namespace {
@@ -21,10 +22,7 @@ double Metric(const std::string& base_url, const std::string& series) {
   auto response = http::Fetch(request);
   EXPECT_TRUE(response.ok() && response->status == 200);
   if (!response.ok()) return 0;
-  const std::string& text = response->body;
-  const size_t at = text.find("\n" + series + " ");
-  if (at == std::string::npos) return 0;
-  return std::strtod(text.c_str() + at + 1 + series.size() + 1, nullptr);
+  return SeriesValue(response->body, series).value_or(0);
 }
 
 constexpr char kKeysReads[] = R"(nyxid_http_requests_total{route="/api/v1/keys",status="200"})";

@@ -16,6 +16,7 @@
 #include "nyxid_fixture.h"
 #include "service_process.h"
 #include "store/pg_pool.h"
+#include "testing/metrics_text.h"
 #include "testing/poll.h"
 #include "testing/postgres_cluster.h"
 
@@ -72,10 +73,7 @@ double ChronoMetric(const nlohmann::json& credentials, const std::string& name) 
   request.url = credentials.value("chrono_url", "") + "/metrics";
   auto response = http::Fetch(request);
   if (!response.ok() || response->status != 200) return -1;
-  const size_t at = response->body.find("\n" + name + " ");
-  return at == std::string::npos
-             ? -1
-             : std::strtod(response->body.c_str() + at + name.size() + 2, nullptr);
+  return SeriesValue(response->body, name).value_or(-1);
 }
 
 TEST(AevatarUp, StartsFromAnEmptyStateDirAndReusesItOnRestart) {

@@ -12,6 +12,7 @@
 
 #include "chrono_client.h"
 #include "gtest/gtest.h"
+#include "testing/metrics_text.h"
 #include "testing/poll.h"
 #include "testing/shell_run.h"
 #include "testing/temp_dir.h"
@@ -44,9 +45,7 @@ class ChronoRunServerTest : public ::testing::Test {
 
   // The value of an unlabelled series in the server's /metrics (-1 if absent).
   static double MetricValue(const std::string& name) {
-    const std::string text = chrono_->Metrics().body;
-    const size_t at = text.find("\n" + name + " ");
-    return at == std::string::npos ? -1 : std::strtod(text.c_str() + at + name.size() + 2, nullptr);
+    return SeriesValue(chrono_->Metrics().body, name).value_or(-1);
   }
 
   void ExpectNoToken(const ShellRun& run) {

@@ -16,6 +16,7 @@
 #include "absl/strings/match.h"
 #include "aevatar_stack.h"
 #include "gtest/gtest.h"
+#include "testing/metrics_text.h"
 #include "testing/shell_run.h"
 
 namespace aevatar::testing {
@@ -39,11 +40,7 @@ struct Scrape {
   // rendered), 0 when absent. For labelled histograms: the third-party
   // parser keeps a histogram's buckets but drops its labels, so their
   // per-route _count is read from the text the parser has accepted.
-  double RawValue(const std::string& series) const {
-    const size_t at = text.find("\n" + series + " ");
-    if (at == std::string::npos) return 0;
-    return std::strtod(text.c_str() + at + 1 + series.size() + 1, nullptr);
-  }
+  double RawValue(const std::string& series) const { return SeriesValue(text, series).value_or(0); }
 };
 
 Scrape ScrapeMetrics(const std::string& base_url, const std::string& dir) {

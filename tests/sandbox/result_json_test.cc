@@ -5,17 +5,6 @@
 namespace aevatar::sandbox {
 namespace {
 
-TEST(ToValidUtf8, KeepsValidTextAndReplacesInvalidBytes) {
-  EXPECT_EQ(ToValidUtf8("héllo 世界 🎉"), "héllo 世界 🎉");
-  EXPECT_EQ(ToValidUtf8(std::string("a\xff"
-                                    "b",
-                                    3)),
-            "a\xEF\xBF\xBD"
-            "b");
-  EXPECT_EQ(ToValidUtf8(std::string("\xe4\xb8", 2)), "\xEF\xBF\xBD\xEF\xBF\xBD");
-  EXPECT_EQ(ToValidUtf8(std::string("\xed\xa0\x80", 3)).find("\xed"), std::string::npos);
-}
-
 TEST(RunResultToJson, HasEveryContractField) {
   RunResult result;
   result.exit_code = 137;

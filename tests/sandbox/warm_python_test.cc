@@ -268,8 +268,13 @@ TEST_F(WarmPythonTest, OtherRunsStartCold) {
     bool warm = true;
     const RunResult r = RunCounted(spec, &warm);
     EXPECT_FALSE(warm) << spec.source.substr(0, 40);
+    EXPECT_FALSE(engine_->FitsWarmPython(spec)) << spec.source.substr(0, 40);
     EXPECT_EQ(r.stdout_data, expected);
   }
+  RunSpec fits;
+  fits.source = "print(1)";
+  fits.limits = WarmLimits();
+  EXPECT_TRUE(engine_->FitsWarmPython(fits));
 }
 
 std::string ReadProcFile(pid_t pid, const char* name) {

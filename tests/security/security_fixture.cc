@@ -81,17 +81,6 @@ void WaitForAFullWarmPool(const sandbox::Engine& engine) {
       << "the warm pool did not refill";
 }
 
-// Whether `spec` is one of the runs warm sandboxes are kept for, so that
-// the warm pass of the suite is known to have run its Python programs warm.
-// The engine also wants a source Python reads alike from bytes and at most
-// 1 MiB of source and stdin (native_warm.cc): the suite's programs are small
-// plain ASCII; a test that sends more must not use QuickLimits for it.
-bool TakesAWarmSandbox(const sandbox::Engine& engine, const sandbox::RunSpec& spec) {
-  return engine.options().warm_python > 0 && spec.language == Language::kPython &&
-         spec.runtime.empty() && spec.limits == SecurityTest::QuickLimits() && spec.env.empty() &&
-         spec.server_env.empty() && spec.server_files.empty() && spec.memory_dirs.empty();
-}
-
 std::string Head(const std::string& text, size_t max) {
   return text.size() <= max
              ? text
@@ -171,10 +160,11 @@ RunResult SecurityTest::RunWithSpec(sandbox::RunSpec spec) {
   const size_t warm_served = (*engine)->warm_python_stats().served;
   auto result = (*engine)->Run(spec);
   EXPECT_TRUE(result.ok()) << sandbox::LanguageName(spec.language) << ": " << result.status();
-  if (TakesAWarmSandbox(**engine, spec)) {
-    EXPECT_EQ((*engine)->warm_python_stats().served, warm_served + 1)
-        << "a program meant for a warm sandbox started cold";
-  }
+  // The warm pass runs every program the warm sandboxes are kept for warm,
+  // and no other.
+  EXPECT_EQ((*engine)->warm_python_stats().served - warm_served,
+            (*engine)->FitsWarmPython(spec) ? 1u : 0u)
+      << "a run took a warm sandbox it does not fit, or started cold while one was ready";
   WaitForAFullWarmPool(**engine);
   EXPECT_EQ(WaitUntilNothingLeft(before_run), "")
       << sandbox::LanguageName(spec.language) << " run left something on the host";
