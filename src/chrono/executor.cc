@@ -195,10 +195,10 @@ Executor::PollHint Executor::PollAfter(const Operation& op) const {
   if (op.status == OperationStatus::kRunning) return {1, PollAfterMs(now - op.started_at_ms)};
   // Queued: only this executor's own pace says when its turn comes.
   if (!options_.paced_retry_after || op.status != OperationStatus::kQueued) return {};
-  const std::optional<int64_t> ms_per_run = pace_.MsPerRun(now);
+  const std::optional<int64_t> us_per_run = pace_.UsPerRun(now);
   // At least one is counted: "nothing ahead" must never be a count cut to 0.
   absl::StatusOr<int64_t> ahead = store_->CountQueuedAhead(
-      op, ms_per_run ? std::max<int64_t>(AheadWorthCounting(*ms_per_run), 1) : 1);
+      op, us_per_run ? std::max<int64_t>(AheadWorthCounting(*us_per_run), 1) : 1);
   if (!ahead.ok()) return {};
   if (*ahead == 0) {
     // Next in line: as long as it has waited so far, like a run, but never
@@ -207,11 +207,16 @@ Executor::PollHint Executor::PollAfter(const Operation& op) const {
     // second late. A negative wait (a clock stepped back) says nothing at
     // all; the pace still does.
     const int64_t waited_ms = now - op.created_at_ms;
-    if (!ms_per_run) return {1, PollAfterMs(waited_ms)};
-    return {1, PollAfterMs(waited_ms < 0 ? *ms_per_run : std::min(waited_ms, *ms_per_run))};
+    if (!us_per_run) return {1, PollAfterMs(waited_ms)};
+    const int64_t pace_ms = *us_per_run / 1000;
+    return {1, PollAfterMs(waited_ms < 0 ? pace_ms : std::min(waited_ms, pace_ms))};
   }
-  if (!ms_per_run) return {};
-  return {chrono::PollAfterSecs(*ahead, ms_per_run), PollAfterMs((*ahead + 1) * *ms_per_run)};
+  if (!us_per_run) return {};
+  // Operations queued ahead of it exist, so every worker is busy: those runs
+  // finish before it too (its own run lasts as long as one of theirs).
+  const int64_t finishing_first = *ahead + options_.workers;
+  return {chrono::PollAfterSecs(finishing_first, us_per_run),
+          QueuedPollAfterMs(finishing_first, *us_per_run)};
 }
 
 int64_t Executor::queued() const {
@@ -225,13 +230,17 @@ int64_t Executor::running() const {
 }
 
 void Executor::WorkerLoop() {
+  std::optional<int64_t> last_work_end_ms;  // when this worker last finished anything
   for (;;) {
     std::unique_ptr<SyncJob> job;
     int64_t generation = 0;
+    int64_t busy_since_ms = 0;
     {
       absl::MutexLock lock(&mu_);
+      const bool work_waited = WorkReady();
       mu_.AwaitWithTimeout(absl::Condition(this, &Executor::WorkReady), kIdlePoll);
       if (stopping_) return;
+      busy_since_ms = work_waited && last_work_end_ms ? *last_work_end_ms : now_();
       if (!sync_jobs_.empty()) {
         job = std::move(sync_jobs_.front());
         sync_jobs_.pop_front();
@@ -241,20 +250,23 @@ void Executor::WorkerLoop() {
     }
     if (job) {
       job->done.set_value(runner_->Run(job->spec, {}));
+      last_work_end_ms = now_();
     } else {
       auto claimed = store_->ClaimNext(options_.runner_id, now_(), options_.lease_ms);
       if (!claimed.ok()) {
         base::Log(LogLevel::kError, "operations.claim_failed", "",
                   {{"error", std::string(claimed.status().message())}});
+        last_work_end_ms = now_();
       } else if (claimed->has_value()) {
         {
           absl::MutexLock lock(&mu_);
           if (durable_queued_ > 0) --durable_queued_;
           ++durable_generation_;
         }
-        RunOperation(**claimed);
+        last_work_end_ms = RunOperation(**claimed, busy_since_ms);
       } else {
         ResyncDurableQueued(generation, 0);  // the store has nothing queued
+        last_work_end_ms = now_();
       }
     }
     absl::MutexLock lock(&mu_);
@@ -262,8 +274,7 @@ void Executor::WorkerLoop() {
   }
 }
 
-void Executor::RunOperation(const Operation& op) {
-  const int64_t started_ms = now_();
+int64_t Executor::RunOperation(const Operation& op, int64_t busy_since_ms) {
   auto request = ParseCanonicalRequest(op.request);
   auto server_env = sealer_->Unseal(op.sealed_credentials);
   auto cancel_pipe = os::MakePipe();
@@ -271,9 +282,10 @@ void Executor::RunOperation(const Operation& op) {
     absl::Status failure = !request.ok()      ? request.status()
                            : !server_env.ok() ? server_env.status()
                                               : cancel_pipe.status();
-    pace_.Finished(started_ms, now_());  // before the store shows it finished
+    const int64_t ended_ms = now_();
+    pace_.Finished(busy_since_ms, ended_ms);  // before the store shows it finished
     FinishRun(op.id, OperationStatus::kFailed, FailureResult(failure));
-    return;
+    return ended_ms;
   }
   {
     absl::MutexLock lock(&mu_);
@@ -311,8 +323,10 @@ void Executor::RunOperation(const Operation& op) {
   }
   // When the run ended, before the store shows it finished (a commit and its
   // retries take their time; a reader of the store sees the pace include it).
-  pace_.Finished(started_ms, now_());
+  const int64_t ended_ms = now_();
+  pace_.Finished(busy_since_ms, ended_ms);
   FinishRun(op.id, status, result_json);
+  return ended_ms;
 }
 
 void Executor::FinishRun(const std::string& id, OperationStatus status, const std::string& result) {

@@ -113,7 +113,11 @@ class Executor {
   struct SyncJob;
 
   void WorkerLoop();
-  void RunOperation(const Operation& op);
+  // `busy_since_ms`: when this worker began on `op`, for the pace: the end
+  // of its previous run when work was already waiting (the commits and the
+  // claim between two runs are part of what a queued operation waits for),
+  // else when the work arrived. Returns when the run ended.
+  int64_t RunOperation(const Operation& op, int64_t busy_since_ms);
   // Records a run's outcome; retries while the store is unreachable, for up
   // to one lease (past it another runner may have settled the run).
   void FinishRun(const std::string& id, OperationStatus status, const std::string& result);

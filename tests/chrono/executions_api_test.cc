@@ -96,23 +96,27 @@ TEST(ExecutionsApi, AQueuedOperationsRetryAfterSaysWhenItsTurnComes) {
 
   http::Response far = h.Call("GET", "/executions/" + queued[19].id);
   ASSERT_EQ(far.status, 200) << far.body;
-  // Half the time the runs ahead and its own take: 20 runs of 500 ms.
-  EXPECT_EQ(far.headers.Get("Retry-After").value_or(""), "5");
-  // A second or more away: no finer hint than whole seconds.
-  EXPECT_FALSE(far.headers.Get("Retry-After-Ms").has_value());
-  EXPECT_FALSE(h.Call("GET", "/executions/" + queued[1].id).headers.Get("Retry-After-Ms"));
+  // The held run, the 19 queued ahead and its own: 21 runs of 500 ms,
+  // 10.5 s. Two thirds of that, to come back before the end.
+  EXPECT_EQ(far.headers.Get("Retry-After-Ms").value_or(""), "7000");
+  EXPECT_EQ(far.headers.Get("Retry-After").value_or(""), "7");
+  // Three runs, 1.5 s: two thirds, but never less than a second from there.
+  EXPECT_EQ(h.Call("GET", "/executions/" + queued[1].id).headers.Get("Retry-After-Ms"), "1000");
   // Nothing queued ahead (only the held run): as long as it has waited so
   // far (19 ms, sooner than one run at the pace), lifted to the floor.
   EXPECT_EQ(h.Call("GET", "/executions/" + queued[0].id).headers.Get("Retry-After-Ms"),
             std::to_string(kMinPollMs));
   http::Response early = h.Call("GET", "/executions/" + queued[7].id + "/result");
   EXPECT_EQ(early.status, 409);
-  EXPECT_EQ(early.headers.Get("Retry-After").value_or(""), "2");  // eight runs
-  // A new submission joins the back of the queue, behind all 20: 10.5 s.
+  EXPECT_EQ(early.headers.Get("Retry-After-Ms").value_or(""), "3000");  // nine runs
+  EXPECT_EQ(early.headers.Get("Retry-After").value_or(""), "3");
+  // A new submission joins the back of the queue, behind all 20: 11 s, and
+  // whole seconds round up (never sooner than the finer hint).
   h.clock().Advance(1);
   http::Response receipt = h.Submit({{"language", "bash"}, {"script", "true"}}, "k-new");
   ASSERT_EQ(receipt.status, 202) << receipt.body;
-  EXPECT_EQ(receipt.headers.Get("Retry-After").value_or(""), "5");
+  EXPECT_EQ(receipt.headers.Get("Retry-After-Ms").value_or(""), "7333");
+  EXPECT_EQ(receipt.headers.Get("Retry-After").value_or(""), "8");
   h.runner().Open();
 }
 

@@ -338,9 +338,11 @@ std::vector<int64_t> PollAftersBehindAPace(bool paced) {
 }
 
 TEST(Executor, AQueuedOperationFarBackIsToldToPollNearItsTurn) {
-  // Half the time the runs ahead and its own take (1, 8 and 20 runs of
-  // 500 ms); a running operation 1; a stale pace says nothing.
-  EXPECT_EQ(PollAftersBehindAPace(true), (std::vector<int64_t>{1, 2, 5, 1, 1}));
+  // Next in line: 1. Then two thirds of the time the runs that end before
+  // it (the held one and those queued ahead) and its own take, rounded up:
+  // 9 and 21 runs of 500 ms. A running operation 1; a stale pace says
+  // nothing.
+  EXPECT_EQ(PollAftersBehindAPace(true), (std::vector<int64_t>{1, 3, 7, 1, 1}));
 }
 
 TEST(Executor, NextInLineAfterALongWaitIsToldThePaceNotHowLongItWaited) {

@@ -16,8 +16,9 @@ inline std::optional<double> SeriesValue(std::string_view text, std::string_view
   for (size_t line = 0; line < text.size();) {
     const size_t end = std::min(text.find('\n', line), text.size());
     if (text.substr(line, end - line).starts_with(prefix)) {
-      return std::strtod(std::string(text.substr(line + prefix.size(), end - line - prefix.size())).c_str(),
-                         nullptr);
+      return std::strtod(
+          std::string(text.substr(line + prefix.size(), end - line - prefix.size())).c_str(),
+          nullptr);
     }
     line = end + 1;
   }
