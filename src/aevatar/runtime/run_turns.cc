@@ -32,14 +32,19 @@ int64_t BackoffMs(int attempt) {
   return std::min<int64_t>(delay, 30'000);
 }
 
-absl::Status ExecuteTurn(const TurnDeps& deps, const Callback& callback) {
-  auto run = deps.store->GetRun(callback.run_id);
-  if (!run.ok()) return run.status();
-  if (IsTerminalPhase(run->phase) || run->state.value("callback_id", "") != callback.callback_id) {
+absl::Status ExecuteTurn(const TurnDeps& deps, const Callback& callback,
+                         std::optional<RunRecord> preloaded) {
+  if (!preloaded) {
+    auto run = deps.store->GetRun(callback.run_id);
+    if (!run.ok()) return run.status();
+    preloaded = *std::move(run);
+  }
+  if (IsTerminalPhase(preloaded->phase) ||
+      preloaded->state.value("callback_id", "") != callback.callback_id) {
     return absl::OkStatus();  // a stale delivery: the actor moved on
   }
   Turn turn;
-  turn.run = *run;
+  turn.run = *std::move(preloaded);
   if (turn.run.phase == "finalizing_audit") return AuditStep(deps, turn);
   auto definition = LoadDefinition(deps, turn.state());
   if (!definition.ok()) return definition.status();

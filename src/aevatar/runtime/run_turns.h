@@ -33,13 +33,16 @@ struct TurnDeps {
   const WorkflowRuntime::AgentKeyResolver* agent_keys = nullptr;
   // Definitions already unsealed and validated; null: none kept.
   DefinitionCache* definitions = nullptr;
-  // Set by Commit to the next callback it committed; null: not told.
-  std::optional<Callback>* committed_next = nullptr;
+  // Set by Commit to what it committed; null: not told.
+  std::optional<CommittedTurn>* committed = nullptr;
 };
 
 // Runs the turn `callback` triggers, if it is still the run's current
-// callback, and commits its outcome. Caller holds the run's lock.
-absl::Status ExecuteTurn(const TurnDeps& deps, const Callback& callback);
+// callback, and commits its outcome. `preloaded` is the run as the turn before
+// committed it, when this one follows at once under the same lock; else
+// the turn reads it from the store. Caller holds the run's lock.
+absl::Status ExecuteTurn(const TurnDeps& deps, const Callback& callback,
+                         std::optional<RunRecord> preloaded = std::nullopt);
 
 // The material a pending step sealed before its side effect (`material_ref`),
 // unsealed and checked against the digest run state recorded

@@ -32,14 +32,20 @@ absl::Status Commit(const TurnDeps& deps, Turn& turn) {
   } else {
     turn.state()["callback_id"] = nullptr;
   }
-  commit.state = turn.state();
+  commit.state = std::move(turn.state());
   // FinishRun's event marks the turn that ends the run: told once committed.
   const bool finishes =
       std::any_of(commit.events.begin(), commit.events.end(),
                   [&](const RunEvent& event) { return event.type == "run." + commit.phase; });
+  const int64_t last_event_ms = commit.events.empty() ? 0 : commit.events.back().at_ms;
   auto committed = deps.store->CommitTurn(commit);
-  if (committed.ok() && deps.committed_next != nullptr) {
-    *deps.committed_next = commit.next_callback;
+  turn.state() = std::move(commit.state);
+  if (committed.ok() && deps.committed != nullptr) {
+    // As the store now holds it (SqliteWorkflowStore::CommitTurn's columns).
+    RunRecord stored = turn.run;
+    stored.version = *committed;
+    stored.updated_at_ms = std::max(stored.updated_at_ms, last_event_ms);
+    *deps.committed = CommittedTurn{std::move(stored), commit.next_callback};
   }
   if (committed.ok() && finishes && deps.on_run_finished != nullptr && *deps.on_run_finished) {
     (*deps.on_run_finished)(commit.phase,

@@ -50,8 +50,9 @@ WorkflowRuntime::WorkflowRuntime(Options options, WorkflowStore* store, AuditLog
 WorkflowRuntime::~WorkflowRuntime() { Stop(); }
 
 absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback, absl::Mutex* run_lock,
-                                          int64_t now_ms, std::optional<Callback>* committed_next) {
-  committed_next->reset();
+                                          int64_t now_ms, std::optional<RunRecord> loaded,
+                                          std::optional<CommittedTurn>* committed) {
+  committed->reset();
   // A turn must never take the process down: whatever escapes it (a library
   // exception, a bug) becomes an error status handled like any failed turn.
   try {
@@ -68,8 +69,8 @@ absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback, absl::Mutex*
                   &options_.on_run_finished,
                   &options_.agent_keys,
                   &definitions_,
-                  committed_next};
-    return ExecuteTurn(deps, callback);
+                  committed};
+    return ExecuteTurn(deps, callback, std::move(loaded));
   } catch (const std::exception&) {
     return absl::InternalError("the turn raised an exception");
   } catch (...) {
@@ -82,7 +83,8 @@ std::optional<Callback> WorkflowRuntime::NextTurnDueNow(const std::string& run_i
                                                         int64_t delivery_started_ms, int64_t now) {
   // The run's lock was held since that commit, and only a message (which
   // waits for it) or another replica (which waits for the lease) changes a
-  // run: the committed callback is still the run's. The turn checks it again.
+  // run: the committed callback and run are still the run's. The turn checks
+  // the callback again, and its commit the run's version.
   if (!committed || committed->due_at_ms > now + kAtOnceMs) return std::nullopt;
   {
     absl::MutexLock state_lock(&mu_);
@@ -108,17 +110,18 @@ void WorkflowRuntime::Deliver(const Callback& first, int max_turns) {
   // goes back.
   Callback callback = first;
   int64_t turn_ms = std::max(started_ms, callback.due_at_ms);
-  std::optional<Callback> committed;  // the next callback the last turn committed
-  absl::Status status = GuardedTurn(callback, run_lock.get(), turn_ms, &committed);
+  std::optional<CommittedTurn> committed;  // what the last turn committed
+  absl::Status status = GuardedTurn(callback, run_lock.get(), turn_ms, std::nullopt, &committed);
   bool progressed = false;  // a turn of this delivery committed
-  for (int turns = 1; status.ok() && turns < max_turns; ++turns) {
+  for (int turns = 1; status.ok() && committed && turns < max_turns; ++turns) {
     const int64_t now = std::max(clock_(), turn_ms);
-    std::optional<Callback> next = NextTurnDueNow(callback.run_id, committed, started_ms, now);
+    std::optional<Callback> next =
+        NextTurnDueNow(callback.run_id, committed->next, started_ms, now);
     if (!next) break;
     callback = *std::move(next);
     progressed = true;
     turn_ms = std::max(now, callback.due_at_ms);
-    status = GuardedTurn(callback, run_lock.get(), turn_ms, &committed);
+    status = GuardedTurn(callback, run_lock.get(), turn_ms, std::move(committed->run), &committed);
   }
   int attempts = 0;
   {

@@ -258,10 +258,12 @@ class WorkflowRuntime {
       ABSL_LOCKS_EXCLUDED(mu_);
   // `run_lock` is the run's lock, held by the caller (a codex_exec exchange
   // releases it while it waits: codex_step_turns.cc); the turn runs at
-  // `now_ms`. `*committed_next` is set to the next callback the turn
-  // committed (nullopt when it committed none).
+  // `now_ms` on `loaded` (the run the turn before committed) or, without it,
+  // the run as stored. `*committed` is set to what the turn committed
+  // (nullopt when it committed nothing).
   absl::Status GuardedTurn(const Callback& callback, absl::Mutex* run_lock, int64_t now_ms,
-                           std::optional<Callback>* committed_next);
+                           std::optional<RunRecord> loaded,
+                           std::optional<CommittedTurn>* committed);
   absl::Status FailRunTyped(const std::string& run_id, const std::string& diagnostic_id);
   // ObserveNyxidFacts for one run, under its lock: whether it revoked a grant.
   absl::StatusOr<bool> ObserveFactsLocked(const std::string& run_id, const NyxidFacts& facts);

@@ -54,6 +54,13 @@ struct Callback {
   int64_t due_at_ms = 0;
 };
 
+// What a turn's commit left: the run as now stored (so that a turn that
+// follows at once need not read it back) and its next callback.
+struct CommittedTurn {
+  RunRecord run;
+  std::optional<Callback> next;  // nullopt: none
+};
+
 // Where a page of ListRuns ended: the last run it held. The next page holds
 // the runs after it in the listing order (created_at_ms, then run_id, both
 // descending).
