@@ -258,12 +258,8 @@ void Executor::WorkerLoop() {
                   {{"error", std::string(claimed.status().message())}});
         last_work_end_ms = now_();
       } else if (claimed->has_value()) {
-        {
-          absl::MutexLock lock(&mu_);
-          if (durable_queued_ > 0) --durable_queued_;
-          ++durable_generation_;
-        }
-        last_work_end_ms = RunOperation(**claimed, busy_since_ms);
+        TookQueuedOperation();
+        last_work_end_ms = RunDurable(**std::move(claimed), busy_since_ms);
       } else {
         ResyncDurableQueued(generation, 0);  // the store has nothing queued
         last_work_end_ms = now_();
@@ -274,7 +270,45 @@ void Executor::WorkerLoop() {
   }
 }
 
-int64_t Executor::RunOperation(const Operation& op, int64_t busy_since_ms) {
+void Executor::TookQueuedOperation() {
+  absl::MutexLock lock(&mu_);
+  if (durable_queued_ > 0) --durable_queued_;
+  ++durable_generation_;
+}
+
+bool Executor::ClaimsWithTheFinish() const {
+  absl::MutexLock lock(&mu_);
+  // A synchronous job waiting goes first, as it does in WorkerLoop.
+  return !stopping_ && sync_jobs_.empty() && durable_queued_ > 0;
+}
+
+int64_t Executor::RunDurable(Operation op, int64_t busy_since_ms) {
+  for (;;) {
+    const DurableOutcome outcome = RunOperation(op);
+    // When the run ended, before the store shows it finished (a commit and
+    // its retries take their time; a reader of the store sees the pace
+    // include it).
+    const int64_t ended_ms = now_();
+    pace_.Finished(busy_since_ms, ended_ms);
+    if (!ClaimsWithTheFinish()) {
+      FinishRun(op.id, outcome.status, outcome.result_json);
+      return ended_ms;
+    }
+    auto next = store_->FinishAndClaimNext(op.id, outcome.status, outcome.result_json,
+                                           options_.runner_id, now_(), options_.lease_ms);
+    if (!next.ok()) {
+      FinishRun(op.id, outcome.status, outcome.result_json);  // alone, with its retries
+      return ended_ms;
+    }
+    LogFinished(op.id, outcome.status);
+    if (!next->has_value()) return ended_ms;
+    TookQueuedOperation();
+    op = **std::move(next);
+    busy_since_ms = ended_ms;
+  }
+}
+
+Executor::DurableOutcome Executor::RunOperation(const Operation& op) {
   auto request = ParseCanonicalRequest(op.request);
   auto server_env = sealer_->Unseal(op.sealed_credentials);
   auto cancel_pipe = os::MakePipe();
@@ -282,10 +316,7 @@ int64_t Executor::RunOperation(const Operation& op, int64_t busy_since_ms) {
     absl::Status failure = !request.ok()      ? request.status()
                            : !server_env.ok() ? server_env.status()
                                               : cancel_pipe.status();
-    const int64_t ended_ms = now_();
-    pace_.Finished(busy_since_ms, ended_ms);  // before the store shows it finished
-    FinishRun(op.id, OperationStatus::kFailed, FailureResult(failure));
-    return ended_ms;
+    return {OperationStatus::kFailed, FailureResult(failure)};
   }
   {
     absl::MutexLock lock(&mu_);
@@ -307,26 +338,22 @@ int64_t Executor::RunOperation(const Operation& op, int64_t busy_since_ms) {
     cancel_fds_.erase(op.id);
   }
 
-  OperationStatus status = OperationStatus::kFailed;
-  std::string result_json;
   if (!result.ok()) {
     base::Log(LogLevel::kError, "operation.sandbox_failure", op.id,
               {{"error", std::string(result.status().message())}});
-    result_json = FailureResult(result.status());
-  } else {
-    status = result->cancelled       ? OperationStatus::kCancelled
-             : RunSucceeded(*result) ? OperationStatus::kSucceeded
-                                     : OperationStatus::kFailed;
-    result_json = ExecuteResultJson(*result).dump();
-    metrics_->CountRun(std::string(sandbox::VerdictName(result->verdict)),
-                       static_cast<double>(result->wall_ms) / 1000.0);
+    return {OperationStatus::kFailed, FailureResult(result.status())};
   }
-  // When the run ended, before the store shows it finished (a commit and its
-  // retries take their time; a reader of the store sees the pace include it).
-  const int64_t ended_ms = now_();
-  pace_.Finished(busy_since_ms, ended_ms);
-  FinishRun(op.id, status, result_json);
-  return ended_ms;
+  metrics_->CountRun(std::string(sandbox::VerdictName(result->verdict)),
+                     static_cast<double>(result->wall_ms) / 1000.0);
+  const OperationStatus status = result->cancelled       ? OperationStatus::kCancelled
+                                 : RunSucceeded(*result) ? OperationStatus::kSucceeded
+                                                         : OperationStatus::kFailed;
+  return {status, ExecuteResultJson(*result).dump()};
+}
+
+void Executor::LogFinished(const std::string& id, OperationStatus status) {
+  base::Log(LogLevel::kInfo, "operation.finished", id,
+            {{"status", std::string(OperationStatusName(status))}});
 }
 
 void Executor::FinishRun(const std::string& id, OperationStatus status, const std::string& result) {
@@ -334,11 +361,7 @@ void Executor::FinishRun(const std::string& id, OperationStatus status, const st
   absl::Duration backoff = absl::Milliseconds(100);
   for (;;) {
     absl::StatusOr<Operation> finished = store_->Finish(id, status, result, now_());
-    if (finished.ok()) {
-      base::Log(LogLevel::kInfo, "operation.finished", id,
-                {{"status", std::string(OperationStatusName(status))}});
-      return;
-    }
+    if (finished.ok()) return LogFinished(id, status);
     // Unavailable: the store is unreachable (a database restart); Unknown:
     // the commit's fate is unknown, and a retry finds it done or not.
     const bool transient =

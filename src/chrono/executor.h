@@ -113,11 +113,27 @@ class Executor {
   struct SyncJob;
 
   void WorkerLoop();
-  // `busy_since_ms`: when this worker began on `op`, for the pace: the end
-  // of its previous run when work was already waiting (the commits and the
-  // claim between two runs are part of what a queued operation waits for),
-  // else when the work arrived. Returns when the run ended.
-  int64_t RunOperation(const Operation& op, int64_t busy_since_ms);
+  // What a durable run came to: the terminal status and the result document.
+  struct DurableOutcome {
+    OperationStatus status;
+    std::string result_json;
+  };
+  // Runs `op`, claimed by this worker, and records it finished; then, while
+  // durable work waits and no synchronous job does, each operation claimed
+  // with a finish (OperationStore::FinishAndClaimNext: one commit between
+  // two runs). `busy_since_ms`: when this worker began on `op`, for the
+  // pace: the end of its previous run when work was already waiting (the
+  // commits and the claim between two runs are part of what a queued
+  // operation waits for), else when the work arrived. Returns when the last
+  // run ended.
+  int64_t RunDurable(Operation op, int64_t busy_since_ms);
+  // Runs a claimed operation's program; records nothing in the store.
+  DurableOutcome RunOperation(const Operation& op);
+  // Counts a queued operation taken up by a claim.
+  void TookQueuedOperation() ABSL_LOCKS_EXCLUDED(mu_);
+  // Whether a finish should claim the next operation with it.
+  bool ClaimsWithTheFinish() const ABSL_LOCKS_EXCLUDED(mu_);
+  static void LogFinished(const std::string& id, OperationStatus status);
   // Records a run's outcome; retries while the store is unreachable, for up
   // to one lease (past it another runner may have settled the run).
   void FinishRun(const std::string& id, OperationStatus status, const std::string& result);

@@ -83,6 +83,16 @@ class OperationStore {
   virtual absl::StatusOr<Operation> Finish(const std::string& id, OperationStatus status,
                                            const std::string& result, int64_t now_ms) = 0;
 
+  // A worker's end of one run and start of the next: Finish(id, status,
+  // result, now_ms), then ClaimNext(runner_id, now_ms, lease_ms). OK: the
+  // finish is durable, and the operation claimed next, if any. An error:
+  // nothing was finished (the caller finishes alone). This default does the
+  // two one after the other (a failed claim is then no claim); a store that
+  // can make them one durable write (one sync) does.
+  virtual absl::StatusOr<std::optional<Operation>> FinishAndClaimNext(
+      const std::string& id, OperationStatus status, const std::string& result,
+      const std::string& runner_id, int64_t now_ms, int64_t lease_ms);
+
   // queued -> cancelled (terminal, payloads cleared, version + 1); running ->
   // cancel_requested = true (the runner kills it and finishes it as
   // cancelled); terminal -> unchanged. Returns the operation afterwards.

@@ -192,6 +192,24 @@ class SqliteOperationStore final : public OperationStore {
     }));
   }
 
+  // One grouped write: the claim commits with the finish (one WAL sync on
+  // the worker's way from one run to the next). A failed claim undoes the
+  // finish too; the executor then finishes alone.
+  absl::StatusOr<std::optional<Operation>> FinishAndClaimNext(
+      const std::string& id, OperationStatus status, const std::string& result,
+      const std::string& runner_id, int64_t now_ms, int64_t lease_ms) override {
+    if (absl::Status s = ValidateFinishStatus(status); !s.ok()) return s;
+    if (absl::Status s = ValidateLease(runner_id, lease_ms); !s.ok()) return s;
+    return ToStoreError(group_.RunForValue<std::optional<Operation>>(
+        [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::StatusOr<std::optional<Operation>> {
+          absl::StatusOr<Operation> op = LoadById(db_, id);
+          if (!op.ok()) return op.status();
+          if (absl::Status s = ApplyFinish(*op, status, result, now_ms); !s.ok()) return s;
+          if (absl::Status s = Save(db_, *op); !s.ok()) return s;
+          return ClaimNextLocked(runner_id, now_ms, lease_ms);
+        }));
+  }
+
   absl::StatusOr<Operation> RequestCancel(const std::string& id, int64_t now_ms) override {
     return ToStoreError(Transition(
         id, [&](Operation& op) -> absl::StatusOr<bool> { return ApplyCancel(op, now_ms); }));

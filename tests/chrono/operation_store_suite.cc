@@ -218,6 +218,53 @@ TEST_P(OperationStoreSuite, FinishOnlyFromRunningAndClearsPayloads) {
   ExpectSameOperation(*store_->Get("op_1"), *done);  // terminal states never change
 }
 
+TEST_P(OperationStoreSuite, FinishAndClaimNextFinishesOneAndTakesTheOldestQueued) {
+  Create(NewOperation("op_1", "alice", "k1", 1000));
+  Create(NewOperation("op_3", "alice", "k3", 1200));
+  Create(NewOperation("op_2", "alice", "k2", 1100));
+  Claim("runner-1", 1500);
+  auto next = store_->FinishAndClaimNext("op_1", S::kSucceeded, R"({"exit":0})", "runner-1", 2000,
+                                         kTestLeaseMs);
+  ASSERT_TRUE(next.ok()) << next.status();
+  ASSERT_TRUE(next->has_value());
+  EXPECT_EQ((*next)->id, "op_2");
+  EXPECT_EQ((*next)->status, S::kRunning);
+  EXPECT_EQ((*next)->claimed_by, "runner-1");
+  EXPECT_EQ((*next)->started_at_ms, 2000);
+  ExpectSameOperation(*store_->Get("op_2"), **next);
+  const Operation finished = *store_->Get("op_1");
+  EXPECT_EQ(finished.status, S::kSucceeded);
+  EXPECT_EQ(finished.result, R"({"exit":0})");
+  EXPECT_EQ(finished.finished_at_ms, 2000);
+  EXPECT_EQ(finished.request, "");
+
+  auto third = store_->FinishAndClaimNext("op_2", S::kFailed, "{}", "runner-1", 2100, kTestLeaseMs);
+  ASSERT_TRUE(third.ok() && third->has_value()) << third.status();
+  EXPECT_EQ((*third)->id, "op_3");
+  // The last one: finished, and nothing left to claim.
+  auto last = store_->FinishAndClaimNext("op_3", S::kFailed, "{}", "runner-1", 2300, kTestLeaseMs);
+  ASSERT_TRUE(last.ok()) << last.status();
+  EXPECT_FALSE(last->has_value());
+  EXPECT_EQ(store_->Get("op_3")->status, S::kFailed);
+}
+
+TEST_P(OperationStoreSuite, FinishAndClaimNextOfAnOperationNotRunningClaimsNothing) {
+  Create(NewOperation("op_1", "alice", "k1", 1000));
+  Create(NewOperation("op_2", "alice", "k2", 1100));
+  // op_1 is still queued: no finish, and op_1 and op_2 stay queued.
+  auto early =
+      store_->FinishAndClaimNext("op_1", S::kSucceeded, "{}", "runner-1", 2000, kTestLeaseMs);
+  EXPECT_EQ(early.status().code(), absl::StatusCode::kFailedPrecondition) << early.status();
+  EXPECT_EQ(store_->Get("op_1")->status, S::kQueued);
+  EXPECT_EQ(store_->Get("op_2")->status, S::kQueued);
+  Claim("runner-1", 2100);
+  EXPECT_EQ(store_->FinishAndClaimNext("op_1", S::kRunning, "{}", "runner-1", 2200, kTestLeaseMs)
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->Get("op_2")->status, S::kQueued);
+}
+
 TEST_P(OperationStoreSuite, VersionChangesExactlyWithTheStatusDocument) {
   EXPECT_EQ(Create(NewOperation("op_1", "alice", "k")).version, 1);
   EXPECT_EQ(store_->Get("op_1")->version, 1);  // reads change nothing

@@ -251,10 +251,16 @@ absl::Status ProgressStep(const TurnDeps& deps, Turn& turn, const WorkflowDefini
   if (base::StringOr(pending, "tool", "") == "codex_exec") {
     return ProgressCodexStep(deps, turn, definition);
   }
-  auto material = LoadPendingMaterial(deps, pending);
-  if (!material.ok()) return material.status();
   auto operation = PendingOperation::FromJson(pending["operation"]);
   if (!operation.ok()) return operation.status();
+  // The sealed material (the idempotency key and the request) is for the
+  // submit only: once the operation id is known it stays sealed.
+  json material = json::object();
+  if (operation->provider_operation_id.empty()) {
+    auto loaded = LoadPendingMaterial(deps, pending);
+    if (!loaded.ok()) return loaded.status();
+    material = *std::move(loaded);
+  }
   auto credential = LoadCredential(deps, state);
   if (!credential.ok()) return credential.status();
   auto route = SealedRoute(state["proof"]);
@@ -266,8 +272,8 @@ absl::Status ProgressStep(const TurnDeps& deps, Turn& turn, const WorkflowDefini
   }
   const bool had_receipt = !operation->provider_operation_id.empty();
   const auto started = std::chrono::steady_clock::now();
-  TurnDecision decision = RunTurn(*transport, (*material)["idempotency_key"], (*material)["body"],
-                                  *operation, deps.now_ms);
+  TurnDecision decision = RunTurn(*transport, base::StringOr(material, "idempotency_key", ""),
+                                  material.value("body", json::object()), *operation, deps.now_ms);
   // How long this turn's exchanges took: each is bounded, and the run's
   // events show it.
   const int64_t took_ms = std::chrono::duration_cast<std::chrono::milliseconds>(

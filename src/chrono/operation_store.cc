@@ -1,0 +1,15 @@
+#include "chrono/operation_store.h"
+
+namespace aevatar::chrono {
+
+absl::StatusOr<std::optional<Operation>> OperationStore::FinishAndClaimNext(
+    const std::string& id, OperationStatus status, const std::string& result,
+    const std::string& runner_id, int64_t now_ms, int64_t lease_ms) {
+  absl::StatusOr<Operation> finished = Finish(id, status, result, now_ms);
+  if (!finished.ok()) return finished.status();
+  absl::StatusOr<std::optional<Operation>> next = ClaimNext(runner_id, now_ms, lease_ms);
+  if (!next.ok()) return std::nullopt;  // finished; the worker claims again later
+  return next;
+}
+
+}  // namespace aevatar::chrono
