@@ -15,6 +15,7 @@
 //   backup     copy the state directory's databases while serving
 //   restore    put a backup back (services stopped)
 #include "CLI/CLI.hpp"
+#include "base/mutex_mode.h"
 #include "cli/aevatar_approvals_command.h"
 #include "cli/aevatar_backup_command.h"
 #include "cli/aevatar_codex_command.h"
@@ -61,6 +62,7 @@ const std::vector<aevatar::cli::CommandExample> kAevatarExamples = {
 }  // namespace
 
 int main(int argc, char** argv) {
+  aevatar::base::UseReleaseMutexes();
   using namespace aevatar::cli;
   CLI::App app{"aevatar: tools, admission and workflows over nyxid and chrono-sandbox"};
   app.require_subcommand(1);

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "CLI/CLI.hpp"
+#include "base/mutex_mode.h"
 #include "cli/chrono_run_command.h"
 #include "cli/chrono_serve_command.h"
 #include "cli/command_examples.h"
@@ -13,6 +14,7 @@
 #include "cli/version.h"
 
 int main(int argc, char** argv) {
+  aevatar::base::UseReleaseMutexes();
   CLI::App app{"chrono-sandbox: runs programs in isolated one-shot sandboxes"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("chrono-sandbox ") + aevatar::cli::kVersion);

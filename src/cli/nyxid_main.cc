@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "CLI/CLI.hpp"
+#include "base/mutex_mode.h"
 #include "cli/command_examples.h"
 #include "cli/config_file.h"
 #include "cli/nyxid_commands.h"
@@ -74,6 +75,7 @@ void AddJsonFlags(CLI::App& command, aevatar::cli::NyxidGlobalOptions& global) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  aevatar::base::UseReleaseMutexes();
   CLI::App app{"nyxid: identity, routes, tokens and the exact-route proxy"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("nyxid ") + aevatar::cli::kVersion);
