@@ -4,10 +4,6 @@
 
 namespace aevatar::base {
 
-void UseReleaseMutexes() {
-#ifdef NDEBUG
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-#endif
-}
+void UseReleaseMutexes() { absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore); }
 
 }  // namespace aevatar::base

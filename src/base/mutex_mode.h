@@ -7,9 +7,9 @@ namespace aevatar::base {
 // every lock records the locks its thread holds and checks a process-wide
 // lock-order graph behind one global lock (deadlock detection), which every
 // thread of a busy service then queues on. A service's main() calls this
-// first: in a build with NDEBUG it turns that detection off, as an optimized
-// Abseil has it. Test binaries do not call it, so under test the detection
-// still finds lock-order inversions.
+// first: it turns that detection off, as an optimized Abseil has it. Test
+// binaries do not call it, so in-process tests still have the detection
+// find lock-order inversions.
 void UseReleaseMutexes();
 
 }  // namespace aevatar::base
