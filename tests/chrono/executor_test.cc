@@ -145,6 +145,29 @@ TEST(Executor, RunsSyncJobsAndDurableOperationsWithTheInjectedClock) {
   EXPECT_EQ(done.finished_at_ms, h.clock().Now());
 }
 
+// A worker claims the next durable operation with a run's finish only while
+// no synchronous job waits: one that does runs before the queued operations.
+TEST(Executor, ASynchronousJobWaitingGoesBeforeTheNextDurableOperation) {
+  ChronoHarness h;  // one worker
+  ASSERT_TRUE(h.Start().ok());
+  Finally cleanup{[&] { h.runner().Open(); }};
+  h.runner().Close();
+  ASSERT_TRUE(h.executor().Submit(NewBashOperation("op_1", "k1", h.clock().Now(), "echo 1")).ok());
+  ASSERT_TRUE(h.runner().WaitStarted(1));
+  ASSERT_TRUE(h.executor().Submit(NewBashOperation("op_2", "k2", h.clock().Now(), "echo 2")).ok());
+  ASSERT_TRUE(h.executor().Submit(NewBashOperation("op_3", "k3", h.clock().Now(), "echo 3")).ok());
+  auto sync = RunSyncDetached(h.executor(), BashSpec("echo sync"));
+  ASSERT_TRUE(PollUntil([&] { return h.executor().queued() == 3; }));
+  h.runner().Open();
+  ASSERT_EQ(sync.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  ASSERT_TRUE(PollUntil([&] { return IsTerminal(h.store().Get("op_3")->status); }));
+  EXPECT_EQ(h.runner().sources(),
+            (std::vector<std::string>{"echo 1", "echo sync", "echo 2", "echo 3"}));
+  for (const char* id : {"op_1", "op_2", "op_3"}) {
+    EXPECT_EQ(h.store().Get(id)->status, S::kSucceeded) << id;
+  }
+}
+
 TEST(Executor, StopFailsWaitingSyncRunsWithShuttingDown) {
   ChronoHarness h;  // one worker
   ASSERT_TRUE(h.Start().ok());
