@@ -209,8 +209,11 @@ class PostgresWorkflowStore final : public WorkflowStore {
       // row until it commits; then the version no longer matches here.
       pqxx::result changed = tx.exec_params(
           "UPDATE aevatar_runs SET phase = $1, state = $2, version = version + 1, "
-          "updated_at_ms = GREATEST(updated_at_ms, $3) WHERE run_id = $4 AND version = $5",
-          c.phase, c.state.dump(), now, c.run_id, c.expected_version);
+          "updated_at_ms = GREATEST(updated_at_ms, $3), "
+          "lease_until_ms = CASE WHEN lease_owner = $6 THEN 0 ELSE lease_until_ms END, "
+          "lease_owner = CASE WHEN lease_owner = $6 THEN '' ELSE lease_owner END "
+          "WHERE run_id = $4 AND version = $5",
+          c.phase, c.state.dump(), now, c.run_id, c.expected_version, c.release_lease_of);
       if (changed.affected_rows() != 1) return RunChangedSinceLoaded();
       for (const RunEvent& event : c.events) InsertEvent(tx, event);
       if (c.next_callback) {
@@ -275,11 +278,16 @@ class PostgresWorkflowStore final : public WorkflowStore {
                                      int64_t now_ms, int64_t lease_ms) override {
     return pool_->TransactFor<bool>([&](pqxx::work& tx) -> absl::StatusOr<bool> {
       // Still ours when nobody took it, even past its expiry.
-      return tx.exec_params(
-                   "UPDATE aevatar_runs SET lease_until_ms = $1 "
-                   "WHERE run_id = $2 AND lease_owner = $3",
-                   now_ms + lease_ms, run_id, replica_id)
-                 .affected_rows() == 1;
+      if (tx.exec_params("UPDATE aevatar_runs SET lease_until_ms = $1 "
+                         "WHERE run_id = $2 AND lease_owner = $3",
+                         now_ms + lease_ms, run_id, replica_id)
+              .affected_rows() == 1) {
+        return true;
+      }
+      pqxx::result holder =
+          tx.exec_params("SELECT lease_owner FROM aevatar_runs WHERE run_id = $1", run_id);
+      // Given up (or gone): not taken.
+      return holder.empty() || holder[0][0].as<std::string>().empty();
     });
   }
 

@@ -35,6 +35,10 @@ struct TurnDeps {
   DefinitionCache* definitions = nullptr;
   // Set by Commit to what it committed; null: not told.
   std::optional<CommittedTurn>* committed = nullptr;
+  // The replica whose delivery runs the turn (null: a message, no lease).
+  // A commit whose next turn is not due at once gives the lease up with it:
+  // the delivery ends there (WorkflowRuntime::Deliver).
+  const std::string* lease_owner = nullptr;
 };
 
 // Runs the turn `callback` triggers, if it is still the run's current

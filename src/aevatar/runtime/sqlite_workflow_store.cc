@@ -245,10 +245,13 @@ class SqliteWorkflowStore : public WorkflowStore {
     for (const RunEvent& event : c.events) event_data.push_back(event.data.dump());
     absl::Status written = group_.Run([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
       if (auto st = PutSealed(c.sealed_puts); !st.ok()) return st;
+      // A lease given up with the commit: as ReleaseRunLease, in this write.
       auto changed = db_.Run(
           "UPDATE runs SET phase = ?1, state = ?2, version = version + 1, updated_at_ms = "
-          "MAX(updated_at_ms, ?3) WHERE run_id = ?4 AND version = ?5",
-          {c.phase, state, now, c.run_id, c.expected_version});
+          "MAX(updated_at_ms, ?3), lease_until_ms = CASE WHEN lease_owner = ?6 THEN 0 ELSE "
+          "lease_until_ms END, lease_owner = CASE WHEN lease_owner = ?6 THEN '' ELSE lease_owner "
+          "END WHERE run_id = ?4 AND version = ?5",
+          {c.phase, state, now, c.run_id, c.expected_version, c.release_lease_of});
       if (!changed.ok()) return changed.status();
       if (*changed != 1) return RunChangedSinceLoaded();
       for (size_t i = 0; i < c.events.size(); ++i) {
@@ -325,7 +328,12 @@ class SqliteWorkflowStore : public WorkflowStore {
         db_.Run("UPDATE runs SET lease_until_ms = ?1 WHERE run_id = ?2 AND lease_owner = ?3",
                 {now_ms + lease_ms, run_id, replica_id});
     if (!changed.ok()) return changed.status();
-    return *changed == 1;
+    if (*changed == 1) return true;
+    auto holder = db_.Prepare("SELECT lease_owner FROM runs WHERE run_id = ?1", {run_id});
+    if (!holder.ok()) return holder.status();
+    auto row = holder->Step();
+    if (!row.ok()) return row.status();
+    return !*row || holder->ColumnText(0).empty();  // given up (or gone): not taken
   }
 
   absl::Status ReleaseRunLease(const std::string& run_id, const std::string& replica_id) override {

@@ -32,6 +32,8 @@ absl::Status Commit(const TurnDeps& deps, Turn& turn) {
   } else {
     turn.state()["callback_id"] = nullptr;
   }
+  const bool follows_at_once = turn.next_due_ms && *turn.next_due_ms <= deps.now_ms + kAtOnceMs;
+  if (deps.lease_owner != nullptr && !follows_at_once) commit.release_lease_of = *deps.lease_owner;
   commit.state = std::move(turn.state());
   // FinishRun's event marks the turn that ends the run: told once committed.
   const bool finishes =
@@ -45,7 +47,8 @@ absl::Status Commit(const TurnDeps& deps, Turn& turn) {
     RunRecord stored = turn.run;
     stored.version = *committed;
     stored.updated_at_ms = std::max(stored.updated_at_ms, last_event_ms);
-    *deps.committed = CommittedTurn{std::move(stored), commit.next_callback};
+    *deps.committed =
+        CommittedTurn{std::move(stored), commit.next_callback, !commit.release_lease_of.empty()};
   }
   if (committed.ok() && finishes && deps.on_run_finished != nullptr && *deps.on_run_finished) {
     (*deps.on_run_finished)(commit.phase,

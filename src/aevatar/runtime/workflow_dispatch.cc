@@ -40,7 +40,10 @@ void WorkflowRuntime::Stop() {
     absl::MutexLock lock(&mu_);
     stopping_ = true;  // wakes every worker (their condition holds)
     undelivered.swap(ready_);
-    for (const Callback& callback : undelivered) in_flight_.erase(callback.run_id);
+    for (const Callback& callback : undelivered) {
+      in_flight_.erase(callback.run_id);
+      parked_.erase(callback.run_id);  // the one release below covers it
+    }
   }
   for (const Callback& callback : undelivered) {
     (void)store_->ReleaseRunLease(callback.run_id, options_.replica_id);
@@ -155,7 +158,13 @@ void WorkflowRuntime::DispatchOnce(int64_t now) {
   {
     absl::MutexLock lock(&mu_);  // workers wake when ready_ fills (their condition)
     for (const Callback& callback : *due) {
-      if (in_flight_.count(callback.run_id)) continue;  // its turn holds the lease
+      if (in_flight_.count(callback.run_id)) {
+        // Its delivery's last commit gave the lease up an instant ago (or
+        // the lease expired mid-turn); the delivery decides, as it ends,
+        // whether this callback is next (Deliver).
+        parked_.insert_or_assign(callback.run_id, callback);
+        continue;
+      }
       if (stopping_) {
         // Stop() began while this claim ran: no worker will deliver it.
         unwanted.push_back(callback.run_id);

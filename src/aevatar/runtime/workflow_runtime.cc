@@ -69,7 +69,8 @@ absl::Status WorkflowRuntime::GuardedTurn(const Callback& callback, absl::Mutex*
                   &options_.on_run_finished,
                   &options_.agent_keys,
                   &definitions_,
-                  committed};
+                  committed,
+                  &options_.replica_id};
     return ExecuteTurn(deps, callback, std::move(loaded));
   } catch (const std::exception&) {
     return absl::InternalError("the turn raised an exception");
@@ -113,7 +114,10 @@ void WorkflowRuntime::Deliver(const Callback& first, int max_turns) {
   std::optional<CommittedTurn> committed;  // what the last turn committed
   absl::Status status = GuardedTurn(callback, run_lock.get(), turn_ms, std::nullopt, &committed);
   bool progressed = false;  // a turn of this delivery committed
-  for (int turns = 1; status.ok() && committed && turns < max_turns; ++turns) {
+  // A commit that gave the lease up ended the delivery (its next turn was
+  // not due at once): another replica may take the run from then on.
+  for (int turns = 1; status.ok() && committed && !committed->lease_released && turns < max_turns;
+       ++turns) {
     const int64_t now = std::max(clock_(), turn_ms);
     std::optional<Callback> next =
         NextTurnDueNow(callback.run_id, committed->next, started_ms, now);
@@ -123,14 +127,22 @@ void WorkflowRuntime::Deliver(const Callback& first, int max_turns) {
     turn_ms = std::max(now, callback.due_at_ms);
     status = GuardedTurn(callback, run_lock.get(), turn_ms, std::move(committed->run), &committed);
   }
+  const bool released_with_commit = status.ok() && committed && committed->lease_released;
   int attempts = 0;
+  bool release_claim = false;  // a claim parked for the run, not handed on
   {
-    // Before the lease changes: a dispatcher that claims the run's next
-    // callback after a release must not find it in flight (it would skip
-    // the callback and strand the fresh lease). Until then the run's lease
-    // is this replica's, which no claim here takes.
+    // Before a lease changes here, the run leaves in_flight_: a dispatcher
+    // that claims it after a release finds it free. A claim that came after
+    // the last commit gave the lease up was parked (DispatchOnce): the run
+    // stays in flight with that callback next.
     absl::MutexLock state_lock(&mu_);
-    in_flight_.erase(callback.run_id);
+    auto parked = parked_.extract(callback.run_id);
+    if (!parked.empty() && released_with_commit && !stopping_) {
+      ready_.push_back(std::move(parked.mapped()));
+    } else {
+      in_flight_.erase(callback.run_id);
+      release_claim = !parked.empty();
+    }
     poked_ = true;  // a worker is free: the dispatcher may claim again now
     // A failure after turns that committed is the first of its kind.
     if (status.ok() || progressed) turn_failures_.erase(callback.run_id);
@@ -139,7 +151,9 @@ void WorkflowRuntime::Deliver(const Callback& first, int max_turns) {
   if (status.ok()) {
     // Any replica may run the next callback at once; a failure to release
     // only delays that until the lease expires.
-    (void)store_->ReleaseRunLease(callback.run_id, options_.replica_id);
+    if (!released_with_commit || release_claim) {
+      (void)store_->ReleaseRunLease(callback.run_id, options_.replica_id);
+    }
   } else {
     // The callback stays due; the lease is held through the retry's bounded
     // backoff, so no replica claims the run before then, and a run backing

@@ -332,6 +332,8 @@ class WorkflowRuntime {
   // that a busy replica leaves new runs to idle ones.
   std::set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);
   std::deque<Callback> ready_ ABSL_GUARDED_BY(mu_);  // oldest claim first
+  // Claimed while their run's delivery was still ending, by run.
+  std::map<std::string, Callback> parked_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, RunLockSlot> run_locks_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int> turn_failures_ ABSL_GUARDED_BY(mu_);  // run -> consecutive
   // Messages (a stop, NyxID facts) waiting for a run's lock, by run, as

@@ -59,6 +59,7 @@ struct Callback {
 struct CommittedTurn {
   RunRecord run;
   std::optional<Callback> next;  // nullopt: none
+  bool lease_released = false;   // the commit gave up the delivery's lease
 };
 
 // Where a page of ListRuns ended: the last run it held. The next page holds
@@ -89,6 +90,9 @@ struct TurnCommit {
   std::optional<Callback> next_callback;
   // Sealed material to store first (ref -> sealed bytes).
   std::vector<std::pair<std::string, std::string>> sealed_puts;
+  // Non-empty: the commit also gives up this replica's lease of the run, as
+  // ReleaseRunLease would (the last turn of a delivery), in the same write.
+  std::string release_lease_of;
 };
 
 // Durable state of aevatar's workflows. Thread-safe; every write is committed
@@ -138,8 +142,9 @@ class WorkflowStore {
   virtual absl::StatusOr<std::vector<Callback>> ClaimDueCallbacks(const std::string& replica_id,
                                                                   int64_t now_ms, int64_t lease_ms,
                                                                   int limit) = 0;
-  // Extends `replica_id`'s lease of `run_id` to now_ms + lease_ms. Returns
-  // false when the replica no longer holds it (it expired and was taken).
+  // Extends `replica_id`'s lease of `run_id` to now_ms + lease_ms; a lease
+  // the replica gave up is left free. Returns false when another replica
+  // holds it (it expired and was taken).
   virtual absl::StatusOr<bool> RenewRunLease(const std::string& run_id,
                                              const std::string& replica_id, int64_t now_ms,
                                              int64_t lease_ms) = 0;

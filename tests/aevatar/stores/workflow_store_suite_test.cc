@@ -205,6 +205,33 @@ TEST_P(WorkflowStoreSuite, ALeasedRunGoesToNoOtherReplicaUntilItsLeaseExpires) {
   EXPECT_EQ(store_->ClaimDueCallbacks("replica_a", 18'003, kLeaseMs, 10)->size(), 1u);
 }
 
+TEST_P(WorkflowStoreSuite, ATurnCommitGivesUpItsReplicasLeaseWithItsWrite) {
+  std::unique_ptr<WorkflowStore> other = Open();
+  Create(*store_, "run_1", 1000);
+  ASSERT_EQ(store_->ClaimDueCallbacks("replica_a", 1000, kLeaseMs, 10)->size(), 1u);
+  // Given up by another replica's id: the lease stays replica_a's.
+  TurnCommit foreign = Turn(*store_->GetRun("run_1"), Callback{"cb_2", "run_1", 2000});
+  foreign.release_lease_of = "replica_b";
+  ASSERT_TRUE(store_->CommitTurn(foreign).ok());
+  EXPECT_TRUE(other->ClaimDueCallbacks("replica_b", 2000, kLeaseMs, 10)->empty());
+  // Given up by its holder: the next callback goes to any replica once due,
+  // with no release of its own.
+  TurnCommit last = Turn(*store_->GetRun("run_1"), Callback{"cb_3", "run_1", 3000});
+  last.release_lease_of = "replica_a";
+  ASSERT_TRUE(store_->CommitTurn(last).ok());
+  // A renewal that races the commit finds the lease free: not taken, and
+  // it stays free.
+  EXPECT_TRUE(*store_->RenewRunLease("run_1", "replica_a", 2500, kLeaseMs));
+  auto taken = other->ClaimDueCallbacks("replica_b", 3000, kLeaseMs, 10);
+  ASSERT_TRUE(taken.ok()) << taken.status();
+  EXPECT_EQ(RunIds(*taken), std::set<std::string>{"run_1"});
+  EXPECT_FALSE(*store_->RenewRunLease("run_1", "replica_a", 3001, kLeaseMs));
+  // A stale turn (fenced by the version) gives up nothing.
+  TurnCommit stale = last;
+  ASSERT_TRUE(absl::IsAborted(store_->CommitTurn(stale).status()));
+  EXPECT_TRUE(*other->RenewRunLease("run_1", "replica_b", 3002, kLeaseMs));
+}
+
 TEST_P(WorkflowStoreSuite, ARestartedReplicaFreesTheLeasesItsIdHeld) {
   Create(*store_, "run_1", 1000);
   Create(*store_, "run_2", 1001);
