@@ -50,7 +50,7 @@ void GroupCommit::WriteGroup(const std::vector<Pending*>& group) {
   auto txn = Transaction::Begin(*db_);
   if (!txn.ok()) return fail_all(txn.status());
   for (Pending* pending : group) {
-    if (absl::Status s = db_->Exec("SAVEPOINT group_write"); !s.ok()) return fail_all(s);
+    if (absl::Status s = db_->Run("SAVEPOINT group_write").status(); !s.ok()) return fail_all(s);
     try {
       pending->result = (*pending->write)();
     } catch (...) {  // the others of the group still get their answer
@@ -63,9 +63,10 @@ void GroupCommit::WriteGroup(const std::vector<Pending*>& group) {
       return fail_all(absl::UnavailableError("the shared transaction was rolled back"));
     }
     if (!pending->result.ok()) {
-      if (absl::Status s = db_->Exec("ROLLBACK TO group_write"); !s.ok()) return fail_all(s);
+      if (absl::Status s = db_->Run("ROLLBACK TO group_write").status(); !s.ok())
+        return fail_all(s);
     }
-    if (absl::Status s = db_->Exec("RELEASE group_write"); !s.ok()) return fail_all(s);
+    if (absl::Status s = db_->Run("RELEASE group_write").status(); !s.ok()) return fail_all(s);
   }
   if (absl::Status committed = txn->Commit(); !committed.ok()) fail_all(committed);
 }

@@ -340,7 +340,9 @@ bool Database::InTransaction() const { return sqlite3_get_autocommit(db_) == 0; 
 // ---- Transaction ----
 
 absl::StatusOr<Transaction> Transaction::Begin(Database& db) {
-  if (absl::Status s = db.Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+  // Run, not Exec: the transaction's control statements come with every
+  // write, and Run keeps them compiled.
+  if (absl::Status s = db.Run("BEGIN IMMEDIATE").status(); !s.ok()) return s;
   return Transaction(&db);
 }
 
@@ -353,7 +355,7 @@ Transaction::~Transaction() {
 
 absl::Status Transaction::Commit() {
   if (db_ == nullptr) return absl::FailedPreconditionError("sqlite commit: no open transaction");
-  if (absl::Status s = db_->Exec("COMMIT"); !s.ok()) return s;
+  if (absl::Status s = db_->Run("COMMIT").status(); !s.ok()) return s;
   db_ = nullptr;
   return absl::OkStatus();
 }
