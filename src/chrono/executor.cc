@@ -248,23 +248,22 @@ void Executor::WorkerLoop() {
       generation = durable_generation_;
       ++running_;
     }
+    std::optional<int64_t> durable_end_ms;  // a durable run's end, before its commit
     if (job) {
       job->done.set_value(runner_->Run(job->spec, {}));
-      last_work_end_ms = now_();
     } else {
       auto claimed = store_->ClaimNext(options_.runner_id, now_(), options_.lease_ms);
       if (!claimed.ok()) {
         base::Log(LogLevel::kError, "operations.claim_failed", "",
                   {{"error", std::string(claimed.status().message())}});
-        last_work_end_ms = now_();
       } else if (claimed->has_value()) {
         TookQueuedOperation();
-        last_work_end_ms = RunDurable(**std::move(claimed), busy_since_ms);
+        durable_end_ms = RunDurable(**std::move(claimed), busy_since_ms);
       } else {
         ResyncDurableQueued(generation, 0);  // the store has nothing queued
-        last_work_end_ms = now_();
       }
     }
+    last_work_end_ms = durable_end_ms ? *durable_end_ms : now_();
     absl::MutexLock lock(&mu_);
     --running_;
   }
@@ -276,8 +275,9 @@ void Executor::TookQueuedOperation() {
   ++durable_generation_;
 }
 
-bool Executor::ClaimsWithTheFinish() const {
+bool Executor::ClaimsWithTheFinish(int64_t& generation) const {
   absl::MutexLock lock(&mu_);
+  generation = durable_generation_;
   // A synchronous job waiting goes first, as it does in WorkerLoop.
   return !stopping_ && sync_jobs_.empty() && durable_queued_ > 0;
 }
@@ -290,7 +290,8 @@ int64_t Executor::RunDurable(Operation op, int64_t busy_since_ms) {
     // include it).
     const int64_t ended_ms = now_();
     pace_.Finished(busy_since_ms, ended_ms);
-    if (!ClaimsWithTheFinish()) {
+    int64_t generation = 0;
+    if (!ClaimsWithTheFinish(generation)) {
       FinishRun(op.id, outcome.status, outcome.result_json);
       return ended_ms;
     }
@@ -301,7 +302,10 @@ int64_t Executor::RunDurable(Operation op, int64_t busy_since_ms) {
       return ended_ms;
     }
     LogFinished(op.id, outcome.status);
-    if (!next->has_value()) return ended_ms;
+    if (!next->has_value()) {
+      ResyncDurableQueued(generation, 0);  // the store has nothing queued
+      return ended_ms;
+    }
     TookQueuedOperation();
     op = **std::move(next);
     busy_since_ms = ended_ms;

@@ -131,8 +131,9 @@ class Executor {
   DurableOutcome RunOperation(const Operation& op);
   // Counts a queued operation taken up by a claim.
   void TookQueuedOperation() ABSL_LOCKS_EXCLUDED(mu_);
-  // Whether a finish should claim the next operation with it.
-  bool ClaimsWithTheFinish() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Whether a finish should claim the next operation with it; sets
+  // `generation` to the durable generation it saw (ResyncDurableQueued's).
+  bool ClaimsWithTheFinish(int64_t& generation) const ABSL_LOCKS_EXCLUDED(mu_);
   static void LogFinished(const std::string& id, OperationStatus status);
   // Records a run's outcome; retries while the store is unreachable, for up
   // to one lease (past it another runner may have settled the run).

@@ -1,5 +1,9 @@
 #include "chrono/operation_store.h"
 
+#include <string>
+
+#include "base/log.h"
+
 namespace aevatar::chrono {
 
 absl::StatusOr<std::optional<Operation>> OperationStore::FinishAndClaimNext(
@@ -8,7 +12,12 @@ absl::StatusOr<std::optional<Operation>> OperationStore::FinishAndClaimNext(
   absl::StatusOr<Operation> finished = Finish(id, status, result, now_ms);
   if (!finished.ok()) return finished.status();
   absl::StatusOr<std::optional<Operation>> next = ClaimNext(runner_id, now_ms, lease_ms);
-  if (!next.ok()) return std::nullopt;  // finished; the worker claims again later
+  if (!next.ok()) {
+    // Finished; the worker claims again after its idle poll.
+    base::Log(base::LogLevel::kError, "operations.claim_failed", "",
+              {{"error", std::string(next.status().message())}});
+    return std::nullopt;
+  }
   return next;
 }
 

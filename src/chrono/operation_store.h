@@ -87,7 +87,8 @@ class OperationStore {
   // result, now_ms), then ClaimNext(runner_id, now_ms, lease_ms). OK: the
   // finish is durable, and the operation claimed next, if any. An error:
   // nothing was finished (the caller finishes alone). This default does the
-  // two one after the other (a failed claim is then no claim); a store that
+  // two one after the other (a failed claim is then logged and no claim: the
+  // worker claims again after its idle poll); a store that
   // can make them one durable write (one sync) does.
   virtual absl::StatusOr<std::optional<Operation>> FinishAndClaimNext(
       const std::string& id, OperationStatus status, const std::string& result,

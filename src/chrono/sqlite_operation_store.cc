@@ -135,6 +135,16 @@ absl::StatusOr<std::optional<Operation>> QueryOne(Database& db, const std::strin
   return std::move(*op);
 }
 
+// Finish's change to the operation (a Transition).
+std::function<absl::StatusOr<bool>(Operation&)> FinishChange(OperationStatus status,
+                                                             const std::string& result,
+                                                             int64_t now_ms) {
+  return [status, &result, now_ms](Operation& op) -> absl::StatusOr<bool> {
+    if (absl::Status s = ApplyFinish(op, status, result, now_ms); !s.ok()) return s;
+    return true;
+  };
+}
+
 absl::StatusOr<Operation> LoadById(Database& db, const std::string& id) {
   absl::StatusOr<std::optional<Operation>> op = QueryOne(db, "WHERE id = ?1", {id});
   if (!op.ok()) return op.status();
@@ -186,10 +196,7 @@ class SqliteOperationStore final : public OperationStore {
   absl::StatusOr<Operation> Finish(const std::string& id, OperationStatus status,
                                    const std::string& result, int64_t now_ms) override {
     if (absl::Status s = ValidateFinishStatus(status); !s.ok()) return s;
-    return ToStoreError(Transition(id, [&](Operation& op) -> absl::StatusOr<bool> {
-      if (absl::Status s = ApplyFinish(op, status, result, now_ms); !s.ok()) return s;
-      return true;
-    }));
+    return ToStoreError(Transition(id, FinishChange(status, result, now_ms)));
   }
 
   // One grouped write: the claim commits with the finish (one WAL sync on
@@ -202,10 +209,9 @@ class SqliteOperationStore final : public OperationStore {
     if (absl::Status s = ValidateLease(runner_id, lease_ms); !s.ok()) return s;
     return ToStoreError(group_.RunForValue<std::optional<Operation>>(
         [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::StatusOr<std::optional<Operation>> {
-          absl::StatusOr<Operation> op = LoadById(db_, id);
-          if (!op.ok()) return op.status();
-          if (absl::Status s = ApplyFinish(*op, status, result, now_ms); !s.ok()) return s;
-          if (absl::Status s = Save(db_, *op); !s.ok()) return s;
+          absl::StatusOr<Operation> finished =
+              ChangeLocked(id, FinishChange(status, result, now_ms));
+          if (!finished.ok()) return finished.status();
           return ClaimNextLocked(runner_id, now_ms, lease_ms);
         }));
   }
@@ -359,16 +365,21 @@ class SqliteOperationStore final : public OperationStore {
   absl::StatusOr<Operation> Transition(
       const std::string& id, const std::function<absl::StatusOr<bool>(Operation&)>& change) {
     return group_.RunForValue<Operation>(
-        [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::StatusOr<Operation> {
-          absl::StatusOr<Operation> op = LoadById(db_, id);
-          if (!op.ok()) return op.status();
-          absl::StatusOr<bool> changed = change(*op);
-          if (!changed.ok()) return changed.status();
-          if (*changed) {
-            if (absl::Status s = Save(db_, *op); !s.ok()) return s;
-          }
-          return op;
-        });
+        [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return ChangeLocked(id, change); });
+  }
+
+  // Transition's write, inside a grouped write the caller runs.
+  absl::StatusOr<Operation> ChangeLocked(
+      const std::string& id, const std::function<absl::StatusOr<bool>(Operation&)>& change)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    absl::StatusOr<Operation> op = LoadById(db_, id);
+    if (!op.ok()) return op.status();
+    absl::StatusOr<bool> changed = change(*op);
+    if (!changed.ok()) return changed.status();
+    if (*changed) {
+      if (absl::Status s = Save(db_, *op); !s.ok()) return s;
+    }
+    return op;
   }
 
   absl::StatusOr<int> ExpireOldLocked(int64_t now_ms, int64_t keep_ms)

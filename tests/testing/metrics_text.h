@@ -1,6 +1,7 @@
 #ifndef AEVATAR_TESTS_TESTING_METRICS_TEXT_H_
 #define AEVATAR_TESTS_TESTING_METRICS_TEXT_H_
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <string>

@@ -112,7 +112,9 @@ absl::Status SendOnce(const TurnDeps& deps, Turn& turn, const WorkflowStep& step
   // This callback matters only if this turn dies: it comes after the
   // exchange's own bound, so it never judges a call still running.
   turn.next_due_ms = deadline + kUncertainAfterMs;
+  turn.goes_on_after_commit = true;  // under the lease, renewed while it waits
   if (absl::Status st = Commit(deps, turn); !st.ok()) return st;
+  turn.goes_on_after_commit = false;
   auto marked = deps.store->GetRun(turn.run.run_id);
   if (!marked.ok()) return marked.status();
   turn.run = std::move(*marked);

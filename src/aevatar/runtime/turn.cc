@@ -33,7 +33,9 @@ absl::Status Commit(const TurnDeps& deps, Turn& turn) {
     turn.state()["callback_id"] = nullptr;
   }
   const bool follows_at_once = turn.next_due_ms && *turn.next_due_ms <= deps.now_ms + kAtOnceMs;
-  if (deps.lease_owner != nullptr && !follows_at_once) commit.release_lease_of = *deps.lease_owner;
+  if (deps.lease_owner != nullptr && !follows_at_once && !turn.goes_on_after_commit) {
+    commit.release_lease_of = *deps.lease_owner;
+  }
   commit.state = std::move(turn.state());
   // FinishRun's event marks the turn that ends the run: told once committed.
   const bool finishes =

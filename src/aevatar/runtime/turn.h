@@ -27,6 +27,9 @@ struct Turn {
   std::vector<RunEvent> events;
   std::vector<std::pair<std::string, std::string>> sealed_puts;
   std::optional<int64_t> next_due_ms;  // nullopt: no further callback
+  // The turn goes on after its next commit (a private_ssh exchange): that
+  // commit keeps the delivery's lease, whenever its next callback is due.
+  bool goes_on_after_commit = false;
 };
 
 void AddEvent(Turn& turn, int64_t now, std::string type, nlohmann::json data);

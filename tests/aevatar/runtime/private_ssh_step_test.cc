@@ -4,6 +4,8 @@
 // is made at most once, even across a crash; the result is NyxID's raw SSH
 // response. NyxID's SSH route is a test double here (a function recording
 // each call); the real route is tested in private_ssh_canary_test.
+#include <optional>
+
 #include "aevatar/approvals/approval_store.h"
 #include "aevatar/approvals/private_ssh_gate.h"
 #include "aevatar/runtime/codex_step_turns.h"
@@ -174,6 +176,27 @@ TEST_F(PrivateSshStepTest, ACrashDuringTheCallNeverRunsTheHostASecondTime) {
   RunUntil([&] { return Phase(run_id) == "failed"; });
   EXPECT_EQ(Outcome(run_id), "private_ssh_outcome_uncertain");
   EXPECT_EQ(calls_.size(), 1u);
+}
+
+TEST_F(PrivateSshStepTest, TheCallRunsUnderTheRunsLeaseWhichTheMarkingCommitKeeps) {
+  std::string run_id;
+  std::optional<bool> free_during_call;
+  Answer([&](const SshCall&) -> absl::StatusOr<json> {
+    // RenewRunLease by a replica that never held it: false while another
+    // (this runtime) holds the lease, true once it is free.
+    auto free = store_->RenewRunLease(run_id, "replica-probe", now_, 1);
+    if (free.ok()) free_during_call = *free;
+    return Raw(0, "CODEX_EXEC_READY\n");
+  });
+  run_id = StartPrivate();
+  Wait(3);
+  Decide(run_id, true);
+  RunUntil([&] { return Phase(run_id) == "succeeded"; });
+  ASSERT_EQ(Phase(run_id), "succeeded");
+  ASSERT_TRUE(free_during_call.has_value());
+  EXPECT_FALSE(*free_during_call);
+  // Given up with the run's last commit.
+  EXPECT_TRUE(*store_->RenewRunLease(run_id, "replica-probe", now_, 1));
 }
 
 TEST_F(PrivateSshStepTest, ANonZeroExitATimeoutAndARouteErrorFailTyped) {
