@@ -224,6 +224,11 @@ int64_t Executor::queued() const {
   return static_cast<int64_t>(sync_jobs_.size()) + durable_queued_ + submitting_;
 }
 
+int64_t Executor::sync_queued() const {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int64_t>(sync_jobs_.size());
+}
+
 int64_t Executor::running() const {
   absl::MutexLock lock(&mu_);
   return running_;

@@ -106,7 +106,11 @@ class Executor {
   PollHint PollAfter(const Operation& op) const;
 
   // Waiting runs (synchronous, durable and submissions being committed).
+  // The durable count is this executor's estimate: a claim that races a
+  // submission's commit may count one more, until a worker finds nothing.
   int64_t queued() const;
+  // Synchronous jobs waiting for a worker (exact).
+  int64_t sync_queued() const;
   int64_t running() const;
 
  private:
