@@ -1,10 +1,13 @@
 // The runtime's threads: the dispatcher that claims due callbacks with a
 // lease on their runs (and renews the leases of the turns in flight), the
-// workers that deliver them, and the test hook that does both on the
+// workers that deliver them, what the end of a delivery gives back (its
+// run, its lease), and the test hook that claims and delivers on the
 // caller's thread. The turns themselves are in workflow_runtime.cc.
+#include "aevatar/runtime/run_turns.h"
 #include "aevatar/runtime/workflow_runtime.h"
 #include "base/api_error.h"
 #include "base/log.h"
+#include "http/problem.h"
 
 namespace aevatar::orchestrator {
 
@@ -176,6 +179,54 @@ void WorkflowRuntime::DispatchOnce(int64_t now) {
   }
   for (const std::string& run_id : unwanted) {
     (void)store_->ReleaseRunLease(run_id, options_.replica_id);
+  }
+}
+
+void WorkflowRuntime::EndDelivery(const DeliveryEnd& end) {
+  const std::string& run_id = end.last.run_id;
+  int attempts = 0;
+  bool release_claim = false;  // a claim parked for the run, not handed on
+  {
+    // Before a lease changes here, the run leaves in_flight_: a dispatcher
+    // that claims it after a release finds it free. A claim that came after
+    // the last commit gave the lease up was parked (DispatchOnce): the run
+    // stays in flight with that callback next.
+    absl::MutexLock state_lock(&mu_);
+    auto parked = parked_.extract(run_id);
+    if (!parked.empty() && end.lease_released && !stopping_) {
+      ready_.push_back(std::move(parked.mapped()));
+    } else {
+      in_flight_.erase(run_id);
+      release_claim = !parked.empty();
+    }
+    poked_ = true;  // a worker is free: the dispatcher may claim again now
+    // A failure after turns that committed is the first of its kind.
+    if (end.status.ok() || end.progressed) turn_failures_.erase(run_id);
+    attempts = end.status.ok() ? 0 : ++turn_failures_[run_id];
+  }
+  if (end.status.ok()) {
+    // Any replica may run the next callback at once; a failure to release
+    // only delays that until the lease expires.
+    if (!end.lease_released || release_claim) {
+      (void)store_->ReleaseRunLease(run_id, options_.replica_id);
+    }
+    return;
+  }
+  // The callback stays due; the lease is held through the retry's bounded
+  // backoff, so no replica claims the run before then, and a run backing
+  // off never takes a claim slot from runs that are due.
+  (void)store_->RenewRunLease(run_id, options_.replica_id, clock_(), BackoffMs(attempts));
+  const std::string diagnostic_id = http::NewDiagnosticId();
+  // The status code only: a message might quote what the turn was reading.
+  base::Log(base::LogLevel::kWarn, "workflow.turn_failed", run_id,
+            {{"diagnostic_id", diagnostic_id},
+             {"code", base::ApiCode(end.status)},
+             {"attempt", attempts},
+             {"max_attempts", kMaxTurnAttempts}});
+  if (attempts < kMaxTurnAttempts) return;
+  if (absl::Status failed = FailRunTyped(run_id, diagnostic_id); failed.ok()) {
+    absl::MutexLock state_lock(&mu_);
+    turn_failures_.erase(run_id);
   }
 }
 

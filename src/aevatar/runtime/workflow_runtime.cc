@@ -15,7 +15,6 @@
 #include "base/api_error.h"
 #include "base/crypto.h"
 #include "base/log.h"
-#include "http/problem.h"
 
 namespace aevatar::orchestrator {
 namespace {
@@ -127,53 +126,8 @@ void WorkflowRuntime::Deliver(const Callback& first, int max_turns) {
     turn_ms = std::max(now, callback.due_at_ms);
     status = GuardedTurn(callback, run_lock.get(), turn_ms, std::move(committed->run), &committed);
   }
-  const bool released_with_commit = status.ok() && committed && committed->lease_released;
-  int attempts = 0;
-  bool release_claim = false;  // a claim parked for the run, not handed on
-  {
-    // Before a lease changes here, the run leaves in_flight_: a dispatcher
-    // that claims it after a release finds it free. A claim that came after
-    // the last commit gave the lease up was parked (DispatchOnce): the run
-    // stays in flight with that callback next.
-    absl::MutexLock state_lock(&mu_);
-    auto parked = parked_.extract(callback.run_id);
-    if (!parked.empty() && released_with_commit && !stopping_) {
-      ready_.push_back(std::move(parked.mapped()));
-    } else {
-      in_flight_.erase(callback.run_id);
-      release_claim = !parked.empty();
-    }
-    poked_ = true;  // a worker is free: the dispatcher may claim again now
-    // A failure after turns that committed is the first of its kind.
-    if (status.ok() || progressed) turn_failures_.erase(callback.run_id);
-    attempts = status.ok() ? 0 : ++turn_failures_[callback.run_id];
-  }
-  if (status.ok()) {
-    // Any replica may run the next callback at once; a failure to release
-    // only delays that until the lease expires.
-    if (!released_with_commit || release_claim) {
-      (void)store_->ReleaseRunLease(callback.run_id, options_.replica_id);
-    }
-  } else {
-    // The callback stays due; the lease is held through the retry's bounded
-    // backoff, so no replica claims the run before then, and a run backing
-    // off never takes a claim slot from runs that are due.
-    (void)store_->RenewRunLease(callback.run_id, options_.replica_id, clock_(),
-                                BackoffMs(attempts));
-  }
-  if (status.ok()) return;
-  const std::string diagnostic_id = http::NewDiagnosticId();
-  // The status code only: a message might quote what the turn was reading.
-  base::Log(base::LogLevel::kWarn, "workflow.turn_failed", callback.run_id,
-            {{"diagnostic_id", diagnostic_id},
-             {"code", base::ApiCode(status)},
-             {"attempt", attempts},
-             {"max_attempts", kMaxTurnAttempts}});
-  if (attempts < kMaxTurnAttempts) return;
-  if (absl::Status failed = FailRunTyped(callback.run_id, diagnostic_id); failed.ok()) {
-    absl::MutexLock state_lock(&mu_);
-    turn_failures_.erase(callback.run_id);
-  }
+  EndDelivery(
+      {callback, status, progressed, status.ok() && committed && committed->lease_released});
 }
 
 absl::Status WorkflowRuntime::FailRunTyped(const std::string& run_id,

@@ -248,6 +248,20 @@ class WorkflowRuntime {
   // after kMaxTurnAttempts consecutive failures the run is failed typed
   // (kTurnFailedCode). Never throws.
   void Deliver(const Callback& first, int max_turns = kMaxTurnsPerDelivery);
+  // How a delivery's turns ended: its last callback, the last turn's
+  // status, whether a turn before it committed, and whether the last
+  // commit gave the run's lease up.
+  struct DeliveryEnd {
+    Callback last;
+    absl::Status status;
+    bool progressed = false;
+    bool lease_released = false;
+  };
+  // Deliver's end, still under the run's lock (workflow_dispatch.cc): the
+  // run leaves the replica's hands (or goes on with a claim parked for it),
+  // its lease is released or, after a failure, held through the retry's
+  // backoff; a failure is logged, and the last one allowed fails the run.
+  void EndDelivery(const DeliveryEnd& end) ABSL_LOCKS_EXCLUDED(mu_);
   // `committed`, the callback the last turn committed as the run's next,
   // when it is due at `now` (or follows at once, kAtOnceMs), no message
   // waits for the run, the runtime is not stopping and the delivery, started
