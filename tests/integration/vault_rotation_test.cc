@@ -7,6 +7,7 @@
 // and so does a restart with only the new key.
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <thread>
 
 #include "aevatar_stack.h"
@@ -34,24 +35,41 @@ std::string CopyState(const std::string& state, const std::string& to) {
   return to;
 }
 
+// Starts a workflow whose source is planted (it sleeps `sleep_secs` first),
+// as `credential`: its run id, or "" when the start failed.
+std::string StartWorkflow(AevatarStack& stack, const std::string& credential,
+                          const std::string& workflow_id, int sleep_secs = 0) {
+  const std::string yaml = "workflow_id: " + workflow_id +
+                           "\nsteps:\n  - id: s\n    tool: code_execute\n    arguments:\n"
+                           "      language: bash\n      timeout_secs: 60\n"
+                           "      source: \"sleep " +
+                           std::to_string(sleep_secs) + "; echo " + std::string(kSource) +
+                           " > /dev/null; echo done\"\n";
+  auto started = stack.Aevatar("POST", "/api/workflow-runs", credential,
+                               json{{"workflow_yaml", yaml}, {"wait", "none"}}.dump());
+  return started.status == 202 ? JsonOf(started).value("run_id", "") : "";
+}
+
+// The run's document once `done(run)` holds (or after a minute).
+json AwaitRun(AevatarStack& stack, const std::string& credential, const std::string& run_id,
+              const std::function<bool(const json&)>& done) {
+  json run = json::object();
+  for (int i = 0; i < 600; ++i) {
+    run = JsonOf(stack.Aevatar("GET", "/api/workflow-runs/" + run_id, credential));
+    if (done(run)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return run;
+}
+
 // Runs a workflow whose source is planted, as `credential`; its status.
 std::string RunWorkflow(AevatarStack& stack, const std::string& credential,
                         const std::string& workflow_id) {
-  const std::string yaml = "workflow_id: " + workflow_id +
-                           "\nsteps:\n  - id: s\n    tool: code_execute\n    arguments:\n"
-                           "      language: bash\n      timeout_secs: 30\n"
-                           "      source: \"echo " +
-                           std::string(kSource) + " > /dev/null; echo done\"\n";
-  auto started = stack.Aevatar("POST", "/api/workflow-runs", credential,
-                               json{{"workflow_yaml", yaml}, {"wait", "none"}}.dump());
-  if (started.status != 202) return "start " + std::to_string(started.status);
-  const std::string run_id = JsonOf(started).value("run_id", "");
-  json run = json::object();
-  for (int i = 0; i < 600 && !run.value("done", false); ++i) {
-    run = JsonOf(stack.Aevatar("GET", "/api/workflow-runs/" + run_id, credential));
-    if (!run.value("done", false)) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return run.value("status", "");
+  const std::string run_id = StartWorkflow(stack, credential, workflow_id);
+  if (run_id.empty()) return "start failed";
+  return AwaitRun(stack, credential, run_id,
+                  [](const json& run) { return run.value("done", false); })
+      .value("status", "");
 }
 
 TEST(VaultRotation, ARunningAevatarMovesEverythingToTheNewKeyAndTheOldOneOpensNothing) {
@@ -63,6 +81,18 @@ TEST(VaultRotation, ARunningAevatarMovesEverythingToTheNewKeyAndTheOldOneOpensNo
   const std::string agent_key = stack.nyxid().CreateAgentKey(human, "rotation").value("key", "");
   ASSERT_FALSE(agent_key.empty());
   ASSERT_EQ(RunWorkflow(stack, agent_key, "before-rotation"), "succeeded");
+  // A run still going through the rotation (a finished run's material is
+  // deleted): its definition, the Agent Key it runs as and its step's
+  // request (the planted source) are sealed meanwhile, and the turn that
+  // stops it afterwards opens the key under the new vault key.
+  const std::string live = StartWorkflow(stack, agent_key, "during-rotation", /*sleep_secs=*/50);
+  ASSERT_FALSE(live.empty());
+  const json submitted = AwaitRun(stack, agent_key, live, [](const json& run) {
+    const json& steps = run.contains("steps") ? run["steps"] : json::array();
+    return run.value("done", false) ||
+           (!steps.empty() && steps[0].value("status", "") == "running");
+  });
+  ASSERT_FALSE(submitted.value("done", false)) << submitted.dump();
   const json call = {
       {"target",
        {{"kind", "private_ssh"}, {"private_ssh", {{"service", "box"}, {"principal", "alice"}}}}},
@@ -123,6 +153,12 @@ TEST(VaultRotation, ARunningAevatarMovesEverythingToTheNewKeyAndTheOldOneOpensNo
   }
 
   // The new key serves everything, before and after a restart with it alone.
+  EXPECT_EQ(stack.Aevatar("POST", "/api/workflow-runs/" + live + "/stop", agent_key, "{}").status,
+            202);
+  const json stopped =
+      AwaitRun(stack, agent_key, live, [](const json& run) { return run.value("done", false); });
+  EXPECT_EQ(stopped.value("status", ""), "stopped") << stopped.dump();
+  EXPECT_EQ(stopped["steps"][0].value("outcome_code", ""), "code_execution_cancelled");
   EXPECT_EQ(RunWorkflow(stack, agent_key, "after-rotation"), "succeeded");
   stack.RestartAevatar(/*hard=*/false);
   auto approval = stack.Aevatar("GET", "/api/approvals/" + approval_id, human);

@@ -215,6 +215,9 @@ class PostgresWorkflowStore final : public WorkflowStore {
           "WHERE run_id = $4 AND version = $5",
           c.phase, c.state.dump(), now, c.run_id, c.expected_version, c.release_lease_of);
       if (changed.affected_rows() != 1) return RunChangedSinceLoaded();
+      for (const std::string& ref : c.sealed_deletes) {
+        tx.exec_params("DELETE FROM aevatar_vault WHERE ref = $1", ref);
+      }
       for (const RunEvent& event : c.events) InsertEvent(tx, event);
       if (c.next_callback) {
         PutCallback(tx, *c.next_callback);

@@ -103,7 +103,7 @@ absl::Status AuditStep(const TurnDeps& deps, Turn& turn) {
   }
   const std::string then = intent.value("then", "");
   state["audit_intent"] = nullptr;
-  state["pending"] = nullptr;  // a stop kept the operation until now
+  DropPending(turn);  // a stop kept the operation until now
   AddEvent(turn, deps.now_ms, "audit.written",
            {{"step_id", record.step_id}, {"duplicate", *appended == AppendOutcome::kDuplicate}});
   turn.run.phase = "running";

@@ -265,7 +265,8 @@ nlohmann::json PendingOperation::ToJson() const {
                         {"last_status", last_status},
                         {"expires_at_ms", expires_at_ms},
                         {"submitted_at_ms", submitted_at_ms},
-                        {"attempts", attempts}};
+                        {"attempts", attempts},
+                        {"dispatched", dispatched}};
 }
 
 absl::StatusOr<PendingOperation> PendingOperation::FromJson(const nlohmann::json& json) {
@@ -295,6 +296,12 @@ absl::StatusOr<PendingOperation> PendingOperation::FromJson(const nlohmann::json
       !int_field("attempts", pending.attempts)) {
     return absl::InvalidArgumentError("pending operation has a field of the wrong type or range");
   }
+  // Absent in an operation persisted before the field existed: not dispatched.
+  const auto dispatched = base::OptionalBool(json, "dispatched");
+  if (!dispatched.ok()) {
+    return absl::InvalidArgumentError("pending operation has a field of the wrong type or range");
+  }
+  pending.dispatched = dispatched->value_or(false);
   if (!pending.provider_operation_id.empty() &&
       !IsValidProviderOperationId(pending.provider_operation_id)) {
     return absl::InvalidArgumentError("pending operation id is invalid");

@@ -79,8 +79,17 @@ struct PendingOperation {
   int64_t expires_at_ms = 0;          // receipt/status expires_at; 0 when unknown
   int64_t submitted_at_ms = 0;        // the actor clock at the first submit attempt
   int attempts = 0;                   // exchanges made for this operation
+  // Committed before the first submit is sent: from then on the program may
+  // run even while no receipt is persisted (its commit may have been lost).
+  bool dispatched = false;
 
-  // All six fields, by these names.
+  // Whether a submit may have reached the executor: dispatched, attempted or
+  // answered. Before that, nothing ran and nothing needs cancelling.
+  bool MayHaveSubmitted() const {
+    return dispatched || attempts > 0 || !provider_operation_id.empty();
+  }
+
+  // All seven fields, by these names.
   nlohmann::json ToJson() const;
   // The inverse of ToJson. Missing fields take their defaults; a wrong type,
   // a negative number, an invalid non-empty operation id or an ETag with a

@@ -254,6 +254,11 @@ class SqliteWorkflowStore : public WorkflowStore {
           {c.phase, state, now, c.run_id, c.expected_version, c.release_lease_of});
       if (!changed.ok()) return changed.status();
       if (*changed != 1) return RunChangedSinceLoaded();
+      for (const std::string& ref : c.sealed_deletes) {
+        if (auto st = db_.Run("DELETE FROM vault WHERE ref = ?1", {ref}).status(); !st.ok()) {
+          return st;
+        }
+      }
       for (size_t i = 0; i < c.events.size(); ++i) {
         if (auto st = InsertEvent(c.events[i], event_data[i]); !st.ok()) return st;
       }

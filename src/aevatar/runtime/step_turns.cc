@@ -253,6 +253,18 @@ absl::Status ProgressStep(const TurnDeps& deps, Turn& turn, const WorkflowDefini
   }
   auto operation = PendingOperation::FromJson(pending["operation"]);
   if (!operation.ok()) return operation.status();
+  const int64_t step_deadline = base::IntOr(pending, "deadline_ms", 0);
+  const bool timed_out =
+      step_deadline > 0 && deps.now_ms >= step_deadline && !state["stop"].is_object();
+  if (!timed_out && !operation->MayHaveSubmitted()) {
+    // Dispatch: committed before the first submit, so that a stop or an
+    // audit after a lost receipt commit knows the program may be running
+    // (StopStep then learns its id by a same-key submit and cancels it).
+    operation->dispatched = true;
+    pending["operation"] = operation->ToJson();
+    ScheduleIn(turn, deps.now_ms, kAtOnceMs);
+    return Commit(deps, turn);
+  }
   // The sealed material (the idempotency key and the request) is for the
   // submit only: once the operation id is known it stays sealed.
   json material = json::object();
@@ -266,10 +278,7 @@ absl::Status ProgressStep(const TurnDeps& deps, Turn& turn, const WorkflowDefini
   auto route = SealedRoute(state["proof"]);
   if (!route.ok()) return route.status();
   auto transport = (*deps.transports)(*route, *credential);
-  const int64_t step_deadline = base::IntOr(pending, "deadline_ms", 0);
-  if (step_deadline > 0 && deps.now_ms >= step_deadline && !state["stop"].is_object()) {
-    return TimeOutStep(deps, turn, definition, *transport, *operation);
-  }
+  if (timed_out) return TimeOutStep(deps, turn, definition, *transport, *operation);
   const bool had_receipt = !operation->provider_operation_id.empty();
   const auto started = std::chrono::steady_clock::now();
   TurnDecision decision = RunTurn(*transport, base::StringOr(material, "idempotency_key", ""),

@@ -34,9 +34,7 @@ absl::Status StopStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinition
   if (!pending.is_object()) return freeze("workflow_stopped");
   auto operation = PendingOperation::FromJson(pending["operation"]);
   if (!operation.ok()) return operation.status();
-  if (operation->provider_operation_id.empty() && operation->attempts == 0) {
-    return freeze("code_execution_cancelled_before_submit");
-  }
+  if (!operation->MayHaveSubmitted()) return freeze("code_execution_cancelled_before_submit");
   if (deps.now_ms >= deadline) return freeze("code_execution_cancel_outcome_uncertain");
   if (operation->provider_operation_id.empty()) {
     return ProgressStep(deps, turn, definition);  // same-key replay learns the id

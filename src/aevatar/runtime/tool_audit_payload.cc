@@ -50,9 +50,10 @@ json TerminalFact(const RunRecord& run, const TerminalOutcome& outcome) {
   const json& state = run.state;
   const std::string kind = OutcomeKind(outcome.outcome);
   const PendingOperation& op = outcome.operation;
-  // The program may have run once a submit was attempted (its answer may
-  // have been lost); before that, nothing executed and a retry is safe.
-  const bool may_have_executed = !op.provider_operation_id.empty() || op.attempts > 0;
+  // The program may have run once a submit was dispatched (its answer, or
+  // the commit of its receipt, may have been lost); before that, nothing
+  // executed and a retry is safe.
+  const bool may_have_executed = op.MayHaveSubmitted();
   const bool codex = outcome.tool == "codex_exec";
   json payload = {
       {"@type", kCodeExecutePayloadType},

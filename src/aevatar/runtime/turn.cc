@@ -24,6 +24,7 @@ absl::Status Commit(const TurnDeps& deps, Turn& turn) {
   commit.phase = turn.run.phase;
   commit.events = std::move(turn.events);
   commit.sealed_puts = std::move(turn.sealed_puts);
+  commit.sealed_deletes = std::move(turn.sealed_deletes);
   if (turn.next_due_ms) {
     // The next callback's identity is saved with the state before it is scheduled.
     const std::string callback_id = base::RandomId("cb_");
@@ -68,7 +69,22 @@ void ScheduleIn(Turn& turn, int64_t now, int64_t delay_ms) {
   turn.next_due_ms = now + std::max(kAtOnceMs, delay_ms);
 }
 
+std::vector<std::string> SealedRefsOfRun(const json& state) {
+  std::vector<std::string> refs;
+  for (const std::string& ref :
+       {base::StringOr(base::ObjectOrEmpty(state, "pending"), "material_ref", ""),
+        base::StringOr(base::ObjectOrEmpty(state, "caller"), "credential_ref", ""),
+        base::StringOr(state, "definition_ref", "")}) {
+    if (!ref.empty()) refs.push_back(ref);
+  }
+  return refs;
+}
+
 void FinishRun(Turn& turn, int64_t now, const std::string& phase, const std::string& outcome) {
+  for (std::string& ref : SealedRefsOfRun(turn.state())) {
+    turn.sealed_deletes.push_back(std::move(ref));
+  }
+  turn.state()["pending"] = nullptr;
   turn.run.phase = phase;
   turn.state()["finished_at_ms"] = now;
   if (!outcome.empty()) turn.state()["outcome_code"] = outcome;
@@ -89,6 +105,13 @@ void FinishAfterLastStep(Turn& turn, int64_t now) {
   FinishRun(turn, now, all_ok ? "succeeded" : "failed", all_ok ? "" : "step_failed");
 }
 
+void DropPending(Turn& turn) {
+  json& pending = turn.state()["pending"];
+  const std::string ref = base::StringOr(pending, "material_ref", "");
+  if (!ref.empty()) turn.sealed_deletes.push_back(ref);
+  pending = nullptr;
+}
+
 json& CurrentStep(Turn& turn) {
   json& state = turn.state();
   return state["steps"][state.value("step_index", 0)];
@@ -102,7 +125,7 @@ void RecordStepFinished(Turn& turn, int64_t now, const std::string& step_id,
   step_state["output"] = output;
   step_state["finished_at_ms"] = now;
   state["step_outputs"][step_id] = output;
-  state["pending"] = nullptr;
+  DropPending(turn);
   AddEvent(turn, now, "step.completed",
            {{"step_id", step_id},
             {"status", status},

@@ -26,7 +26,8 @@ struct Turn {
   nlohmann::json& state() { return run.state; }
   std::vector<RunEvent> events;
   std::vector<std::pair<std::string, std::string>> sealed_puts;
-  std::optional<int64_t> next_due_ms;  // nullopt: no further callback
+  std::vector<std::string> sealed_deletes;  // see TurnCommit
+  std::optional<int64_t> next_due_ms;       // nullopt: no further callback
   // The turn goes on after its next commit (a private_ssh exchange): that
   // commit keeps the delivery's lease, whenever its next callback is due.
   bool goes_on_after_commit = false;
@@ -44,6 +45,9 @@ inline constexpr int64_t kAtOnceMs = 1;
 // pending step's deadline the delay is shortened to it, and it is never
 // below kAtOnceMs.
 void ScheduleIn(Turn& turn, int64_t now, int64_t delay_ms);
+// Ends the run in `phase` (its outcome code, a run.<phase> event, no next
+// callback) and deletes its sealed material with that commit
+// (SealedRefsOfRun).
 void FinishRun(Turn& turn, int64_t now, const std::string& phase, const std::string& outcome);
 // The run's step index is past its last step (state "steps" holds one entry
 // per step of the definition).
@@ -52,6 +56,14 @@ bool NoStepLeft(Turn& turn);
 // failed with step_failed.
 void FinishAfterLastStep(Turn& turn, int64_t now);
 nlohmann::json& CurrentStep(Turn& turn);
+// Clears the run's pending operation and deletes its sealed material (the
+// submit's key and request, source included) in the same commit: no turn
+// reads it once the operation is gone.
+void DropPending(Turn& turn);
+// Every sealed ref `state` names: the pending operation's material, the
+// caller's credential and the definition. A finished run reads none of them
+// again, so its last commit deletes them all.
+std::vector<std::string> SealedRefsOfRun(const nlohmann::json& state);
 // Records the current step as finished with `status` and `output`: its state,
 // the run's step outputs, the pending operation cleared (the completion
 // replaces it in the same commit) and a step.completed event carrying the

@@ -147,6 +147,7 @@ absl::Status WorkflowRuntime::FailRunTyped(const std::string& run_id,
     commit.expected_version = run->version;
     commit.phase = "failed";
     commit.state = run->state;
+    commit.sealed_deletes = SealedRefsOfRun(run->state);
     commit.events = {{0,
                       run_id,
                       now,

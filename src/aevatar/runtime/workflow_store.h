@@ -90,6 +90,9 @@ struct TurnCommit {
   std::optional<Callback> next_callback;
   // Sealed material to store first (ref -> sealed bytes).
   std::vector<std::pair<std::string, std::string>> sealed_puts;
+  // Sealed material no turn reads any more (a finished step's), deleted with
+  // the commit: a commit that fails deletes nothing.
+  std::vector<std::string> sealed_deletes;
   // Non-empty: the commit also gives up this replica's lease of the run, as
   // ReleaseRunLease would (the last turn of a delivery), in the same write.
   std::string release_lease_of;

@@ -131,7 +131,7 @@ TEST_F(AuditIntentTest, AnIntentThatDisagreesWithItsPayloadIsNeverAppended) {
   run->state["audit_intent"]["record"]["fact"]["outcome"] = "code_execution_cancelled";
   auto callback = store_->CallbackOf(run_id);
   ASSERT_TRUE(callback.ok() && callback->has_value());
-  TurnCommit commit{run_id, run->version, run->phase, run->state, {}, **callback, {}, {}};
+  TurnCommit commit{run_id, run->version, run->phase, run->state, {}, **callback, {}, {}, {}};
   ASSERT_TRUE(store_->CommitTurn(commit).ok());
   flaky_->FailNext(0);  // the store is back
   RunUntil([] { return false; });

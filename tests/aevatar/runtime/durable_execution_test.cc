@@ -452,10 +452,18 @@ TEST(PendingOperationJson, RoundTripsAndRejectsTamperedState) {
   PendingOperation pending = Known("running");
   pending.expires_at_ms = kNow + 86'400'000;
   pending.attempts = 7;
+  pending.dispatched = true;
   auto back = PendingOperation::FromJson(pending.ToJson());
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->ToJson(), pending.ToJson());
-  EXPECT_TRUE(PendingOperation::FromJson(nlohmann::json::object()).ok());  // before a receipt
+  EXPECT_TRUE(back->dispatched);
+  // Before a receipt; and as persisted before `dispatched` existed.
+  auto empty = PendingOperation::FromJson(nlohmann::json::object());
+  ASSERT_TRUE(empty.ok());
+  EXPECT_FALSE(empty->MayHaveSubmitted());
+  PendingOperation dispatched_only;
+  dispatched_only.dispatched = true;
+  EXPECT_TRUE(dispatched_only.MayHaveSubmitted());
 
   nlohmann::json bad = pending.ToJson();
   bad["provider_operation_id"] = "op_../x";
@@ -465,6 +473,9 @@ TEST(PendingOperationJson, RoundTripsAndRejectsTamperedState) {
   EXPECT_FALSE(PendingOperation::FromJson(bad).ok());
   bad = pending.ToJson();
   bad["attempts"] = -1;
+  EXPECT_FALSE(PendingOperation::FromJson(bad).ok());
+  bad = pending.ToJson();
+  bad["dispatched"] = "yes";
   EXPECT_FALSE(PendingOperation::FromJson(bad).ok());
   bad = pending.ToJson();
   bad["etag"] = "\"a\"\r\nX-Injected: 1";

@@ -130,6 +130,29 @@ class RunLeaseTest : public testing::RuntimeFixture {
     runtime_ = MakeRuntime();
   }
 
+  // Starts a run on a replica that dies once its submit reached the
+  // executor, before the receipt was committed; another replica takes over.
+  std::string StartOnAReplicaThatDiesAfterItsSubmit() {
+    DyingStore* mortal = BecomeMortal();
+    mortal->die_before_commit = [this] { return executor_.CountOf("submit") == 1; };
+    const std::string run_id = Start();
+    for (int i = 0; i < 10 && executor_.CountOf("submit") == 0; ++i) {
+      runtime_->DrainDueForTest();
+      now_ += 1000;
+    }
+    EXPECT_EQ(executor_.CountOf("submit"), 1);
+    OtherReplicaTakesOver();
+    return run_id;
+  }
+  // The distinct idempotency keys of the submits the executor saw.
+  std::set<std::string> SubmitKeys() const {
+    std::set<std::string> keys;
+    for (const testing::Exchange& e : executor_.exchanges()) {
+      if (e.kind == "submit") keys.insert(e.key);
+    }
+    return keys;
+  }
+
   std::unique_ptr<WorkflowStore> real_;
   std::unique_ptr<WorkflowStore> mortal_;
 };
@@ -152,27 +175,72 @@ TEST_F(RunLeaseTest, ARunLeasedByADeadReplicaWaitsForTheLeaseThenIsTakenOver) {
 }
 
 TEST_F(RunLeaseTest, ATurnInterruptedAfterItsExchangeIsReplayedWithTheSameKey) {
-  DyingStore* mortal = BecomeMortal();
-  // The replica dies after its submit reached the executor, before the
-  // receipt was committed.
-  mortal->die_before_commit = [this] { return executor_.CountOf("submit") == 1; };
-  const std::string run_id = Start();
-  for (int i = 0; i < 10 && executor_.CountOf("submit") == 0; ++i) {
-    runtime_->DrainDueForTest();
-    now_ += 1000;
-  }
-  ASSERT_EQ(executor_.CountOf("submit"), 1);
-  OtherReplicaTakesOver();
+  const std::string run_id = StartOnAReplicaThatDiesAfterItsSubmit();
   RunUntil([&] { return Phase(run_id) == "succeeded"; });
   ASSERT_EQ(Phase(run_id), "succeeded");
   // At most the one exchange repeated, under the key committed before it.
-  std::set<std::string> keys;
-  for (const testing::Exchange& e : executor_.exchanges()) {
-    if (e.kind == "submit") keys.insert(e.key);
-  }
   EXPECT_EQ(executor_.CountOf("submit"), 2);
-  EXPECT_EQ(keys.size(), 1u);
+  EXPECT_EQ(SubmitKeys().size(), 1u);
   EXPECT_EQ(audit_->ForRun(run_id)->size(), 2u);  // one running, one terminal
+}
+
+// The terminal audit payload of `run_id`'s only step, or null.
+nlohmann::json TerminalPayload(AuditLog& audit, const std::string& run_id) {
+  auto records = audit.ForRun(run_id);
+  if (!records.ok()) return nullptr;
+  for (const AuditRecord& record : *records) {
+    if (record.kind == "tool.terminal") return record.fact["tool_payload"];
+  }
+  return nullptr;
+}
+
+TEST_F(RunLeaseTest, AStopThatWinsOverTheReceiptCommitCancelsWhatTheSubmitStarted) {
+  DyingStore* store = BecomeMortal();  // never dies here: its hook stops the run
+  executor_.polls_before_done = 1000;  // the program runs until it is cancelled
+  std::unique_ptr<WorkflowRuntime> other = MakeRuntime();  // a second replica
+  std::string run_id;
+  bool stop_sent = false;
+  store->die_before_commit = [&] {
+    // The other replica takes a stop as this one's submit returns: the
+    // receipt's commit then loses to the stop's, and of the step only the
+    // dispatch before the submit is durable.
+    if (executor_.CountOf("submit") == 1 && !stop_sent) {
+      stop_sent = true;
+      EXPECT_TRUE(other->RequestStop(run_id, "user-1").ok());
+    }
+    return false;
+  };
+  run_id = Start();
+  RunUntil([&] { return Phase(run_id) == "stopped"; });
+  ASSERT_TRUE(stop_sent);
+  ASSERT_EQ(Phase(run_id), "stopped");
+  // The stop learned the running operation by the same key and cancelled
+  // it, rather than calling it "cancelled before submit" and leaving it on.
+  EXPECT_EQ(executor_.CountOf("submit"), 2);
+  EXPECT_EQ(SubmitKeys().size(), 1u);
+  EXPECT_EQ(executor_.CountOf("cancel"), 1);
+  const nlohmann::json payload = TerminalPayload(*audit_, run_id);
+  ASSERT_TRUE(payload.is_object());
+  EXPECT_EQ(payload["failure"]["code"], "code_execution_cancelled");
+  EXPECT_EQ(payload["mutation"]["may_have_executed"], true);
+  EXPECT_EQ(payload["retryable"], false);
+}
+
+TEST_F(RunLeaseTest, AStopWhileADeadReplicaHoldsASubmittedRunIsNeverBeforeSubmit) {
+  executor_.polls_before_done = 1000;
+  // The dead replica's lease outlives the stop's window (15 s, 10 s).
+  const std::string run_id = StartOnAReplicaThatDiesAfterItsSubmit();
+  ASSERT_TRUE(runtime_->RequestStop(run_id, "user-1").ok());
+  RunUntil([&] { return Phase(run_id) == "stopped"; });
+  ASSERT_EQ(Phase(run_id), "stopped");
+  // Past the deadline nothing new is sent, and the program that may run is
+  // said to: uncertain, not "cancelled before submit" and safe to retry.
+  EXPECT_EQ(executor_.CountOf("submit"), 1);
+  const nlohmann::json payload = TerminalPayload(*audit_, run_id);
+  ASSERT_TRUE(payload.is_object());
+  EXPECT_EQ(payload["failure"]["code"], "code_execution_cancel_outcome_uncertain");
+  EXPECT_EQ(payload["mutation"]["may_have_executed"], true);
+  EXPECT_EQ(payload["retryable"], false);
 }
 
 TEST_F(RunLeaseTest, TurnsScheduledForNowFollowUnderTheClaimOfTheFirst) {
@@ -184,7 +252,7 @@ TEST_F(RunLeaseTest, TurnsScheduledForNowFollowUnderTheClaimOfTheFirst) {
   }
   ASSERT_EQ(Phase(run_id), "succeeded");
   // The submit and each poll (the executor double answers "running" twice)
-  // wait for their time; admission rides with the submit, and the result's
+  // wait for their time; admission and dispatch ride with the submit, and the result's
   // audit and the run's end with the last poll. One claim each, released
   // once by the delivery's last commit: four, where a claim per turn made
   // seven, and no write of their own for the releases.
@@ -204,10 +272,10 @@ TEST_F(RunLeaseTest, TheAuditOfTheLastStepEndsTheRunInItsOwnCommit) {
   const std::string run_id = Start();
   RunUntil([&] { return Phase(run_id) == "succeeded"; });
   ASSERT_EQ(Phase(run_id), "succeeded");
-  // Admission, one commit per exchange (the last one freezes the audit
-  // intent), then the audit written and the run ended together: no turn of
-  // its own for the end, where there used to be one.
-  EXPECT_EQ(counted->commits(), 1 + EventCount(run_id, "exchange") + 1);
+  // Admission, the dispatch before the submit, one commit per exchange (the
+  // last one freezes the audit intent), then the audit written and the run
+  // ended together: no turn of its own for the end, where there used to be one.
+  EXPECT_EQ(counted->commits(), 2 + EventCount(run_id, "exchange") + 1);
   EXPECT_EQ(EventCount(run_id, "audit.written"), 1);
   EXPECT_EQ(EventCount(run_id, "run.succeeded"), 1);
 }

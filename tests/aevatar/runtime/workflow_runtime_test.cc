@@ -3,6 +3,7 @@
 #include "aevatar/runtime/workflow_runtime.h"
 
 #include <fstream>
+#include <map>
 
 #include "runtime_fixture.h"
 
@@ -85,6 +86,39 @@ TEST_F(WorkflowRuntimeTest, StopFreezesOneDeadlineAndCancelCarriesIt) {
   ASSERT_EQ(records->size(), 2u);
   EXPECT_EQ(records->back().kind, "tool.terminal");
   EXPECT_EQ(records->back().fact.value("outcome", ""), "code_execution_cancelled");
+}
+
+// Sealed material lives only as long as something reads it: a step's (its
+// idempotency key and request, the source included) until its operation
+// ends, a run's credential and definition until the run ends. A stopped run
+// deletes them as a finished one does.
+TEST_F(WorkflowRuntimeTest, SealedMaterialIsDeletedWithTheCommitThatEndsItsUse) {
+  executor_.polls_before_done = 1000;
+  const std::string finished = Start("MARKER_FINISHED");
+  const std::string stopped = Start("MARKER_STOPPED");
+  runtime_->DrainDueForTest();  // both admitted: their material is sealed
+  std::map<std::string, std::vector<std::string>> refs;
+  for (const std::string& run_id : {finished, stopped}) {
+    const nlohmann::json state = State(run_id);
+    refs[run_id] = {state["pending"].value("material_ref", ""),
+                    state["caller"].value("credential_ref", ""), state.value("definition_ref", "")};
+  }
+  // How many of the run's three refs still open.
+  auto still_sealed = [&](const std::string& run_id) {
+    int open = 0;
+    for (const std::string& ref : refs[run_id]) open += store_->GetSealed(ref).ok();
+    return open;
+  };
+  ASSERT_EQ(still_sealed(finished), 3);
+  ASSERT_EQ(still_sealed(stopped), 3);
+  RunUntil([&] { return executor_.CountOf("status") >= 2; });
+  ASSERT_TRUE(runtime_->RequestStop(stopped, "user-1").ok());
+  executor_.polls_before_done = 0;
+  RunUntil([&] { return Phase(finished) == "succeeded" && Phase(stopped) == "stopped"; });
+  ASSERT_EQ(Phase(finished), "succeeded");
+  ASSERT_EQ(Phase(stopped), "stopped");
+  EXPECT_EQ(still_sealed(finished), 0);
+  EXPECT_EQ(still_sealed(stopped), 0);
 }
 
 // A run's lock is kept only while a turn or a message holds a reference to

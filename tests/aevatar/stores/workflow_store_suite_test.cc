@@ -154,6 +154,25 @@ TEST_P(WorkflowStoreSuite, ATurnCommitsStateEventsAndCallbackOrNothing) {
   EXPECT_FALSE(store_->CallbackOf("run_1")->has_value());
 }
 
+TEST_P(WorkflowStoreSuite, ATurnDeletesSealedMaterialOnlyWhenItCommits) {
+  Create(*store_, "run_1", 1000);
+  RunRecord run = *store_->GetRun("run_1");
+  TurnCommit put = Turn(run, Callback{"cb_2", "run_1", 7000});
+  put.sealed_puts = {{"ref_2", "sealed-2"}};
+  ASSERT_TRUE(store_->CommitTurn(put).ok());
+  // A stale turn (the version moved on) deletes nothing.
+  TurnCommit stale = Turn(run, std::nullopt);
+  stale.sealed_deletes = {"ref_2", "ref_run_1"};
+  EXPECT_TRUE(absl::IsAborted(store_->CommitTurn(stale).status()));
+  EXPECT_EQ(*store_->GetSealed("ref_2"), "sealed-2");
+  // The turn that commits deletes what it names, and only that.
+  TurnCommit done = Turn(*store_->GetRun("run_1"), std::nullopt);
+  done.sealed_deletes = {"ref_2", "ref_never_stored"};
+  ASSERT_TRUE(store_->CommitTurn(done).ok());
+  EXPECT_EQ(base::ApiCode(store_->GetSealed("ref_2").status()), "SEALED_MATERIAL_MISSING");
+  EXPECT_EQ(*store_->GetSealed("ref_run_1"), std::string("\0sealed\xff", 8));
+}
+
 TEST_P(WorkflowStoreSuite, LiveAndRecentRunsOfAnOwner) {
   Create(*store_, "run_a", 100);
   Create(*store_, "run_b", 200);
