@@ -162,6 +162,64 @@ absl::Status TimeOutStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinit
   return Commit(deps, turn);
 }
 
+// Dispatch: commits that a submit may be sent from now on, then the turn
+// goes on to send it. Committed only once everything the submit needs has
+// loaded, and with no message between the commit and the POST (the turn
+// holds the run), so that a stop meets either nothing sent or a dispatch:
+// after a dispatch whose receipt commit was lost (a crash, or another
+// replica's stop meanwhile) StopStep repeats the submit with the same key to
+// learn the id and cancels it, and the audit says the program may have run.
+// If this turn dies after the commit, its callback (due at once) repeats
+// the submit with the same key.
+absl::Status CommitDispatch(const TurnDeps& deps, Turn& turn, PendingOperation& operation) {
+  operation.dispatched = true;
+  turn.state()["pending"]["operation"] = operation.ToJson();
+  ScheduleIn(turn, deps.now_ms, kAtOnceMs);
+  turn.goes_on_after_commit = true;  // the delivery keeps its lease
+  absl::Status committed = Commit(deps, turn);
+  turn.goes_on_after_commit = false;
+  return committed;
+}
+
+// One submit or status exchange (RunTurn) and the commit of what it learned.
+absl::Status Exchange(const TurnDeps& deps, Turn& turn, const WorkflowDefinition& definition,
+                      ExecutionsTransport& transport, const json& material,
+                      const PendingOperation& operation) {
+  json& state = turn.state();
+  json& pending = state["pending"];
+  const bool had_receipt = !operation.provider_operation_id.empty();
+  const auto started = std::chrono::steady_clock::now();
+  TurnDecision decision = RunTurn(transport, base::StringOr(material, "idempotency_key", ""),
+                                  material.value("body", json::object()), operation, deps.now_ms);
+  // How long this turn's exchanges took: each is bounded, and the run's
+  // events show it.
+  const int64_t took_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::steady_clock::now() - started)
+                              .count();
+  AddEvent(turn, deps.now_ms, "exchange",
+           {{"step_id", pending.value("step_id", "")},
+            {"exchanges", decision.exchanges},
+            {"ms", took_ms},
+            {"status", decision.pending.last_status}});
+  if (decision.kind == TurnKind::kReschedule) {
+    pending["operation"] = decision.pending.ToJson();
+    if (!had_receipt && !decision.pending.provider_operation_id.empty()) {
+      CurrentStep(turn)["status"] = "submitted";
+      AppendRunningAudit(deps, turn, pending.value("step_id", ""),
+                         decision.pending.provider_operation_id);
+      AddEvent(turn, deps.now_ms, "step.submitted",
+               {{"step_id", pending.value("step_id", "")},
+                {"operation_id", decision.pending.provider_operation_id}});
+    } else if (decision.pending.last_status == "running") {
+      CurrentStep(turn)["status"] = "running";
+    }
+    ScheduleIn(turn, deps.now_ms, decision.delay_ms);
+    return Commit(deps, turn);
+  }
+  CompleteStep(deps, turn, definition, decision, state["stop"].is_object());
+  return Commit(deps, turn);
+}
+
 }  // namespace
 
 absl::Status StartStep(const TurnDeps& deps, Turn& turn, const WorkflowDefinition& definition) {
@@ -253,18 +311,6 @@ absl::Status ProgressStep(const TurnDeps& deps, Turn& turn, const WorkflowDefini
   }
   auto operation = PendingOperation::FromJson(pending["operation"]);
   if (!operation.ok()) return operation.status();
-  const int64_t step_deadline = base::IntOr(pending, "deadline_ms", 0);
-  const bool timed_out =
-      step_deadline > 0 && deps.now_ms >= step_deadline && !state["stop"].is_object();
-  if (!timed_out && !operation->MayHaveSubmitted()) {
-    // Dispatch: committed before the first submit, so that a stop or an
-    // audit after a lost receipt commit knows the program may be running
-    // (StopStep then learns its id by a same-key submit and cancels it).
-    operation->dispatched = true;
-    pending["operation"] = operation->ToJson();
-    ScheduleIn(turn, deps.now_ms, kAtOnceMs);
-    return Commit(deps, turn);
-  }
   // The sealed material (the idempotency key and the request) is for the
   // submit only: once the operation id is known it stays sealed.
   json material = json::object();
@@ -278,38 +324,14 @@ absl::Status ProgressStep(const TurnDeps& deps, Turn& turn, const WorkflowDefini
   auto route = SealedRoute(state["proof"]);
   if (!route.ok()) return route.status();
   auto transport = (*deps.transports)(*route, *credential);
-  if (timed_out) return TimeOutStep(deps, turn, definition, *transport, *operation);
-  const bool had_receipt = !operation->provider_operation_id.empty();
-  const auto started = std::chrono::steady_clock::now();
-  TurnDecision decision = RunTurn(*transport, base::StringOr(material, "idempotency_key", ""),
-                                  material.value("body", json::object()), *operation, deps.now_ms);
-  // How long this turn's exchanges took: each is bounded, and the run's
-  // events show it.
-  const int64_t took_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                              std::chrono::steady_clock::now() - started)
-                              .count();
-  AddEvent(turn, deps.now_ms, "exchange",
-           {{"step_id", pending.value("step_id", "")},
-            {"exchanges", decision.exchanges},
-            {"ms", took_ms},
-            {"status", decision.pending.last_status}});
-  if (decision.kind == TurnKind::kReschedule) {
-    pending["operation"] = decision.pending.ToJson();
-    if (!had_receipt && !decision.pending.provider_operation_id.empty()) {
-      CurrentStep(turn)["status"] = "submitted";
-      AppendRunningAudit(deps, turn, pending.value("step_id", ""),
-                         decision.pending.provider_operation_id);
-      AddEvent(turn, deps.now_ms, "step.submitted",
-               {{"step_id", pending.value("step_id", "")},
-                {"operation_id", decision.pending.provider_operation_id}});
-    } else if (decision.pending.last_status == "running") {
-      CurrentStep(turn)["status"] = "running";
-    }
-    ScheduleIn(turn, deps.now_ms, decision.delay_ms);
-    return Commit(deps, turn);
+  const int64_t step_deadline = base::IntOr(pending, "deadline_ms", 0);
+  if (step_deadline > 0 && deps.now_ms >= step_deadline && !state["stop"].is_object()) {
+    return TimeOutStep(deps, turn, definition, *transport, *operation);
   }
-  CompleteStep(deps, turn, definition, decision, state["stop"].is_object());
-  return Commit(deps, turn);
+  if (!operation->MayHaveSubmitted()) {
+    if (absl::Status st = CommitDispatch(deps, turn, *operation); !st.ok()) return st;
+  }
+  return Exchange(deps, turn, definition, *transport, material, *operation);
 }
 
 }  // namespace aevatar::orchestrator

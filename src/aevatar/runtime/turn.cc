@@ -45,6 +45,8 @@ absl::Status Commit(const TurnDeps& deps, Turn& turn) {
   const int64_t last_event_ms = commit.events.empty() ? 0 : commit.events.back().at_ms;
   auto committed = deps.store->CommitTurn(commit);
   turn.state() = std::move(commit.state);
+  // A turn that goes on after this commit commits next on this version.
+  if (committed.ok()) turn.run.version = *committed;
   if (committed.ok() && deps.committed != nullptr) {
     // As the store now holds it (SqliteWorkflowStore::CommitTurn's columns).
     RunRecord stored = turn.run;

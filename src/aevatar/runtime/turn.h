@@ -28,8 +28,9 @@ struct Turn {
   std::vector<std::pair<std::string, std::string>> sealed_puts;
   std::vector<std::string> sealed_deletes;  // see TurnCommit
   std::optional<int64_t> next_due_ms;       // nullopt: no further callback
-  // The turn goes on after its next commit (a private_ssh exchange): that
-  // commit keeps the delivery's lease, whenever its next callback is due.
+  // The turn goes on after its next commit (a private_ssh exchange, a
+  // code_execute dispatch): that commit keeps the delivery's lease, whenever
+  // its next callback is due.
   bool goes_on_after_commit = false;
 };
 

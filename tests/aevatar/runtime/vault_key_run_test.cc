@@ -66,5 +66,31 @@ TEST_F(VaultKeyRunTest, NoKeyInTheVaultFailsTheStepTyped) {
   EXPECT_TRUE(transport_credentials_.empty());  // nothing left aevatar
 }
 
+TEST_F(VaultKeyRunTest, AStopWhileTheVaultIsDownBeforeTheSubmitNeverStartsTheProgram) {
+  std::atomic<int> reads{0};
+  agent_keys_ = [&](const std::string&) -> absl::StatusOr<std::string> {
+    // Admission reads the key; then the vault goes down before the submit.
+    if (++reads == 1) return std::string("nyxid_ag_first");
+    return absl::UnavailableError("the vault is down");
+  };
+  runtime_ = MakeRuntime();
+  const std::string run_id = StartUnattended();
+  RunUntil([&] { return reads.load() >= 3; });  // the submit's turn failed twice
+  ASSERT_GE(reads.load(), 3);
+  ASSERT_TRUE(runtime_->RequestStop(run_id, "user-1").ok());
+  RunUntil([&] { return Phase(run_id) == "stopped"; });
+  ASSERT_EQ(Phase(run_id), "stopped");
+  // Nothing was dispatched, so the stop ends the step at once, audited as
+  // never started and safe to retry; it never sends the submit itself.
+  EXPECT_EQ(executor_.CountOf("submit"), 0);
+  auto records = audit_->ForRun(run_id);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 1u);
+  const nlohmann::json& payload = records->front().fact["tool_payload"];
+  EXPECT_EQ(payload["failure"]["code"], "code_execution_cancelled_before_submit");
+  EXPECT_EQ(payload["mutation"]["may_have_executed"], false);
+  EXPECT_EQ(payload["retryable"], true);
+}
+
 }  // namespace
 }  // namespace aevatar::orchestrator::testing
