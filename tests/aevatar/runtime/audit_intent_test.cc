@@ -11,14 +11,6 @@ using nlohmann::json;
 
 class AuditIntentTest : public testing::RuntimeFixture {
  protected:
-  json TerminalFactOf(const std::string& run_id) {
-    auto records = audit_->ForRun(run_id);
-    EXPECT_TRUE(records.ok());
-    for (const AuditRecord& record : *records) {
-      if (record.kind == "tool.terminal") return record.fact;
-    }
-    return nullptr;
-  }
   // Every event type of the run, in order.
   std::vector<std::string> EventTypes(const std::string& run_id) {
     std::vector<std::string> types;

@@ -184,16 +184,6 @@ TEST_F(RunLeaseTest, ATurnInterruptedAfterItsExchangeIsReplayedWithTheSameKey) {
   EXPECT_EQ(audit_->ForRun(run_id)->size(), 2u);  // one running, one terminal
 }
 
-// The terminal audit payload of `run_id`'s only step, or null.
-nlohmann::json TerminalPayload(AuditLog& audit, const std::string& run_id) {
-  auto records = audit.ForRun(run_id);
-  if (!records.ok()) return nullptr;
-  for (const AuditRecord& record : *records) {
-    if (record.kind == "tool.terminal") return record.fact["tool_payload"];
-  }
-  return nullptr;
-}
-
 TEST_F(RunLeaseTest, AStopThatWinsOverTheReceiptCommitCancelsWhatTheSubmitStarted) {
   DyingStore* store = BecomeMortal();  // never dies here: its hook stops the run
   executor_.polls_before_done = 1000;  // the program runs until it is cancelled
@@ -219,7 +209,7 @@ TEST_F(RunLeaseTest, AStopThatWinsOverTheReceiptCommitCancelsWhatTheSubmitStarte
   EXPECT_EQ(executor_.CountOf("submit"), 2);
   EXPECT_EQ(SubmitKeys().size(), 1u);
   EXPECT_EQ(executor_.CountOf("cancel"), 1);
-  const nlohmann::json payload = TerminalPayload(*audit_, run_id);
+  const nlohmann::json payload = TerminalFactOf(run_id)["tool_payload"];
   ASSERT_TRUE(payload.is_object());
   EXPECT_EQ(payload["failure"]["code"], "code_execution_cancelled");
   EXPECT_EQ(payload["mutation"]["may_have_executed"], true);
@@ -236,7 +226,7 @@ TEST_F(RunLeaseTest, AStopWhileADeadReplicaHoldsASubmittedRunIsNeverBeforeSubmit
   // Past the deadline nothing new is sent, and the program that may run is
   // said to: uncertain, not "cancelled before submit" and safe to retry.
   EXPECT_EQ(executor_.CountOf("submit"), 1);
-  const nlohmann::json payload = TerminalPayload(*audit_, run_id);
+  const nlohmann::json payload = TerminalFactOf(run_id)["tool_payload"];
   ASSERT_TRUE(payload.is_object());
   EXPECT_EQ(payload["failure"]["code"], "code_execution_cancel_outcome_uncertain");
   EXPECT_EQ(payload["mutation"]["may_have_executed"], true);

@@ -230,6 +230,16 @@ class RuntimeFixture : public ::testing::Test {
     auto run = store_->GetRun(run_id);
     return run.ok() ? run->state : nlohmann::json();
   }
+  // The fact of the run's tool.terminal audit record, or null.
+  nlohmann::json TerminalFactOf(const std::string& run_id) {
+    auto records = audit_->ForRun(run_id);
+    EXPECT_TRUE(records.ok());
+    if (!records.ok()) return nullptr;
+    for (const AuditRecord& record : *records) {
+      if (record.kind == "tool.terminal") return record.fact;
+    }
+    return nullptr;
+  }
   int EventCount(const std::string& run_id, const std::string& type) {
     auto events = store_->EventsAfter(run_id, 0);
     int n = 0;
