@@ -263,6 +263,22 @@ std::unique_ptr<PooledConnection> TakeOpen(ConnectionPool& pool, const std::stri
   return nullptr;
 }
 
+// Hands an opened exchange's head and body to the callbacks.
+absl::StatusOr<ClientResponse> ReadThrough(absl::StatusOr<OpenedExchange> opened,
+                                           const HeadersCallback* on_headers,
+                                           const ChunkCallback& on_chunk) {
+  if (!opened.ok()) return opened.status();
+  if (on_headers != nullptr) (*on_headers)(opened->head);
+  while (true) {
+    absl::StatusOr<std::optional<std::string>> chunk = opened->body->Next();
+    if (!chunk.ok()) return chunk.status();
+    if (!*chunk) return std::move(opened->head);
+    if (!on_chunk(**chunk)) {
+      return absl::CancelledError("response body consumer stopped the exchange");
+    }
+  }
+}
+
 absl::StatusOr<ClientResponse> RunExchange(const ClientRequest& request,
                                            const HeadersCallback* on_headers,
                                            const ChunkCallback& on_chunk) {
@@ -270,7 +286,8 @@ absl::StatusOr<ClientResponse> RunExchange(const ClientRequest& request,
   if (!url.ok()) return url.status();
   if (!url->tls) {
     if (std::shared_ptr<InProcessPeer> peer = FindInProcessPeer(url->host, url->port)) {
-      return InProcessExchange(request, *url, std::move(peer), on_headers, on_chunk);
+      return ReadThrough(OpenInProcessExchange(request, *url, std::move(peer)), on_headers,
+                         on_chunk);
     }
   }
   std::shared_ptr<ssl::context> tls;

@@ -176,86 +176,107 @@ void Answer(Response response, bool head, bool close, const std::shared_ptr<Conv
   c->broken = !ok || c->server_gone;
 }
 
-// Tells the handler's side, however the caller leaves, that nobody reads.
-struct CallerLeaves {
-  ~CallerLeaves() {
-    absl::MutexLock lock(&c->mu);
-    c->caller_gone = true;
-  }
-  Conversation* c;
-};
-
-// Reads the answer from `c` on the caller's thread, under `deadline`.
-absl::StatusOr<ClientResponse> Receive(Conversation& c, const ClientRequest& request,
-                                       const std::string& where, Clock::time_point deadline,
-                                       const std::function<void(const ClientResponse&)>* on_headers,
-                                       const std::function<bool(std::string_view)>& on_chunk) {
-  CallerLeaves leaves{&c};
-  auto deadline_error = [&] {
-    return absl::DeadlineExceededError(
-        absl::StrCat("http exchange with ", where, " exceeded ", request.timeout.count(), " ms"));
-  };
-  auto closed_error = [&] {
-    return absl::UnavailableError(
-        absl::StrCat("read ", where, ": the server closed the connection as it stopped"));
-  };
-  auto too_large = [&] {
-    return absl::ResourceExhaustedError(absl::StrCat("response body from ", where, " exceeds ",
-                                                     request.max_response_bytes, " bytes"));
-  };
-  ClientResponse response;
-  {
-    absl::MutexLock lock(&c.mu);
-    if (!c.mu.AwaitWithTimeout(absl::Condition(&HasHeadOrGone, &c), Until(deadline))) {
-      return deadline_error();
+// The answer as the caller reads it from `c`, under the request's deadline
+// and limits. Destroying it tells the handler's side, however the caller
+// leaves, that nobody reads, and forgets the exchange in the peer's list.
+class InProcessBody : public BodyReader {
+ public:
+  InProcessBody(std::shared_ptr<Conversation> c, std::shared_ptr<InProcessPeer> peer,
+                const ClientRequest& request, std::string where, Clock::time_point deadline)
+      : c_(std::move(c)),
+        peer_(std::move(peer)),
+        timeout_ms_(request.timeout.count()),
+        max_response_bytes_(request.max_response_bytes),
+        where_(std::move(where)),
+        deadline_(deadline) {}
+  ~InProcessBody() override {
+    {
+      absl::MutexLock lock(&c_->mu);
+      c_->caller_gone = true;
     }
-    if (!c.head) return closed_error();
-    response = *c.head;
+    if (peer_ != nullptr) {
+      absl::MutexLock lock(&peer_->mu);
+      peer_->live.erase(c_);
+    }
   }
-  // What the TCP client's parser refuses with the header block.
-  size_t header_bytes = 0;
-  for (const auto& [name, value] : response.headers.fields()) {
-    header_bytes += name.size() + value.size() + 4;
+
+  // The status and header fields, checked as the TCP client's parser would.
+  absl::StatusOr<ClientResponse> AwaitHead(const std::string& method) {
+    ClientResponse head;
+    {
+      absl::MutexLock lock(&c_->mu);
+      if (!c_->mu.AwaitWithTimeout(absl::Condition(&HasHeadOrGone, c_.get()), Until(deadline_))) {
+        return DeadlineError();
+      }
+      if (!c_->head) return ClosedError();
+      head = *c_->head;
+    }
+    size_t header_bytes = 0;
+    for (const auto& [name, value] : head.headers.fields()) {
+      header_bytes += name.size() + value.size() + 4;
+    }
+    if (header_bytes > kMaxResponseHeaderBytes) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("response header from ", where_, " too large"));
+    }
+    const std::optional<std::string> declared = head.headers.Get("Content-Length");
+    if (method != "HEAD" && declared && !declared->empty() &&
+        declared->find_first_not_of("0123456789") == std::string::npos && declared->size() < 20 &&
+        std::stoull(*declared) > max_response_bytes_) {
+      return TooLarge();
+    }
+    if (Clock::now() >= deadline_) return DeadlineError();
+    return head;
   }
-  if (header_bytes > kMaxResponseHeaderBytes) {
-    return absl::ResourceExhaustedError(absl::StrCat("response header from ", where, " too large"));
-  }
-  const std::optional<std::string> declared = response.headers.Get("Content-Length");
-  if (request.method != "HEAD" && declared && !declared->empty() &&
-      declared->find_first_not_of("0123456789") == std::string::npos && declared->size() < 20 &&
-      std::stoull(*declared) > request.max_response_bytes) {
-    return too_large();
-  }
-  if (Clock::now() >= deadline) return deadline_error();
-  if (on_headers != nullptr) (*on_headers)(response);
-  size_t received = 0;
-  while (true) {
+
+  absl::StatusOr<std::optional<std::string>> Next() override {
     // Checked before every chunk: a caller slower than the handler would
     // otherwise always find one waiting and never reach a timed wait.
-    if (Clock::now() >= deadline) return deadline_error();
+    if (Clock::now() >= deadline_) return DeadlineError();
     std::string chunk;
     {
-      absl::MutexLock lock(&c.mu);
-      if (!c.mu.AwaitWithTimeout(absl::Condition(&ChunkOrEnded, &c), Until(deadline))) {
-        return deadline_error();
+      absl::MutexLock lock(&c_->mu);
+      if (!c_->mu.AwaitWithTimeout(absl::Condition(&ChunkOrEnded, c_.get()), Until(deadline_))) {
+        return DeadlineError();
       }
-      if (c.server_gone && !c.ended) return closed_error();
-      if (c.chunks.empty()) {
-        if (c.broken)
-          return absl::UnavailableError(absl::StrCat("read ", where, ": partial message"));
-        return response;
+      if (c_->server_gone && !c_->ended) return ClosedError();
+      if (c_->chunks.empty()) {
+        if (c_->broken) {
+          return absl::UnavailableError(absl::StrCat("read ", where_, ": partial message"));
+        }
+        return std::nullopt;
       }
-      chunk = std::move(c.chunks.front());
-      c.chunks.pop_front();
-      c.unread_bytes -= chunk.size();
+      chunk = std::move(c_->chunks.front());
+      c_->chunks.pop_front();
+      c_->unread_bytes -= chunk.size();
     }
-    received += chunk.size();
-    if (received > request.max_response_bytes) return too_large();
-    if (!on_chunk(chunk)) {
-      return absl::CancelledError("response body consumer stopped the exchange");
-    }
+    received_ += chunk.size();
+    if (received_ > max_response_bytes_) return TooLarge();
+    return chunk;
   }
-}
+
+ private:
+  absl::Status DeadlineError() const {
+    return absl::DeadlineExceededError(
+        absl::StrCat("http exchange with ", where_, " exceeded ", timeout_ms_, " ms"));
+  }
+  absl::Status ClosedError() const {
+    return absl::UnavailableError(
+        absl::StrCat("read ", where_, ": the server closed the connection as it stopped"));
+  }
+  absl::Status TooLarge() const {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("response body from ", where_, " exceeds ", max_response_bytes_, " bytes"));
+  }
+
+  const std::shared_ptr<Conversation> c_;
+  const std::shared_ptr<InProcessPeer> peer_;  // null: the exchange was never in its list
+  const int64_t timeout_ms_;
+  const size_t max_response_bytes_;
+  const std::string where_;
+  const Clock::time_point deadline_;
+  size_t received_ = 0;
+};
 
 }  // namespace
 
@@ -297,12 +318,11 @@ std::shared_ptr<InProcessPeer> FindInProcessPeer(const std::string& host, uint16
   return found == registry.peers.end() ? nullptr : found->second;
 }
 
-absl::StatusOr<ClientResponse> InProcessExchange(
-    const ClientRequest& request, const HttpUrl& url, std::shared_ptr<InProcessPeer> peer,
-    const std::function<void(const ClientResponse&)>* on_headers,
-    const std::function<bool(std::string_view chunk)>& on_chunk) {
+absl::StatusOr<OpenedExchange> OpenInProcessExchange(const ClientRequest& request,
+                                                     const HttpUrl& url,
+                                                     std::shared_ptr<InProcessPeer> peer) {
   const Clock::time_point deadline = Clock::now() + request.timeout;
-  const std::string where = absl::StrCat(url.host, ":", url.port);
+  std::string where = absl::StrCat(url.host, ":", url.port);
   const bool head = request.method == "HEAD";
   const bool close = !request.pool;
   auto c = std::make_shared<Conversation>();
@@ -322,29 +342,30 @@ absl::StatusOr<ClientResponse> InProcessExchange(
   }
   if (refusal) {
     Answer(*std::move(refusal), head, close, c);
-    return Receive(*c, request, where, deadline, on_headers, on_chunk);
-  }
-  // The task holds what it needs by value: it may outlive this call.
-  auto task = [peer, served = std::move(served), head, close, c]() mutable {
-    Response response = CallHandler(peer->handler, served);
-    // Only a WebSocket upgrade over TCP can become a session.
-    if (response.websocket) response = WebSocketRequiredResponse();
-    Answer(std::move(response), head, close, c);
-  };
-  if (!peer->pool->TrySubmit(std::move(task))) {
-    bool stopping = false;
-    {
-      absl::MutexLock lock(&peer->mu);
-      stopping = peer->stopping;
+    peer = nullptr;  // never in its list
+  } else {
+    // The task holds what it needs by value: it may outlive this call.
+    auto task = [peer, served = std::move(served), head, close, c]() mutable {
+      Response response = CallHandler(peer->handler, served);
+      // Only a WebSocket upgrade over TCP can become a session.
+      if (response.websocket) response = WebSocketRequiredResponse();
+      Answer(std::move(response), head, close, c);
+    };
+    if (!peer->pool->TrySubmit(std::move(task))) {
+      bool stopping = false;
+      {
+        absl::MutexLock lock(&peer->mu);
+        stopping = peer->stopping;
+      }
+      base::ScopedRequestId none("");
+      Answer(stopping ? StoppingResponse() : BusyResponse(), head, close, c);
     }
-    base::ScopedRequestId none("");
-    Answer(stopping ? StoppingResponse() : BusyResponse(), head, close, c);
   }
-  absl::StatusOr<ClientResponse> answer =
-      Receive(*c, request, where, deadline, on_headers, on_chunk);
-  absl::MutexLock lock(&peer->mu);
-  peer->live.erase(c);
-  return answer;
+  auto body = std::make_unique<InProcessBody>(std::move(c), std::move(peer), request,
+                                              std::move(where), deadline);
+  absl::StatusOr<ClientResponse> answer_head = body->AwaitHead(request.method);
+  if (!answer_head.ok()) return answer_head.status();
+  return OpenedExchange{*std::move(answer_head), std::move(body)};
 }
 
 }  // namespace aevatar::http

@@ -3,9 +3,9 @@
 
 // Private to src/http: exchanges with a server of this very process without
 // TCP. A server started with ServerOptions::serve_in_process registers here
-// under the address it is bound to; Fetch and FetchStreaming then hand a
-// plain-http request for exactly that host and port to the server's handler
-// directly. What the handler sees and what the caller gets are what the wire
+// under the address it is bound to; Fetch, FetchStreaming and OpenExchange
+// then hand a plain-http request for exactly that host and port to the
+// server's handler directly. What the handler sees and what the caller gets are what the wire
 // would give them:
 //   - the Request as the server would parse it (target, path, query; the
 //     header fields the client would write, trimmed, Host, Content-Length,
@@ -34,17 +34,16 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <set>
 #include <string>
-#include <string_view>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "http/client.h"
 #include "http/handler_pool.h"
+#include "http/opened_exchange.h"
 #include "http/server.h"
 #include "http/url.h"
 
@@ -77,13 +76,13 @@ void UnregisterInProcessPeer(const std::string& host, uint16_t port, const InPro
 // The server registered at `host`:`port`, or null. Cheap when none is.
 std::shared_ptr<InProcessPeer> FindInProcessPeer(const std::string& host, uint16_t port);
 
-// One exchange of `request` (to `url`) with `peer`, on the caller's thread
-// while the handler runs on the peer's pool. The callbacks are as for
-// FetchStreaming (`on_headers` may be null); errors as for Fetch.
-absl::StatusOr<ClientResponse> InProcessExchange(
-    const ClientRequest& request, const HttpUrl& url, std::shared_ptr<InProcessPeer> peer,
-    const std::function<void(const ClientResponse&)>* on_headers,
-    const std::function<bool(std::string_view chunk)>& on_chunk);
+// One exchange of `request` (to `url`) with `peer`, the handler running on
+// the peer's pool: returns once the answer's head is in, its body then read
+// on whichever thread the caller likes, with no thread of its own. Errors as
+// for Fetch.
+absl::StatusOr<OpenedExchange> OpenInProcessExchange(const ClientRequest& request,
+                                                     const HttpUrl& url,
+                                                     std::shared_ptr<InProcessPeer> peer);
 
 }  // namespace aevatar::http
 

@@ -39,9 +39,10 @@ http::Response NoStore(http::Response response);
 // body is an empty object.
 absl::StatusOr<nlohmann::json> JsonObjectBody(const http::Request& request);
 
-// Authenticates the caller and notes its credential kind.
+// Authenticates the caller and notes its credential kind; with `reads`, the
+// caller's account, memberships and Agent Key are read through them.
 absl::StatusOr<Principal> Authenticated(const HttpApiDeps& deps, const http::Request& request,
-                                        RequestNote& note);
+                                        RequestNote& note, FactsReads* reads = nullptr);
 
 // A password check under the login throttle (base/login_throttle.h) for
 // account `name` from `source`: nullopt when the attempt is let in (it then

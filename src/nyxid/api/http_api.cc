@@ -50,8 +50,9 @@ absl::StatusOr<nlohmann::json> JsonObjectBody(const http::Request& request) {
 }
 
 absl::StatusOr<Principal> Authenticated(const HttpApiDeps& deps, const http::Request& request,
-                                        RequestNote& note) {
-  auto principal = deps.auth->Authenticate(request);
+                                        RequestNote& note, FactsReads* reads) {
+  auto principal = reads != nullptr ? deps.auth->Authenticate(request, *reads)
+                                    : deps.auth->Authenticate(request);
   if (principal.ok()) note.credential_kind = std::string(CredentialKindName(principal->kind));
   return principal;
 }
@@ -146,7 +147,9 @@ http::Handler Logged(std::shared_ptr<const HttpApiDeps> deps, std::string route,
 }  // namespace
 
 std::unique_ptr<http::Router> BuildHttpApi(const HttpApiDeps& deps) {
-  auto shared = std::make_shared<const HttpApiDeps>(deps);
+  auto own = std::make_shared<HttpApiDeps>(deps);
+  if (own->cached_facts == nullptr) own->cached_facts = std::make_shared<CachedFacts>(own->store);
+  std::shared_ptr<const HttpApiDeps> shared = std::move(own);
   auto router = std::make_unique<http::Router>();
   auto add = [&](const char* method, const char* route, RouteHandler handler) {
     router->Add(method, route, Logged(shared, route, handler));

@@ -9,6 +9,7 @@
 #include "http/openapi.h"
 #include "http/router.h"
 #include "nyxid/routes/facts_digest_cache.h"
+#include "nyxid/store/cached_facts.h"
 #include "nyxid/store/nyxid_store.h"
 #include "nyxid/tokens/authenticator.h"
 #include "nyxid/tokens/signing_keys.h"
@@ -59,6 +60,9 @@ struct HttpApiDeps {
   // Callers' facts digests the proxy checks reused admissions against, per
   // facts generation (shared by copies of these deps).
   std::shared_ptr<FactsDigestCache> facts_digests = std::make_shared<FactsDigestCache>();
+  // The proxy's reads of `store`, per facts generation; null: BuildHttpApi
+  // makes them.
+  std::shared_ptr<CachedFacts> cached_facts = nullptr;
 };
 
 // The broker's HTTP API (docs/nyxid.md):

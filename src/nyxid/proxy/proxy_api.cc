@@ -14,6 +14,7 @@
 //   4-5. return the upstream answer unchanged (streamed when large), within
 //      the proxy deadline.
 #include <chrono>
+#include <memory>
 #include <optional>
 
 #include "absl/strings/match.h"
@@ -51,14 +52,14 @@ std::string RawRest(const http::Request& request, const std::string& slug) {
 }
 
 // The route after every check of step 2.
-absl::StatusOr<UserService> ResolveRoute(const HttpApiDeps& deps, const Principal& caller,
+absl::StatusOr<UserService> ResolveRoute(FactsReads& facts, const Principal& caller,
                                          const http::Request& request, const std::string& slug) {
   auto via = request.QueryParam(kViaParam);
   if (!via || via->empty()) {
     return base::ApiError(absl::StatusCode::kInvalidArgument, "NYXID_VIA_REQUIRED",
                           "_nyxid_via (the exact user service id) is required", 400);
   }
-  auto route = deps.store->FindUserService(*via);
+  auto route = facts.FindUserService(*via);
   if (absl::IsNotFound(route.status())) {
     return NotFound("USER_SERVICE_NOT_FOUND", "no such user service");
   }
@@ -83,7 +84,7 @@ struct Upstream {
   bool allow_link_local = false;
 };
 
-absl::StatusOr<Upstream> ResolveUpstream(const HttpApiDeps& deps, const UserService& route) {
+absl::StatusOr<Upstream> ResolveUpstream(FactsReads& facts, const UserService& route) {
   if (route.node_id) {
     return base::ApiError(absl::StatusCode::kFailedPrecondition, "NODE_ROUTE_NOT_HTTP",
                           "a node-relayed SSH service is reached through "
@@ -91,7 +92,7 @@ absl::StatusOr<Upstream> ResolveUpstream(const HttpApiDeps& deps, const UserServ
                           409);
   }
   if (!route.catalog_service_id) return Upstream{route.base_url, route.slug, std::nullopt, {}};
-  auto catalog = deps.store->FindCatalogService(*route.catalog_service_id);
+  auto catalog = facts.FindCatalogService(*route.catalog_service_id);
   if (!catalog.ok()) {
     return base::ApiError(absl::StatusCode::kFailedPrecondition, "CATALOG_SERVICE_MISSING",
                           "the user service's catalog service no longer exists", 409);
@@ -129,14 +130,17 @@ http::Headers ForwardedHeaders(const HttpApiDeps& deps, const Principal& caller,
 http::Response HandleProxy(const HttpApiDeps& deps, http::Request& request, RequestNote& note) {
   // Ambiguous framing (a Transfer-Encoding other than chunked, or one with a
   // Content-Length) never reaches here: the HTTP server refuses it and closes.
-  // The claim first: its facts generation predates every read below.
-  auto claim = ReadFactsClaim(deps, request);
-  if (!claim.ok()) return Problem(claim.status(), note);
-  auto caller = Authenticated(deps, request, note);
+  // The facts generation first: it predates every read below, which are
+  // then served from memory while it holds (store/cached_facts.h).
+  auto generation = deps.store->FactsGeneration();
+  if (!generation.ok()) return Problem(generation.status(), note);
+  std::unique_ptr<FactsReads> facts = deps.cached_facts->At(*generation);
+  const std::optional<FactsClaim> claim = ReadFactsClaim(request, *generation);
+  auto caller = Authenticated(deps, request, note, facts.get());
   if (!caller.ok()) return Problem(caller.status(), note);
   // A reused admission whose facts changed is refused before anything else,
   // so the client admits again and meets whatever changed as its own error.
-  auto facts_hold = FactsStillHold(deps, *caller, *claim);
+  auto facts_hold = FactsStillHold(deps, *caller, claim);
   if (!facts_hold.ok()) return Problem(facts_hold.status(), note);
   if (!*facts_hold) {
     http::Response refused = Problem(FactsChanged(), note);
@@ -147,9 +151,9 @@ http::Response HandleProxy(const HttpApiDeps& deps, http::Request& request, Requ
   if (!IsValidSlug(slug)) {
     return Problem(NotFound("USER_SERVICE_NOT_FOUND", "no such user service"), note);
   }
-  auto route = ResolveRoute(deps, *caller, request, slug);
+  auto route = ResolveRoute(*facts, *caller, request, slug);
   if (!route.ok()) return Problem(route.status(), note);
-  auto upstream = ResolveUpstream(deps, *route);
+  auto upstream = ResolveUpstream(*facts, *route);
   if (!upstream.ok()) return Problem(upstream.status(), note);
   if (absl::Status st = CheckDelegationAudience(*caller, upstream->delegation_audiences);
       !st.ok()) {

@@ -29,11 +29,10 @@ absl::StatusOr<std::optional<FactsClaim>> ClaimAtCurrentGeneration(const HttpApi
 
 }  // namespace
 
-absl::StatusOr<std::optional<FactsClaim>> ReadFactsClaim(const HttpApiDeps& deps,
-                                                         const http::Request& request) {
+std::optional<FactsClaim> ReadFactsClaim(const http::Request& request, int64_t generation) {
   std::optional<std::string> digest = request.headers.Get(kFactsDigestHeader);
   if (!digest) return std::nullopt;
-  return ClaimAtCurrentGeneration(deps, *std::move(digest));
+  return FactsClaim{*std::move(digest), generation};
 }
 
 absl::StatusOr<std::optional<FactsClaim>> ReadRevalidation(const HttpApiDeps& deps,

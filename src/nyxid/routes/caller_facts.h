@@ -47,10 +47,9 @@ struct FactsClaim {
   int64_t generation = 0;
 };
 
-// The claim `request` makes; nullopt when it carries no facts digest. Read it
-// before authenticating the caller.
-absl::StatusOr<std::optional<FactsClaim>> ReadFactsClaim(const HttpApiDeps& deps,
-                                                         const http::Request& request);
+// The claim `request` makes at `generation`, the facts generation read
+// before authenticating the caller; nullopt when it carries no facts digest.
+std::optional<FactsClaim> ReadFactsClaim(const http::Request& request, int64_t generation);
 
 // The same for a GET /api/v1/keys that revalidates: `If-None-Match` holding
 // exactly one strong entity tag, the digest quoted (what its ETag was).

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "nyxid/model.h"
+#include "nyxid/store/facts_reads.h"
 
 namespace aevatar::nyxid {
 
@@ -17,7 +18,7 @@ namespace aevatar::nyxid {
 // inserts that collide with a unique name return AlreadyExists. Messages never
 // contain secrets (password hashes and key hashes are bound, not quoted).
 // Implementations are thread-safe.
-class NyxidStore {
+class NyxidStore : public FactsReads {
  public:
   virtual ~NyxidStore() = default;
 
@@ -26,7 +27,7 @@ class NyxidStore {
   // Updates password hash and platform-admin flag of an existing user.
   virtual absl::Status UpdateUser(const User& user) = 0;
   virtual absl::StatusOr<User> FindUserByName(const std::string& username) = 0;
-  virtual absl::StatusOr<User> FindUserById(const std::string& id) = 0;
+  absl::StatusOr<User> FindUserById(const std::string& id) override = 0;
   virtual absl::StatusOr<std::vector<User>> ListUsers() = 0;
 
   // Organisations and memberships.
@@ -35,19 +36,20 @@ class NyxidStore {
   virtual absl::StatusOr<Org> FindOrgById(const std::string& id) = 0;
   // Inserts or changes the role of a membership.
   virtual absl::Status PutMembership(const Membership& membership) = 0;
-  virtual absl::StatusOr<std::vector<Membership>> MembershipsOfUser(const std::string& user_id) = 0;
+  absl::StatusOr<std::vector<Membership>> MembershipsOfUser(const std::string& user_id) override =
+      0;
 
   // Catalog (operator-owned; inserted or replaced by id). A kLlm service's
   // provider_api_key is sealed at rest (XChaCha20-Poly1305 under the store's
   // at-rest key) and opened on read; DataLoss when it cannot be opened.
   virtual absl::Status PutCatalogService(const CatalogService& service) = 0;
-  virtual absl::StatusOr<CatalogService> FindCatalogService(const std::string& id) = 0;
+  absl::StatusOr<CatalogService> FindCatalogService(const std::string& id) override = 0;
   virtual absl::StatusOr<std::vector<CatalogService>> ListCatalog() = 0;
 
   // UserServices. Insert is AlreadyExists when the owner already has a route
   // with the same slug or the same label.
   virtual absl::Status InsertUserService(const UserService& service) = 0;
-  virtual absl::StatusOr<UserService> FindUserService(const std::string& id) = 0;
+  absl::StatusOr<UserService> FindUserService(const std::string& id) override = 0;
   // Replaces the mutable fields (policy, active, allowed, label, node, updated_at).
   virtual absl::Status UpdateUserService(const UserService& service) = 0;
   // Routes owned by any of `owners`, ordered by creation.
@@ -60,7 +62,7 @@ class NyxidStore {
 
   // Agent Keys (hashes only).
   virtual absl::Status InsertAgentKey(const AgentKeyRecord& key) = 0;
-  virtual absl::StatusOr<AgentKeyRecord> FindAgentKeyByHash(const std::string& key_hash_hex) = 0;
+  absl::StatusOr<AgentKeyRecord> FindAgentKeyByHash(const std::string& key_hash_hex) override = 0;
   virtual absl::StatusOr<std::vector<AgentKeyRecord>> ListAgentKeys(const std::string& user_id) = 0;
   // Marks a key of `user_id` revoked (idempotent); NotFound for another
   // user's or an unknown key.

@@ -25,9 +25,13 @@ class Authenticator {
 
   absl::StatusOr<Principal> Authenticate(const http::Request& request) const;
   absl::StatusOr<Principal> AuthenticateBearer(std::string_view bearer) const;
+  // The same, with the account, memberships and Agent Key read through
+  // `reads` (e.g. store/cached_facts.h) rather than the store.
+  absl::StatusOr<Principal> Authenticate(const http::Request& request, FactsReads& reads) const;
 
  private:
-  absl::StatusOr<Principal> ForUser(const std::string& user_id) const;
+  absl::StatusOr<Principal> AuthenticateBearer(std::string_view bearer, FactsReads& reads) const;
+  static absl::StatusOr<Principal> ForUser(const std::string& user_id, FactsReads& reads);
 
   NyxidStore* store_;
   const TokenService* tokens_;
