@@ -230,14 +230,20 @@ class InProcessBody : public BodyReader {
   }
 
   absl::StatusOr<std::optional<std::string>> Next() override {
-    // Checked before every chunk: a caller slower than the handler would
-    // otherwise always find one waiting and never reach a timed wait.
-    if (Clock::now() >= deadline_) return DeadlineError();
     std::string chunk;
     {
       absl::MutexLock lock(&c_->mu);
-      if (!c_->mu.AwaitWithTimeout(absl::Condition(&ChunkOrEnded, c_.get()), Until(deadline_))) {
-        return DeadlineError();
+      // A body the handler ended is handed out whatever the time: the
+      // exchange is over, what is left is the caller's own reading (a proxy
+      // passing it on to a slow client). While the handler still writes, the
+      // deadline is checked before every chunk: a caller slower than the
+      // handler would otherwise always find one waiting and never reach a
+      // timed wait.
+      if (!c_->ended) {
+        if (Clock::now() >= deadline_) return DeadlineError();
+        if (!c_->mu.AwaitWithTimeout(absl::Condition(&ChunkOrEnded, c_.get()), Until(deadline_))) {
+          return DeadlineError();
+        }
       }
       if (c_->server_gone && !c_->ended) return ClosedError();
       if (c_->chunks.empty()) {
@@ -350,6 +356,10 @@ absl::StatusOr<OpenedExchange> OpenInProcessExchange(const ClientRequest& reques
       // Only a WebSocket upgrade over TCP can become a session.
       if (response.websocket) response = WebSocketRequiredResponse();
       Answer(std::move(response), head, close, c);
+      // The handler is done: a Stop has nothing more to wait for or end
+      // here, however long the caller takes to read what it left.
+      absl::MutexLock lock(&peer->mu);
+      peer->live.erase(c);
     };
     if (!peer->pool->TrySubmit(std::move(task))) {
       bool stopping = false;

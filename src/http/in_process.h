@@ -59,7 +59,8 @@ struct InProcessPeer {
   size_t max_body_bytes = 0;
   absl::Mutex mu;
   bool stopping ABSL_GUARDED_BY(mu) = false;  // no new exchanges
-  // The exchanges in flight, so that Stop can wait for them and end them.
+  // The exchanges in flight (the handler not done, the caller still there),
+  // so that Stop can wait for them and end them.
   std::set<std::shared_ptr<InProcessConversation>> live ABSL_GUARDED_BY(mu);
 };
 

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -17,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "http/client.h"
 #include "http/connection_pool.h"
+#include "http/opened_exchange.h"
 #include "http/server.h"
 #include "http_test_util.h"
 #include "nlohmann/json.hpp"
@@ -381,6 +383,41 @@ TEST(HttpInProcess, AStopPastItsGraceEndsTheExchangesStillInFlight) {
   EXPECT_EQ(waiting.status().code(), absl::StatusCode::kUnavailable) << waiting.status();
   EXPECT_TRUE(::aevatar::testing::PollUntil([&] { return refused->load(); }));
   gate->Open();
+}
+
+// OpenExchange hands the body to a caller that reads it later, on its own
+// thread: a body the handler finished is read whole past the deadline (the
+// exchange is over; a proxy may be passing it on to a slow client), and a
+// Stop does not wait for that reading.
+TEST(HttpInProcess, AnOpenedBodyTheHandlerFinishedIsReadWholeLaterAndAStopDoesNotWaitForIt) {
+  ServerOptions options;
+  options.serve_in_process = true;
+  std::unique_ptr<Server> server = StartOrDie(
+      Streaming({"one ", "two ", "three"}, false, std::make_shared<std::atomic<bool>>(false)),
+      options);
+  ClientRequest request;
+  request.url = Url(*server, "/");
+  request.timeout = milliseconds(200);
+  absl::StatusOr<OpenedExchange> opened = OpenExchange(request, /*queue_limit=*/1 << 20);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  EXPECT_EQ(opened->head.status, 200);
+  std::atomic<bool> stopped{false};
+  std::thread stopper([&] {
+    server->Stop(/*grace_secs=*/60);
+    stopped = true;
+  });
+  EXPECT_TRUE(::aevatar::testing::PollUntil([&] { return stopped.load(); }))
+      << "Stop waited for a reader of a finished body";
+  std::this_thread::sleep_for(milliseconds(300));  // past the request's deadline
+  std::string body;
+  while (true) {
+    absl::StatusOr<std::optional<std::string>> chunk = opened->body->Next();
+    ASSERT_TRUE(chunk.ok()) << chunk.status();
+    if (!*chunk) break;
+    body += **chunk;
+  }
+  EXPECT_EQ(body, "one two three");
+  stopper.join();
 }
 
 TEST(HttpInProcess, ADeclaredLengthPastTheCallersLimitFailsBeforeItsHeadersAreSeen) {

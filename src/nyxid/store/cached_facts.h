@@ -7,7 +7,9 @@
 // once, and every other read of an unchanged store is served from memory.
 // Each request still reads the generation itself, so any change made by
 // any process or replica is seen by the next request, never a stale row.
-// Only what was found is kept: a lookup that fails is asked again.
+// Only what was found is kept: a lookup that fails is asked again. Secrets
+// are not kept: users come without their password hash, and a catalog
+// service holding a model provider's key is read for every request.
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -105,8 +105,8 @@ TEST_P(ProxyExchangeTest, AnEventStreamIsAnsweredAtItsFirstEventNotAtItsEnd) {
   auto seen = std::make_shared<Upstream>();
   auto later_events = std::make_shared<Gate>();
   std::unique_ptr<http::Server> upstream =
-      Start(Streams({"data: 1\n\n", "data: 2\n\n"}, "text/event-stream", false, seen,
-                    later_events, /*gate_before=*/1));
+      Start(Streams({"data: 1\n\n", "data: 2\n\n"}, "text/event-stream", false, seen, later_events,
+                    /*gate_before=*/1));
   absl::StatusOr<http::Response> response = ProxyExchange(To(*upstream));
   // Answered while the upstream still waits to send its second event.
   EXPECT_FALSE(later_events->is_open());
@@ -155,9 +155,8 @@ TEST_P(ProxyExchangeTest, AStreamedResponseDroppedUnsentStopsTheUpstream) {
   auto seen = std::make_shared<Upstream>();
   // More than the buffers between the two hold, so the upstream meets the
   // departure at a write.
-  std::unique_ptr<http::Server> upstream =
-      Start(Streams(std::vector<std::string>(64, std::string(64 << 10, 'z')), "text/plain",
-                    false, seen));
+  std::unique_ptr<http::Server> upstream = Start(
+      Streams(std::vector<std::string>(64, std::string(64 << 10, 'z')), "text/plain", false, seen));
   {
     absl::StatusOr<http::Response> response = ProxyExchange(To(*upstream));
     ASSERT_TRUE(response.ok()) << response.status();

@@ -20,6 +20,7 @@ class CountingReads : public FactsReads {
     User user;
     user.id = id;
     user.username = "read #" + std::to_string(reads);
+    user.password_hash = "$argon2id$a-hash";
     return user;
   }
   absl::StatusOr<std::vector<Membership>> MembershipsOfUser(const std::string&) override {
@@ -36,6 +37,7 @@ class CountingReads : public FactsReads {
     ++reads;
     CatalogService service;
     service.id = id;
+    if (id == "cat_llm") service.provider_api_key = "sk-provider-key";
     return service;
   }
   absl::StatusOr<UserService> FindUserService(const std::string& id) override {
@@ -63,6 +65,16 @@ TEST(CachedFacts, EachKeyIsReadOncePerGenerationAndAgainWhenItMoves) {
     EXPECT_EQ(at7->FindUserService("us_x")->id, "us_x");
   }
   EXPECT_EQ(store.reads, 7);
+}
+
+TEST(CachedFacts, NoSecretIsKeptAPasswordHashIsNeverGivenAndAProviderKeyIsReadEachTime) {
+  CountingReads store;
+  CachedFacts cached(&store);
+  EXPECT_EQ(cached.At(5)->FindUserById("usr_a")->password_hash, "");
+  EXPECT_EQ(cached.At(5)->FindUserById("usr_a")->password_hash, "");
+  EXPECT_EQ(cached.At(5)->FindCatalogService("cat_llm")->provider_api_key, "sk-provider-key");
+  EXPECT_EQ(cached.At(5)->FindCatalogService("cat_llm")->provider_api_key, "sk-provider-key");
+  EXPECT_EQ(store.reads, 3);
 }
 
 TEST(CachedFacts, AFailedLookupIsAskedAgain) {
